@@ -1,0 +1,88 @@
+#include "Cli.h"
+
+#include <iostream>
+
+namespace ckptx {
+
+Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& valueOptions,
+           const std::set<std::string>& flags)
+{
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (a.size() > 1 && a[0] == '-') {
+            std::string name = a, value;
+            bool hasInlineValue = false;
+            if (auto eq = a.find('='); eq != std::string::npos && a.rfind("--", 0) == 0) {
+                name = a.substr(0, eq);
+                value = a.substr(eq + 1);
+                hasInlineValue = true;
+            }
+            if (flags.count(name)) {
+                if (hasInlineValue)
+                    throw UsageError("option " + name + " takes no value");
+                m_flags.insert(name);
+            } else if (valueOptions.count(name)) {
+                if (!hasInlineValue) {
+                    if (i + 1 >= argv.size())
+                        throw UsageError("option " + name + " needs a value");
+                    value = argv[++i];
+                }
+                m_options[name] = value;
+            } else {
+                throw UsageError("unknown option " + name);
+            }
+        } else {
+            m_positional.push_back(a);
+        }
+    }
+}
+
+std::optional<std::string> Args::option(const std::string& name) const
+{
+    auto it = m_options.find(name);
+    if (it == m_options.end())
+        return std::nullopt;
+    return it->second;
+}
+
+std::string Args::requireOption(const std::string& name) const
+{
+    auto value = option(name);
+    if (!value)
+        throw UsageError("missing required option " + name);
+    return *value;
+}
+
+void Args::expectPositional(const std::vector<std::string>& names) const
+{
+    if (m_positional.size() == names.size())
+        return;
+    std::string expected;
+    for (const auto& n : names)
+        expected += (expected.empty() ? "" : " ") + n;
+    throw UsageError("expected " + std::to_string(names.size()) + " argument(s) (" + expected + "), got " +
+                     std::to_string(m_positional.size()));
+}
+
+std::map<std::string, Command>& commandRegistry()
+{
+    static std::map<std::string, Command> registry;
+    return registry;
+}
+
+CommandRegistration::CommandRegistration(Command command)
+{
+    commandRegistry().emplace(command.name, std::move(command));
+}
+
+void printJson(const nlohmann::json& object)
+{
+    std::cout << object.dump(2) << std::endl;
+}
+
+void printError(const std::string& message)
+{
+    std::cerr << "ckptx: " << message << std::endl;
+}
+
+}  // namespace ckptx

@@ -1,0 +1,75 @@
+#include "graph/Graph.h"
+
+#include <algorithm>
+
+namespace ckpt {
+
+std::span<const VertexIndex> Graph::successors(VertexIndex v) const
+{
+    return {m_succ.data() + m_succStart[v], m_succ.data() + m_succStart[v + 1]};
+}
+
+std::span<const VertexIndex> Graph::predecessors(VertexIndex v) const
+{
+    return {m_pred.data() + m_predStart[v], m_pred.data() + m_predStart[v + 1]};
+}
+
+std::span<const EdgeIndex> Graph::outEdges(VertexIndex v) const
+{
+    return {m_out.data() + m_outStart[v], m_out.data() + m_outStart[v + 1]};
+}
+
+std::span<const EdgeIndex> Graph::inEdges(VertexIndex v) const
+{
+    return {m_in.data() + m_inStart[v], m_in.data() + m_inStart[v + 1]};
+}
+
+std::optional<VertexIndex> Graph::find(const std::string& id) const
+{
+    auto it = m_index.find(id);
+    if (it == m_index.end())
+        return std::nullopt;
+    return it->second;
+}
+
+bool Graph::isChain() const
+{
+    for (VertexIndex v = 0; v < vertexCount(); ++v)
+        if (successors(v).size() > 1 || predecessors(v).size() > 1)
+            return false;
+    return true;
+}
+
+std::vector<bool> Graph::reachableFrom(VertexIndex from) const
+{
+    return flood(from, true);
+}
+
+std::vector<bool> Graph::reaching(VertexIndex to) const
+{
+    return flood(to, false);
+}
+
+std::vector<bool> Graph::flood(VertexIndex start, bool forward) const
+{
+    std::vector<bool> seen(vertexCount(), false);
+    std::vector<VertexIndex> stack{start};
+    seen[start] = true;
+    while (!stack.empty()) {
+        VertexIndex v = stack.back();
+        stack.pop_back();
+        for (VertexIndex w : forward ? successors(v) : predecessors(v))
+            if (!seen[w]) {
+                seen[w] = true;
+                stack.push_back(w);
+            }
+    }
+    return seen;
+}
+
+bool Graph::hasVirtualVertices() const
+{
+    return std::any_of(m_vertices.begin(), m_vertices.end(), [](const Vertex& v) { return v.isVirtual; });
+}
+
+}  // namespace ckpt

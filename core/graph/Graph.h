@@ -1,0 +1,95 @@
+#pragma once
+// The computation graph: vertices are tensors (with byte sizes), edges are operations.
+// A Graph is immutable once built (see GraphBuilder) and always has exactly one
+// source and one sink; several of either are joined by a virtual 0-byte vertex.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace ckpt {
+
+using VertexIndex = std::int32_t;
+using EdgeIndex = std::int32_t;
+
+struct Vertex {
+    std::string id;
+    std::string name;
+    std::string op;
+    std::int64_t bytes = 0;
+    std::optional<std::vector<std::int64_t>> shape;
+    std::string dtype;
+    std::optional<double> compute;
+    std::string module;
+    bool isVirtual = false;  // added to join several sources or sinks; never written out
+    bool backward = false;   // a gradient node of a training graph (Checkmate *_train_nx.json)
+
+    bool operator==(const Vertex&) const = default;
+};
+
+struct Edge {
+    VertexIndex from = 0;
+    VertexIndex to = 0;
+    std::string op;
+
+    bool operator==(const Edge&) const = default;
+};
+
+class Graph {
+public:
+    const std::string& name() const { return m_name; }
+    int vertexCount() const { return static_cast<int>(m_vertices.size()); }
+    int edgeCount() const { return static_cast<int>(m_edges.size()); }
+    const Vertex& vertex(VertexIndex v) const { return m_vertices[v]; }
+    const std::vector<Vertex>& vertices() const { return m_vertices; }
+    const Edge& edge(EdgeIndex e) const { return m_edges[e]; }
+    const std::vector<Edge>& edges() const { return m_edges; }
+    std::int64_t bytes(VertexIndex v) const { return m_vertices[v].bytes; }
+
+    // Distinct neighbours (parallel edges collapse), in ascending topological position.
+    std::span<const VertexIndex> successors(VertexIndex v) const;
+    std::span<const VertexIndex> predecessors(VertexIndex v) const;
+    // Edge indices leaving / entering v, parallel edges included.
+    std::span<const EdgeIndex> outEdges(VertexIndex v) const;
+    std::span<const EdgeIndex> inEdges(VertexIndex v) const;
+
+    VertexIndex source() const { return m_source; }
+    VertexIndex sink() const { return m_sink; }
+    // A topological order; stable: ties keep the order the vertices were given in.
+    const std::vector<VertexIndex>& topologicalOrder() const { return m_topo; }
+    int topologicalPosition(VertexIndex v) const { return m_topoPos[v]; }
+
+    std::optional<VertexIndex> find(const std::string& id) const;
+    // Every vertex has at most one distinct successor and one distinct predecessor.
+    bool isChain() const;
+    std::int64_t totalBytes() const { return m_totalBytes; }
+    // All vertices reachable from `from` (including it), as a membership mask.
+    std::vector<bool> reachableFrom(VertexIndex from) const;
+    std::vector<bool> reaching(VertexIndex to) const;
+    bool hasVirtualVertices() const;
+
+    // Free-form graph metadata; values are JSON texts, kept verbatim for round trips.
+    const std::map<std::string, std::string>& metadata() const { return m_metadata; }
+
+private:
+    friend class GraphBuilder;
+    std::vector<bool> flood(VertexIndex start, bool forward) const;
+    std::string m_name;
+    std::vector<Vertex> m_vertices;
+    std::vector<Edge> m_edges;
+    std::vector<int> m_succStart, m_predStart, m_outStart, m_inStart;
+    std::vector<VertexIndex> m_succ, m_pred;
+    std::vector<EdgeIndex> m_out, m_in;
+    std::vector<VertexIndex> m_topo;
+    std::vector<int> m_topoPos;
+    std::map<std::string, VertexIndex> m_index;
+    std::map<std::string, std::string> m_metadata;
+    VertexIndex m_source = 0;
+    VertexIndex m_sink = 0;
+    std::int64_t m_totalBytes = 0;
+};
+
+}  // namespace ckpt

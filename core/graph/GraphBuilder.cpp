@@ -1,0 +1,221 @@
+#include "graph/GraphBuilder.h"
+
+#include "graph/GraphError.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <queue>
+
+namespace ckpt {
+
+namespace {
+
+std::string vertexPointer(int i) { return "/vertices/" + std::to_string(i); }
+std::string edgePointer(int i) { return "/edges/" + std::to_string(i); }
+
+// Compressed adjacency: start[v]..start[v+1] indexes into items.
+template <typename Item>
+void buildCsr(int n, const std::vector<std::pair<int, Item>>& pairs, std::vector<int>& start, std::vector<Item>& items)
+{
+    start.assign(n + 1, 0);
+    for (const auto& [key, _] : pairs)
+        ++start[key + 1];
+    for (int v = 0; v < n; ++v)
+        start[v + 1] += start[v];
+    items.resize(pairs.size());
+    std::vector<int> fill(start.begin(), start.end() - 1);
+    for (const auto& [key, item] : pairs)
+        items[fill[key]++] = item;
+}
+
+// Names one cycle among the vertices Kahn's algorithm could not order.
+std::string describeCycle(const Graph& g, const std::vector<int>& indegreeLeft)
+{
+    VertexIndex start = -1;
+    for (VertexIndex v = 0; v < g.vertexCount(); ++v)
+        if (indegreeLeft[v] > 0) { start = v; break; }
+    // Walk predecessors that are themselves unsorted until a vertex repeats.
+    std::vector<int> seenAt(g.vertexCount(), -1);
+    std::vector<VertexIndex> walk;
+    VertexIndex v = start;
+    while (seenAt[v] < 0) {
+        seenAt[v] = static_cast<int>(walk.size());
+        walk.push_back(v);
+        for (VertexIndex p : g.predecessors(v))
+            if (indegreeLeft[p] > 0) { v = p; break; }
+    }
+    std::vector<VertexIndex> cycle(walk.begin() + seenAt[v], walk.end());
+    std::reverse(cycle.begin(), cycle.end());
+    std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+    std::string text;
+    for (VertexIndex c : cycle)
+        text += g.vertex(c).id + " -> ";
+    return text + g.vertex(cycle.front()).id;
+}
+
+}  // namespace
+
+void GraphBuilder::setMetadata(std::string key, std::string jsonValue)
+{
+    m_metadata[std::move(key)] = std::move(jsonValue);
+}
+
+void GraphBuilder::addEdge(std::string from, std::string to, std::string op)
+{
+    m_edges.push_back({std::move(from), std::move(to), std::move(op)});
+}
+
+Graph GraphBuilder::build() const
+{
+    Graph g;
+    g.m_name = m_name;
+    g.m_metadata = m_metadata;
+    g.m_vertices = m_vertices;
+    if (g.m_vertices.empty())
+        throw GraphError("the graph has no vertices", "/vertices");
+
+    std::int64_t total = 0;
+    for (int i = 0; i < static_cast<int>(g.m_vertices.size()); ++i) {
+        const Vertex& v = g.m_vertices[i];
+        if (v.id.empty())
+            throw GraphError("vertex id is empty", vertexPointer(i) + "/id");
+        if (!g.m_index.emplace(v.id, i).second)
+            throw GraphError("duplicate vertex id \"" + v.id + "\"", vertexPointer(i) + "/id");
+        if (v.bytes < 0)
+            throw GraphError("bytes must be >= 0, got " + std::to_string(v.bytes), vertexPointer(i) + "/bytes");
+        if (total > std::numeric_limits<std::int64_t>::max() - v.bytes)
+            throw GraphError("the total of all vertex bytes overflows a 64-bit integer", vertexPointer(i) + "/bytes");
+        total += v.bytes;
+    }
+    g.m_totalBytes = total;
+
+    for (int i = 0; i < static_cast<int>(m_edges.size()); ++i) {
+        const PendingEdge& pe = m_edges[i];
+        auto from = g.m_index.find(pe.from);
+        if (from == g.m_index.end())
+            throw GraphError("edge from unknown vertex \"" + pe.from + "\"", edgePointer(i) + "/from");
+        auto to = g.m_index.find(pe.to);
+        if (to == g.m_index.end())
+            throw GraphError("edge to unknown vertex \"" + pe.to + "\"", edgePointer(i) + "/to");
+        if (from->second == to->second)
+            throw GraphError("self-loop on vertex \"" + pe.from + "\"", edgePointer(i));
+        g.m_edges.push_back({from->second, to->second, pe.op});
+    }
+
+    // Weak connectivity first: a disconnected graph is refused rather than silently joined.
+    const int n = g.vertexCount();
+    {
+        std::vector<int> parent(n);
+        for (int v = 0; v < n; ++v)
+            parent[v] = v;
+        std::function<int(int)> root = [&](int v) {
+            while (parent[v] != v)
+                v = parent[v] = parent[parent[v]];
+            return v;
+        };
+        for (const Edge& e : g.m_edges)
+            parent[root(e.from)] = root(e.to);
+        for (int v = 1; v < n; ++v)
+            if (root(v) != root(0))
+                throw GraphError("the graph is disconnected: vertex \"" + g.m_vertices[v].id +
+                                     "\" is not connected to vertex \"" + g.m_vertices[0].id + "\"",
+                                 vertexPointer(v));
+    }
+
+    auto buildAdjacency = [&g]() {
+        const int count = g.vertexCount();
+        std::vector<std::pair<int, EdgeIndex>> outPairs, inPairs;
+        for (EdgeIndex e = 0; e < g.edgeCount(); ++e) {
+            outPairs.emplace_back(g.m_edges[e].from, e);
+            inPairs.emplace_back(g.m_edges[e].to, e);
+        }
+        buildCsr(count, outPairs, g.m_outStart, g.m_out);
+        buildCsr(count, inPairs, g.m_inStart, g.m_in);
+        std::vector<std::pair<int, VertexIndex>> succPairs, predPairs;
+        for (const Edge& e : g.m_edges) {
+            succPairs.emplace_back(e.from, e.to);
+            predPairs.emplace_back(e.to, e.from);
+        }
+        std::sort(succPairs.begin(), succPairs.end());
+        succPairs.erase(std::unique(succPairs.begin(), succPairs.end()), succPairs.end());
+        std::sort(predPairs.begin(), predPairs.end());
+        predPairs.erase(std::unique(predPairs.begin(), predPairs.end()), predPairs.end());
+        buildCsr(count, succPairs, g.m_succStart, g.m_succ);
+        buildCsr(count, predPairs, g.m_predStart, g.m_pred);
+    };
+    buildAdjacency();
+
+    // Stable Kahn: among ready vertices, the one given first goes first.
+    std::vector<int> indegree(n);
+    for (int v = 0; v < n; ++v)
+        indegree[v] = static_cast<int>(g.predecessors(v).size());
+    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+    for (int v = 0; v < n; ++v)
+        if (indegree[v] == 0)
+            ready.push(v);
+    while (!ready.empty()) {
+        int v = ready.top();
+        ready.pop();
+        g.m_topo.push_back(v);
+        for (VertexIndex s : g.successors(v))
+            if (--indegree[s] == 0)
+                ready.push(s);
+    }
+    if (static_cast<int>(g.m_topo.size()) != n)
+        throw GraphError("the graph has a cycle: " + describeCycle(g, indegree));
+
+    std::vector<VertexIndex> sources, sinks;
+    for (VertexIndex v : g.m_topo) {
+        if (g.predecessors(v).empty())
+            sources.push_back(v);
+        if (g.successors(v).empty())
+            sinks.push_back(v);
+    }
+    auto addVirtual = [&g](const std::string& id) {
+        std::string unique = id;
+        while (g.m_index.count(unique))
+            unique += "_";
+        Vertex v;
+        v.id = unique;
+        v.name = unique;
+        v.op = "virtual";
+        v.isVirtual = true;
+        g.m_index.emplace(unique, g.vertexCount());
+        g.m_vertices.push_back(v);
+        return static_cast<VertexIndex>(g.vertexCount() - 1);
+    };
+    bool joined = false;
+    if (sources.size() > 1) {
+        VertexIndex s = addVirtual("__virtual_source__");
+        for (VertexIndex v : sources)
+            g.m_edges.push_back({s, v, "virtual"});
+        g.m_topo.insert(g.m_topo.begin(), s);
+        sources = {s};
+        joined = true;
+    }
+    if (sinks.size() > 1) {
+        VertexIndex t = addVirtual("__virtual_sink__");
+        for (VertexIndex v : sinks)
+            g.m_edges.push_back({v, t, "virtual"});
+        g.m_topo.push_back(t);
+        sinks = {t};
+        joined = true;
+    }
+    if (joined)
+        buildAdjacency();
+    g.m_source = sources.front();
+    g.m_sink = sinks.front();
+    g.m_topoPos.assign(g.vertexCount(), 0);
+    for (int i = 0; i < g.vertexCount(); ++i)
+        g.m_topoPos[g.m_topo[i]] = i;
+    // Neighbour lists in topological order make every traversal deterministic.
+    auto byTopo = [&g](VertexIndex a, VertexIndex b) { return g.m_topoPos[a] < g.m_topoPos[b]; };
+    for (int v = 0; v < g.vertexCount(); ++v) {
+        std::sort(g.m_succ.begin() + g.m_succStart[v], g.m_succ.begin() + g.m_succStart[v + 1], byTopo);
+        std::sort(g.m_pred.begin() + g.m_predStart[v], g.m_pred.begin() + g.m_predStart[v + 1], byTopo);
+    }
+    return g;
+}
+
+}  // namespace ckpt

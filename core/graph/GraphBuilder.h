@@ -1,0 +1,33 @@
+#pragma once
+#include "graph/Graph.h"
+
+#include <string>
+#include <vector>
+
+namespace ckpt {
+
+// Collects vertices and edges in input order and validates them into a Graph.
+// Errors carry the JSON pointer of the offending input element (/vertices/N, /edges/N).
+class GraphBuilder {
+public:
+    void setName(std::string name) { m_name = std::move(name); }
+    void setMetadata(std::string key, std::string jsonValue);
+    void addVertex(Vertex v) { m_vertices.push_back(std::move(v)); }
+    void addEdge(std::string from, std::string to, std::string op = {});
+    int vertexCount() const { return static_cast<int>(m_vertices.size()); }
+
+    // Throws GraphError: duplicate ids, negative sizes, totals that overflow int64,
+    // unknown edge endpoints, self-loops, cycles (one is named), disconnected parts.
+    Graph build() const;
+
+private:
+    struct PendingEdge {
+        std::string from, to, op;
+    };
+    std::string m_name;
+    std::map<std::string, std::string> m_metadata;
+    std::vector<Vertex> m_vertices;
+    std::vector<PendingEdge> m_edges;
+};
+
+}  // namespace ckpt

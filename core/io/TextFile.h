@@ -1,0 +1,11 @@
+#pragma once
+#include <string>
+
+namespace ckpt {
+
+// Whole-file reads and atomic writes (a temporary beside the target, then rename), so
+// a failed save never leaves a half-written file. Both throw std::runtime_error naming the file.
+std::string readTextFile(const std::string& path);
+void writeTextFileAtomically(const std::string& path, const std::string& text);
+
+}  // namespace ckpt

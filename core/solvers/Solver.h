@@ -1,0 +1,64 @@
+#pragma once
+// One interface for every solver: graph + options -> Plan.
+#include "graph/Graph.h"
+#include "solvers/Plan.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ckpt {
+
+// The solver refuses this graph or these options (e.g. feng-lcg on a non-linear graph);
+// the message says why in plain words.
+class SolverError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Thrown when SolverOptions::cancel was set while solving.
+class SolverCancelled : public std::runtime_error {
+public:
+    SolverCancelled() : std::runtime_error("cancelled") {}
+};
+
+struct OptionSpec {
+    std::string name;
+    std::string defaultValue;
+    std::string description;
+};
+
+struct SolverOptions {
+    std::map<std::string, std::string> values;
+    const std::atomic<bool>* cancel = nullptr;          // polled; set it to stop the solver
+    std::function<void(double fraction)> progress;      // 0..1, may be empty
+
+    std::int64_t integer(const std::string& key, std::int64_t fallback) const;
+    double number(const std::string& key, double fallback) const;
+    std::string text(const std::string& key, const std::string& fallback) const;
+    // Throws SolverCancelled if cancellation was requested.
+    void checkCancelled() const;
+    void report(double fraction) const;
+};
+
+class Solver {
+public:
+    virtual ~Solver() = default;
+    virtual std::string name() const = 0;
+    virtual std::string description() const = 0;  // one line, names the paper and algorithm
+    virtual std::vector<OptionSpec> options() const { return {}; }
+    // Throws SolverError when it refuses the input; never returns an invalid plan.
+    virtual Plan solve(const Graph& graph, const SolverOptions& options) const = 0;
+};
+
+// Evaluates the checkpoints and fills in the solver's name and options (defaults included);
+// runSolver (SolverRegistry.h) times the call.
+Plan makePlan(const Graph& graph, const Solver& solver, const SolverOptions& options,
+              std::vector<VertexIndex> checkpoints);
+
+}  // namespace ckpt

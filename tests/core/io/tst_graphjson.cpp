@@ -1,0 +1,195 @@
+#include "TestData.h"
+#include "graph/GraphError.h"
+#include "io/GraphJson.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace ckpt;
+
+namespace {
+
+Graph parse(const char* text) { return parseGraphJson(text, "test.json"); }
+
+}  // namespace
+
+class GraphJsonTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void readsEveryField()
+    {
+        Graph g = parse(R"({"schema": "checkpoint-explorer/graph", "version": 1, "name": "tiny",
+            "metadata": {"parameter_bytes": 1234},
+            "vertices": [
+              {"id": "x", "name": "input", "op": "input", "bytes": 602112, "shape": [1, 3, 224, 224], "dtype": "float32"},
+              {"id": "y", "name": "conv1", "op": "aten::conv2d", "bytes": 10, "compute": 118013952, "module": "features.0"}],
+            "edges": [{"from": "x", "to": "y", "op": "conv2d"}]})");
+        QCOMPARE(QString::fromStdString(g.name()), QString("tiny"));
+        QCOMPARE(g.vertexCount(), 2);
+        const Vertex& x = g.vertex(0);
+        QCOMPARE(x.bytes, 602112);
+        QVERIFY(x.shape.has_value());
+        QCOMPARE(x.shape->size(), 4u);
+        QCOMPARE(QString::fromStdString(x.dtype), QString("float32"));
+        const Vertex& y = g.vertex(1);
+        QCOMPARE(*y.compute, 118013952.0);
+        QCOMPARE(QString::fromStdString(y.module), QString("features.0"));
+        QCOMPARE(QString::fromStdString(g.edge(0).op), QString("conv2d"));
+        QCOMPARE(QString::fromStdString(g.metadata().at("parameter_bytes")), QString("1234"));
+    }
+
+    void onlyRequiredFields()
+    {
+        Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 2}], "edges": [{"from": "a", "to": "b"}]})");
+        QCOMPARE(g.vertexCount(), 2);
+        QVERIFY(!g.vertex(0).shape);
+        QVERIFY(!g.vertex(0).compute);
+    }
+
+    void roundTripIsLossless_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const QString& f : QDir(test::sourcePath("resources/examples")).entryList({"*.json"}))
+            QTest::newRow(qPrintable(f)) << test::sourcePath("resources/examples/" + f);
+    }
+
+    void roundTripIsLossless()
+    {
+        QFETCH(QString, file);
+        Graph first = readGraphFile(file.toStdString());
+        QTemporaryDir dir;
+        const std::string out = dir.filePath("out.json").toStdString();
+        writeGraphFile(out, first);
+        Graph second = readGraphFile(out);
+        QCOMPARE(second.name(), first.name());
+        QVERIFY(second.vertices() == first.vertices());
+        QVERIFY(second.edges() == first.edges());
+        QVERIFY(second.metadata() == first.metadata());
+        QCOMPARE(toGraphJson(second), toGraphJson(first));
+    }
+
+    void virtualVerticesAreNotWritten()
+    {
+        Graph g = test::makeGraph({1, 1, 1}, {{0, 2}, {1, 2}});
+        QVERIFY(g.hasVirtualVertices());
+        Graph back = parse(toGraphJson(g).c_str());
+        QCOMPARE(back.vertexCount(), g.vertexCount());
+        QCOMPARE(back.edgeCount(), g.edgeCount());
+        QVERIFY(back.vertices() == g.vertices());
+    }
+
+    void errorsNameFileAndPointer_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("empty") << "" << "test.json: the file is empty";
+        QTest::newRow("whitespace") << "  \n" << "test.json: the file is empty";
+        QTest::newRow("truncated") << "{\"vertices\": [{\"id\": \"a\", \"by" << "test.json: not valid JSON";
+        QTest::newRow("binary") << QString::fromLatin1("\x7f" "ELF\x02\x01\x01") << "test.json: not valid JSON";
+        QTest::newRow("not an object") << "[1, 2]" << "test.json: expected an object, got an array";
+        QTest::newRow("no vertices") << R"({"edges": []})" << "test.json: /vertices: missing required field";
+        QTest::newRow("missing bytes") << R"({"vertices": [{"id": "a"}]})" << "test.json: /vertices/0/bytes: missing";
+        QTest::newRow("missing id") << R"({"vertices": [{"bytes": 1}]})" << "test.json: /vertices/0/id: missing";
+        QTest::newRow("id wrong type") << R"({"vertices": [{"id": 3, "bytes": 1}]})"
+                                       << "test.json: /vertices/0/id: expected a string, got an integer";
+        QTest::newRow("string bytes") << R"({"vertices": [{"id": "a", "bytes": "12"}]})"
+                                      << "test.json: /vertices/0/bytes: expected an integer, got a string";
+        QTest::newRow("fractional bytes") << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 2.5}]})"
+                                          << "test.json: /vertices/1/bytes: expected an integer, got the fractional";
+        QTest::newRow("negative bytes") << R"({"vertices": [{"id": "a", "bytes": -1}]})"
+                                        << "test.json: /vertices/0/bytes: bytes must be >= 0";
+        QTest::newRow("huge bytes") << R"({"vertices": [{"id": "a", "bytes": 18446744073709551615}]})"
+                                    << "test.json: /vertices/0/bytes: value 18446744073709551615 does not fit";
+        QTest::newRow("overflowing total")
+            << R"({"vertices": [{"id": "a", "bytes": 9223372036854775807}, {"id": "b", "bytes": 1}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/1/bytes: the total of all vertex bytes overflows";
+        QTest::newRow("bad shape") << R"({"vertices": [{"id": "a", "bytes": 1, "shape": [1, "x"]}]})"
+                                   << "test.json: /vertices/0/shape/1: expected an integer";
+        QTest::newRow("edge to unknown") << R"({"vertices": [{"id": "a", "bytes": 1}], "edges": [{"from": "a", "to": "b"}]})"
+                                         << "test.json: /edges/0/to: edge to unknown vertex \"b\"";
+        QTest::newRow("edge missing from") << R"({"vertices": [{"id": "a", "bytes": 1}], "edges": [{"to": "a"}]})"
+                                           << "test.json: /edges/0/from: missing required field";
+        QTest::newRow("cycle")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1}], "edges": [{"from": "a", "to": "b"}, {"from": "b", "to": "a"}]})"
+            << "test.json: the graph has a cycle: a -> b -> a";
+        QTest::newRow("wrong schema") << R"({"schema": "other", "vertices": []})" << "test.json: /schema: unknown schema";
+        QTest::newRow("newer version") << R"({"schema": "checkpoint-explorer/graph", "version": 7, "vertices": []})"
+                                       << "test.json: /version: unsupported version 7";
+        QTest::newRow("networkx missing cost")
+            << R"({"nodes": [{"id": 0}], "links": []})" << "test.json: /nodes/0/out_cost: missing required field";
+        QTest::newRow("networkx bad link")
+            << R"({"nodes": [{"id": 0, "cost_ram": 1}], "links": [{"source": 0, "target": 5}]})"
+            << "test.json: /links/0/target: edge to unknown vertex \"5\"";
+    }
+
+    void errorsNameFileAndPointer()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        try {
+            parseGraphJson(text.toStdString(), "test.json");
+            QFAIL("expected a GraphError");
+        } catch (const GraphError& e) {
+            QVERIFY2(QString::fromStdString(e.what()).startsWith(expected), e.what());
+        }
+    }
+
+    void missingFileIsAnError()
+    {
+        try {
+            readGraphFile("/nonexistent/graph.json");
+            QFAIL("expected a GraphError");
+        } catch (const GraphError& e) {
+            QVERIFY2(QString(e.what()).startsWith("/nonexistent/graph.json: cannot open"), e.what());
+        }
+    }
+
+    void publishedGraphs_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("vertices");  // including virtual source/sink, if any
+        QTest::addColumn<int>("backward");
+        if (!test::haveSharedData())
+            QSKIP("../shared/data/checkmate-graphs is absent: skipping the published graphs");
+        const QDir dir(test::sharedPath("data/checkmate-graphs"));
+        for (const QString& f : dir.entryList({"*.json"})) {
+            QTest::newRow(qPrintable(f)) << dir.filePath(f) << -1 << -1;
+        }
+    }
+
+    void publishedGraphs()
+    {
+        QFETCH(QString, file);
+        Graph g = readGraphFile(file.toStdString());
+        QVERIFY(g.vertexCount() > 0);
+        const bool train = file.contains("_train_");
+        int backward = 0;
+        for (const Vertex& v : g.vertices()) {
+            backward += v.backward;
+            QVERIFY(v.bytes >= 0);
+        }
+        QCOMPARE(backward > 0, train);
+        if (file.contains("random_layered"))
+            QVERIFY(g.metadata().count("parameter_bytes"));
+        else
+            QVERIFY(g.vertex(0).compute.has_value());
+        // The README's counts for the forward graphs.
+        if (file.contains("VGG16_256") && !train) {
+            QCOMPARE(g.vertexCount(), 22);
+            QCOMPARE(g.edgeCount(), 21);
+            QVERIFY(g.isChain());
+        }
+        if (file.contains("ResNet50_256") && !train) {
+            QCOMPARE(g.edgeCount(), 191);
+            QVERIFY(!g.isChain());
+        }
+        // A round trip through our format keeps everything.
+        Graph back = parseGraphJson(toGraphJson(g));
+        QVERIFY(back.vertices() == g.vertices());
+    }
+};
+
+QTEST_GUILESS_MAIN(GraphJsonTest)
+#include "tst_graphjson.moc"

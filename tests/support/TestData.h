@@ -1,0 +1,24 @@
+#pragma once
+// Paths and small builders shared by the tests.
+#include "graph/Graph.h"
+
+#include <QString>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ckpt::test {
+
+QString sourcePath(const QString& relative);  // inside this repository
+QString sharedPath(const QString& relative);  // inside ../shared (may not exist)
+QString binPath(const QString& executable);    // build/bin/...
+bool haveSharedData();
+
+// A graph from ids, bytes and edges; ids are "v0", "v1", ... unless given.
+Graph makeGraph(const std::vector<std::int64_t>& bytes, const std::vector<std::pair<int, int>>& edges);
+// A chain v0 -> v1 -> ... with the given bytes.
+Graph makeChain(const std::vector<std::int64_t>& bytes);
+
+}  // namespace ckpt::test
