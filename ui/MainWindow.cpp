@@ -1,20 +1,33 @@
 #include "MainWindow.h"
 
+#include "DagPanel.h"
+#include "DagView.h"
+#include "ExplainPanel.h"
+#include "Export.h"
 #include "GraphDocument.h"
+#include "MemoryChart.h"
 #include "RecentFiles.h"
+#include "SolversPanel.h"
+#include "SweepPanel.h"
 #include "VertexTableModel.h"
+#include "io/PlanJson.h"
+#include "theory/PlanEvaluation.h"
 #include "util/Units.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QTableView>
+#include <QVBoxLayout>
 
 static void initExampleResources()
 {
@@ -28,21 +41,73 @@ MainWindow::MainWindow(QWidget* parent)
       m_document(new GraphDocument(this)),
       m_vertexModel(new VertexTableModel(this)),
       m_vertexTable(new QTableView(this)),
+      m_dagPanel(new DagPanel(this)),
+      m_solvers(new SolversPanel(this)),
+      m_sweep(new SweepPanel(this)),
+      m_tree(new DivisionTreeView(this)),
+      m_memory(new MemoryChart(this)),
+      m_memoryModel(new QComboBox(this)),
+      m_explain(new ExplainPanel(this)),
       m_status(new QLabel(this))
 {
     initExampleResources();
     setWindowTitle(tr("Checkpoint Explorer"));
+    setDockOptions(AnimatedDocks | AllowTabbedDocks);
     m_vertexTable->setModel(m_vertexModel);
     m_vertexTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_vertexTable->setAlternatingRowColors(true);
     m_vertexTable->horizontalHeader()->setStretchLastSection(true);
     m_vertexTable->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    setCentralWidget(m_vertexTable);
+    setCentralWidget(m_dagPanel);
+    createDocks();
     statusBar()->addPermanentWidget(m_status, 1);
     m_status->setText(tr("No graph loaded — File ▸ Open or File ▸ Examples"));
     createMenus();
     connect(m_document, &GraphDocument::graphChanged, this, &MainWindow::onGraphChanged);
-    resize(1100, 720);
+    connect(m_dagPanel, &DagPanel::layoutReady, this, &MainWindow::onLayoutReady);
+    connect(m_solvers, &SolversPanel::planSelected, this, &MainWindow::onPlanSelected);
+    connect(m_sweep, &SweepPanel::entryChanged, this, &MainWindow::onSweepEntry);
+    connect(m_tree, &DivisionTreeView::nodeSelected, this, &MainWindow::onTreeNodeSelected);
+    connect(dagView(), &DagView::vertexSelectionChanged, this, &MainWindow::onDagSelectionChanged);
+    resize(1400, 900);
+}
+
+QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area)
+{
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(name);
+    dock->setWidget(widget);
+    addDockWidget(area, dock);
+    return dock;
+}
+
+void MainWindow::createDocks()
+{
+    auto* memory = new QWidget(this);
+    auto* memoryColumn = new QVBoxLayout(memory);
+    auto* memoryTools = new QHBoxLayout;
+    memoryTools->addWidget(new QLabel(tr("Memory model:"), memory));
+    memoryTools->addWidget(m_memoryModel);
+    memoryTools->addStretch(1);
+    memoryColumn->addLayout(memoryTools);
+    memoryColumn->addWidget(m_memory, 1);
+    m_memoryModel->setObjectName(QStringLiteral("memoryModel"));
+
+    QDockWidget* solvers = addDock(tr("Solvers"), QStringLiteral("solversDock"), m_solvers, Qt::RightDockWidgetArea);
+    QDockWidget* explain = addDock(tr("Explain"), QStringLiteral("explainDock"), m_explain, Qt::RightDockWidgetArea);
+    splitDockWidget(solvers, explain, Qt::Vertical);
+    QDockWidget* tree = addDock(tr("Division tree"), QStringLiteral("treeDock"), m_tree, Qt::BottomDockWidgetArea);
+    QDockWidget* sweep = addDock(tr("C sweep"), QStringLiteral("sweepDock"), m_sweep, Qt::BottomDockWidgetArea);
+    QDockWidget* chart = addDock(tr("Memory"), QStringLiteral("memoryDock"), memory, Qt::BottomDockWidgetArea);
+    QDockWidget* vertices = addDock(tr("Vertices"), QStringLiteral("verticesDock"), m_vertexTable, Qt::BottomDockWidgetArea);
+    splitDockWidget(tree, sweep, Qt::Horizontal);
+    tabifyDockWidget(sweep, chart);
+    tabifyDockWidget(chart, vertices);
+    sweep->raise();
+    resizeDocks({solvers}, {560}, Qt::Horizontal);
+    resizeDocks({tree}, {290}, Qt::Vertical);
+    resizeDocks({tree, sweep}, {600, 600}, Qt::Horizontal);
+    resizeDocks({solvers, explain}, {480, 260}, Qt::Vertical);
 }
 
 void MainWindow::createMenus()
@@ -63,10 +128,38 @@ void MainWindow::createMenus()
         const QString path = exampleDir.filePath(name);
         examples->addAction(QFileInfo(name).completeBaseName(), this, [this, path] { openFile(path); });
     }
+    QMenu* exportMenu = file->addMenu(tr("&Export"));
+    const QString images = tr("PNG image (*.png);;SVG drawing (*.svg)");
+    exportMenu->addAction(tr("Graph as image…"), this, [this, images] {
+        exportWith(tr("Export graph"), images,
+                   [this](const QString& p, QString* e) { return exportScene(dagView()->scene(), p, e); });
+    });
+    exportMenu->addAction(tr("Division tree as image…"), this, [this, images] {
+        exportWith(tr("Export division tree"), images,
+                   [this](const QString& p, QString* e) { return exportScene(m_tree->scene(), p, e); });
+    });
+    exportMenu->addAction(tr("Memory chart as image…"), this, [this, images] {
+        exportWith(tr("Export memory chart"), images, [this](const QString& p, QString* e) { return exportWidget(m_memory, p, e); });
+    });
+    exportMenu->addAction(tr("Memory timeline as CSV…"), this, [this] {
+        exportWith(tr("Export memory timeline"), tr("CSV (*.csv)"),
+                   [this](const QString& p, QString* e) { return exportMemoryCsv(p, e); });
+    });
+    exportMenu->addAction(tr("Current plan as JSON…"), this, [this] {
+        exportWith(tr("Export plan"), tr("Plan JSON (*.json)"), [this](const QString& p, QString* e) { return exportPlanJson(p, e); });
+    });
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
     rebuildRecentMenu();
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    m_viewMenu->addAction(tr("&Fit graph"), QKeySequence(tr("Ctrl+0")), dagView(), &DagView::fitGraph);
+    m_viewMenu->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, dagView(), [this] { dagView()->zoomBy(1.25); });
+    m_viewMenu->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, dagView(), [this] { dagView()->zoomBy(1 / 1.25); });
+    m_viewMenu->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        m_viewMenu->addAction(dock->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About"), this, [this] {
@@ -102,12 +195,25 @@ bool MainWindow::openFile(const QString& path)
     return true;
 }
 
+DagView* MainWindow::dagView() const
+{
+    return m_dagPanel->view();
+}
+
 void MainWindow::onGraphChanged()
 {
-    m_vertexModel->setGraph(m_document->graph());
+    const auto graph = m_document->graph();
+    m_plan.reset();
+    m_vertexModel->setGraph(graph);
     m_vertexTable->resizeColumnsToContents();
+    m_dagPanel->setGraph(graph);
+    m_solvers->setGraph(graph);
+    m_sweep->setSweep(std::nullopt);
+    m_memory->setTimelines({});
+    setTree(std::nullopt);
     setWindowTitle(tr("%1 — Checkpoint Explorer").arg(m_document->displayName()));
-    const Graph& g = *m_document->graph();
+    const Graph& g = *graph;
+    m_explain->showGraph(g);
     m_status->setText(tr("%1 vertices · %2 edges · %3 total · source %4 → sink %5%6")
                           .arg(g.vertexCount())
                           .arg(g.edgeCount())
@@ -117,9 +223,140 @@ void MainWindow::onGraphChanged()
                                g.isChain() ? tr(" · chain") : QString()));
 }
 
+void MainWindow::onLayoutReady()
+{
+    // The plan may have been chosen while the layout ran.
+    dagView()->showPlan(m_plan ? &m_plan->evaluation : nullptr);
+}
+
+void MainWindow::setTree(std::optional<TreeDisplay> tree)
+{
+    m_treeData = std::move(tree);
+    if (m_treeData)
+        m_tree->setTree(m_document->graph(), *m_treeData);
+    else
+        m_tree->clearTree();
+}
+
+void MainWindow::onPlanSelected(const Plan* plan)
+{
+    if (plan)
+        m_plan = *plan;
+    else
+        m_plan.reset();
+    dagView()->clearHighlight();
+    dagView()->showPlan(m_plan ? &m_plan->evaluation : nullptr);
+    m_tree->setExceeding({});
+    if (m_plan) {
+        m_sweep->setSweep(m_plan->sweep, QString::fromStdString(m_plan->solver));
+        m_explain->showPlan(*m_document->graph(), *m_plan);
+    } else {
+        m_sweep->setSweep(std::nullopt);
+    }
+}
+
+void MainWindow::onSweepEntry(int entry)
+{
+    const auto& sweep = m_sweep->sweep();
+    const Graph* graph = m_document->graph().get();
+    if (!sweep || !graph || entry < 0)
+        return;
+    const SweepEntry& e = sweep->entries.at(std::size_t(entry));
+    const PlanEvaluation evaluation = evaluate(*graph, e.checkpoints);
+    dagView()->showPlan(&evaluation);
+    std::vector<bool> exceeding;
+    if (m_treeData)
+        for (const TreeDisplay::Node& n : m_treeData->nodes)
+            exceeding.push_back(n.cost > e.c);
+    m_tree->setExceeding(exceeding);
+    m_explain->showSweepEntry(*graph, *sweep, entry, m_treeData ? &*m_treeData : nullptr, exceeding);
+}
+
+void MainWindow::onTreeNodeSelected(int node)
+{
+    if (!m_treeData || node < 0) {
+        dagView()->clearHighlight();
+        return;
+    }
+    const TreeDisplay::Node& n = m_treeData->nodes.at(std::size_t(node));
+    dagView()->highlightSubgraph(n.source, n.target, n.interior);
+    m_explain->showTreeNode(*m_document->graph(), *m_treeData, node);
+}
+
+void MainWindow::onDagSelectionChanged()
+{
+    if (m_syncing || !m_treeData)
+        return;
+    const std::vector<VertexIndex> selected = dagView()->selectedVertices();
+    if (selected.empty())
+        return;
+    m_syncing = true;
+    m_tree->selectNode(m_treeData->smallestContaining(selected));
+    m_syncing = false;
+}
+
 QString MainWindow::statusText() const
 {
     return m_status->text();
+}
+
+bool MainWindow::exportPlanJson(const QString& path, QString* error) const
+{
+    if (!m_plan || !m_document->graph()) {
+        if (error)
+            *error = tr("No plan is selected: run the solvers and select a row first.");
+        return false;
+    }
+    const std::string text = planToJson(*m_document->graph(), *m_plan).dump(1) + "\n";
+    return writeFileAtomically(path, QByteArray::fromStdString(text), error);
+}
+
+bool MainWindow::exportMemoryCsv(const QString& path, QString* error) const
+{
+    if (m_memory->timelines().empty()) {
+        if (error)
+            *error = tr("The memory chart shows no timeline to export.");
+        return false;
+    }
+    return writeFileAtomically(path, m_memory->toCsv(), error);
+}
+
+void MainWindow::exportWith(const QString& title, const QString& filter,
+                            const std::function<bool(const QString&, QString*)>& write)
+{
+    const QString path = QFileDialog::getSaveFileName(this, title, QString(), filter);
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!write(path, &error))
+        showError(title, error);
+    else
+        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+}
+
+bool MainWindow::saveScreenshots(const QString& dir, QString* error)
+{
+    const QDir out(dir);
+    if (!out.mkpath(QStringLiteral("."))) {
+        if (error)
+            *error = tr("%1: cannot create the directory").arg(dir);
+        return false;
+    }
+    const std::pair<QString, QWidget*> views[] = {
+        {QStringLiteral("window"), this},     {QStringLiteral("dag"), m_dagPanel},      {QStringLiteral("solvers"), m_solvers},
+        {QStringLiteral("sweep"), m_sweep},   {QStringLiteral("tree"), m_tree},          {QStringLiteral("memory"), m_memory->parentWidget()},
+        {QStringLiteral("explain"), m_explain}};
+    for (const auto& [name, widget] : views) {
+        // A tabbed dock only paints its front tab: bring the view's dock forward first.
+        for (QWidget* w = widget; w; w = w->parentWidget())
+            if (auto* dock = qobject_cast<QDockWidget*>(w))
+                dock->raise();
+        QApplication::processEvents();
+        const QString path = out.filePath(name + QStringLiteral(".png"));
+        if (!writeFileAtomically(path, widgetPng(widget), error))
+            return false;
+    }
+    return true;
 }
 
 void MainWindow::showError(const QString& title, const QString& message)

@@ -1,13 +1,30 @@
 #pragma once
+// The explorer window: the DAG in the middle; solvers, explanation, division tree, C sweep, memory
+// chart and the vertex table in docks. Selecting a plan, a tree node, a sweep step or DAG vertices
+// updates every view (MainWindow only routes; the views show what the core computed).
+#include "DivisionTreeView.h"
+#include "solvers/Plan.h"
+
 #include <QMainWindow>
 
+#include <memory>
+#include <optional>
+
+class QComboBox;
+class QDockWidget;
 class QLabel;
 class QMenu;
 class QTableView;
 
 namespace ckpt::ui {
 
+class DagPanel;
+class DagView;
+class ExplainPanel;
 class GraphDocument;
+class MemoryChart;
+class SolversPanel;
+class SweepPanel;
 class VertexTableModel;
 
 class MainWindow : public QMainWindow {
@@ -21,19 +38,53 @@ public:
 
     GraphDocument* document() const { return m_document; }
     QTableView* vertexTable() const { return m_vertexTable; }
+    DagPanel* dagPanel() const { return m_dagPanel; }
+    DagView* dagView() const;
+    SolversPanel* solversPanel() const { return m_solvers; }
+    SweepPanel* sweepPanel() const { return m_sweep; }
+    DivisionTreeView* treeView() const { return m_tree; }
+    MemoryChart* memoryChart() const { return m_memory; }
+    ExplainPanel* explainPanel() const { return m_explain; }
+    const Plan* currentPlan() const { return m_plan ? &*m_plan : nullptr; }
     QString statusText() const;
 
+    // Renders every view to DIR/<view>.png (window, dag, solvers, sweep, tree, memory, explain).
+    bool saveScreenshots(const QString& dir, QString* error);
+    // Exports; each writes atomically and returns false with a message on failure.
+    bool exportPlanJson(const QString& path, QString* error) const;
+    bool exportMemoryCsv(const QString& path, QString* error) const;
+
 private:
+    void createDocks();
     void createMenus();
     void rebuildRecentMenu();
     void onGraphChanged();
+    void onLayoutReady();
+    void onPlanSelected(const Plan* plan);
+    void onSweepEntry(int entry);
+    void onTreeNodeSelected(int node);
+    void onDagSelectionChanged();
+    void setTree(std::optional<TreeDisplay> tree);
     void showError(const QString& title, const QString& message);
+    void exportWith(const QString& title, const QString& filter, const std::function<bool(const QString&, QString*)>& write);
+    QDockWidget* addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area);
 
     GraphDocument* m_document;
     VertexTableModel* m_vertexModel;
     QTableView* m_vertexTable;
+    DagPanel* m_dagPanel;
+    SolversPanel* m_solvers;
+    SweepPanel* m_sweep;
+    DivisionTreeView* m_tree;
+    MemoryChart* m_memory;
+    QComboBox* m_memoryModel;
+    ExplainPanel* m_explain;
     QLabel* m_status;
     QMenu* m_recentMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    std::optional<Plan> m_plan;
+    std::optional<TreeDisplay> m_treeData;
+    bool m_syncing = false;  // a selection being mirrored into the other view
 };
 
 }  // namespace ckpt::ui

@@ -1,0 +1,73 @@
+#pragma once
+// The DAG view's scene items: a vertex box (name, op, size; coloured by the current plan) and an
+// edge (the layout's curve with an arrowhead). Both draw less when zoomed far out, so big graphs
+// stay fast to repaint.
+#include "graph/Graph.h"
+#include "layout/GraphLayout.h"
+
+#include <QColor>
+#include <QFont>
+#include <QGraphicsItem>
+#include <QPainterPath>
+#include <QPolygonF>
+#include <QStringList>
+
+#include <vector>
+
+namespace ckpt::ui {
+
+// The label lines of a vertex box: name, op, size in human units.
+QStringList vertexLabel(const Graph& graph, VertexIndex v);
+// Hover text: id, name, shape, dtype, bytes, op, module.
+QString vertexToolTip(const Graph& graph, VertexIndex v);
+// The box each vertex needs for its label in `font` (the layout is asked for these sizes).
+std::vector<layout::Size> measureVertexBoxes(const Graph& graph, const QFont& font);
+
+class VertexItem : public QGraphicsItem {
+public:
+    enum class Emphasis { None, Dimmed, Interior, Endpoint, SearchMatch };
+
+    VertexItem(VertexIndex v, const QRectF& box, QStringList label, const QFont& font);
+    VertexIndex vertex() const { return m_vertex; }
+
+    // Fill and border from the plan; repaints only when something changed.
+    void setPlanStyle(const QColor& fill, bool checkpoint, bool nonIndependent);
+    void setEmphasis(Emphasis emphasis);
+    QColor fill() const { return m_fill; }
+    bool isCheckpoint() const { return m_checkpoint; }
+    Emphasis emphasis() const { return m_emphasis; }
+
+    QRectF boundingRect() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    VertexIndex m_vertex;
+    QRectF m_box;
+    QStringList m_label;
+    QFont m_font;
+    QFont m_bold;
+    QColor m_fill;
+    bool m_checkpoint = false;
+    bool m_nonIndependent = false;
+    Emphasis m_emphasis = Emphasis::None;
+};
+
+class EdgeItem : public QGraphicsItem {
+public:
+    EdgeItem(EdgeIndex e, const layout::EdgeCurve& curve);
+    EdgeIndex edge() const { return m_edge; }
+    void setDimmed(bool dimmed);
+
+    QRectF boundingRect() const override;
+    QPainterPath shape() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    EdgeIndex m_edge;
+    QPainterPath m_path;
+    QPolygonF m_arrow;
+    QRectF m_bounds;
+    bool m_dimmed = false;
+};
+
+}  // namespace ckpt::ui

@@ -1,0 +1,291 @@
+#include "DivisionTreeView.h"
+
+#include "Palette.h"
+#include "util/Units.h"
+
+#include <QFontMetricsF>
+#include <QGraphicsRectItem>
+#include <QGraphicsScene>
+#include <QMouseEvent>
+#include <QPainter>
+
+#include <algorithm>
+#include <functional>
+
+namespace ckpt::ui {
+
+namespace {
+
+constexpr double nodeWidth = 170;
+constexpr double nodeHeight = 40;
+constexpr double hGap = 14;
+constexpr double vGap = 34;
+
+QColor kindFill(TreeDisplay::Kind kind)
+{
+    switch (kind) {
+    case TreeDisplay::Kind::Linear: return palette::linearFill();
+    case TreeDisplay::Kind::Branch: return palette::branchFill();
+    case TreeDisplay::Kind::Complicate: return palette::complicateFill();
+    case TreeDisplay::Kind::Leaf: break;
+    }
+    return palette::leafFill();
+}
+
+// One tree node's box; it paints its own label so elision and emphasis stay consistent.
+class TreeNodeItem : public QGraphicsRectItem {
+public:
+    TreeNodeItem(const QRectF& r, QStringList lines, QColor fill, bool selected, bool exceeding, bool collapsed)
+        : QGraphicsRectItem(r), m_lines(std::move(lines)), m_fill(fill), m_selected(selected), m_exceeding(exceeding),
+          m_collapsed(collapsed)
+    {
+    }
+    void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override
+    {
+        QPen pen(palette::edge(), 1);
+        if (m_exceeding)
+            pen = QPen(palette::nonIndependentBorder(), 2.5, Qt::DashLine);
+        if (m_selected)
+            pen = QPen(palette::highlight(), 4);
+        p->setPen(pen);
+        p->setBrush(m_fill);
+        p->drawRoundedRect(rect(), 5, 5);
+        QFont font(QStringLiteral("DejaVu Sans"));
+        font.setPointSizeF(8.5);
+        const QRectF inner = rect().adjusted(5, 3, -5, -3);
+        const QFontMetricsF metrics(font);
+        p->setPen(palette::text());
+        for (int i = 0; i < m_lines.size(); ++i) {
+            font.setBold(i == 0);
+            p->setFont(font);
+            const QRectF line(inner.left(), inner.top() + i * metrics.lineSpacing(), inner.width(), metrics.lineSpacing());
+            p->drawText(line, Qt::AlignCenter, QFontMetricsF(font).elidedText(m_lines[i], Qt::ElideMiddle, inner.width()));
+        }
+        if (m_collapsed) {
+            p->setPen(QPen(palette::text(), 1));
+            p->drawText(rect().adjusted(0, 0, -4, 0), Qt::AlignRight | Qt::AlignBottom, QStringLiteral("+"));
+        }
+    }
+
+private:
+    QStringList m_lines;
+    QColor m_fill;
+    bool m_selected, m_exceeding, m_collapsed;
+};
+
+}  // namespace
+
+QString kindName(TreeDisplay::Kind kind)
+{
+    switch (kind) {
+    case TreeDisplay::Kind::Linear: return QStringLiteral("Linear");
+    case TreeDisplay::Kind::Branch: return QStringLiteral("Branch");
+    case TreeDisplay::Kind::Complicate: return QStringLiteral("Complicate");
+    case TreeDisplay::Kind::Leaf: break;
+    }
+    return QStringLiteral("leaf");
+}
+
+int TreeDisplay::smallestContaining(const std::vector<VertexIndex>& vertices) const
+{
+    int best = -1;
+    std::size_t bestSize = 0;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const Node& n = nodes[i];
+        auto holds = [&](VertexIndex v) {
+            return v == n.source || v == n.target || std::find(n.interior.begin(), n.interior.end(), v) != n.interior.end();
+        };
+        if (!vertices.empty() && std::all_of(vertices.begin(), vertices.end(), holds) &&
+            (best < 0 || n.interior.size() < bestSize)) {
+            best = int(i);
+            bestSize = n.interior.size();
+        }
+    }
+    return best;
+}
+
+DivisionTreeView::DivisionTreeView(QWidget* parent) : QGraphicsView(parent)
+{
+    setObjectName(QStringLiteral("divisionTreeView"));
+    setScene(new QGraphicsScene(this));
+    scene()->setBackgroundBrush(Qt::white);
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setDragMode(ScrollHandDrag);
+}
+
+void DivisionTreeView::setTree(std::shared_ptr<const Graph> graph, TreeDisplay tree)
+{
+    m_graph = std::move(graph);
+    m_tree = std::move(tree);
+    m_collapsed.assign(m_tree.nodes.size(), false);
+    m_exceeding.clear();
+    m_selected = -1;
+    rebuild();
+    fitTree();
+}
+
+void DivisionTreeView::clearTree()
+{
+    setTree(nullptr, {});
+}
+
+void DivisionTreeView::selectNode(int node)
+{
+    m_selected = node >= 0 && node < int(m_tree.nodes.size()) ? node : -1;
+    // Make sure the chosen node is drawn: expand its collapsed ancestors.
+    for (int p = m_selected >= 0 ? m_tree.nodes[std::size_t(m_selected)].parent : -1; p >= 0; p = m_tree.nodes[std::size_t(p)].parent)
+        m_collapsed[std::size_t(p)] = false;
+    rebuild();
+    if (m_selected >= 0)
+        ensureVisible(m_rects[std::size_t(m_selected)], 20, 20);
+    Q_EMIT nodeSelected(m_selected);
+}
+
+void DivisionTreeView::setCollapsed(int node, bool collapsed)
+{
+    m_collapsed.at(std::size_t(node)) = collapsed;
+    rebuild();
+}
+
+void DivisionTreeView::setExceeding(std::vector<bool> exceeding)
+{
+    m_exceeding = std::move(exceeding);
+    rebuild();
+}
+
+QRectF DivisionTreeView::nodeRect(int node) const
+{
+    return m_rects.at(std::size_t(node));
+}
+
+void DivisionTreeView::fitTree()
+{
+    if (scene()->itemsBoundingRect().isEmpty())
+        return;
+    fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+    if (transform().m11() > 1.2)
+        setTransform(QTransform::fromScale(1.2, 1.2));
+    if (transform().m11() < 0.6)  // big trees: stay readable and let the user scroll
+        setTransform(QTransform::fromScale(0.6, 0.6));
+}
+
+void DivisionTreeView::rebuild()
+{
+    scene()->clear();
+    m_rects.assign(m_tree.nodes.size(), QRectF());
+    if (m_tree.nodes.empty() || !m_graph) {
+        scene()->setSceneRect(QRectF());
+        return;
+    }
+    // Tidy top-down layout: leaves (and collapsed nodes) take successive slots, parents centre above.
+    double nextSlot = 0;
+    std::function<double(int, int)> place = [&](int node, int depth) -> double {
+        const auto& n = m_tree.nodes[std::size_t(node)];
+        double x;
+        if (n.children.empty() || m_collapsed[std::size_t(node)]) {
+            x = nextSlot;
+            nextSlot += nodeWidth + hGap;
+        } else {
+            double first = 0, last = 0;
+            for (std::size_t i = 0; i < n.children.size(); ++i) {
+                const double cx = place(n.children[i], depth + 1);
+                (i == 0 ? first : last) = cx;
+                last = cx;
+            }
+            x = (first + last) / 2;
+        }
+        m_rects[std::size_t(node)] = QRectF(x, depth * (nodeHeight + vGap) + 60, nodeWidth, nodeHeight);
+        return x;
+    };
+    place(0, 0);
+    const QPen linkPen(palette::edge(), 1.2);
+    for (std::size_t i = 0; i < m_tree.nodes.size(); ++i) {
+        const int parent = m_tree.nodes[i].parent;
+        if (parent < 0 || m_rects[i].isNull() || m_rects[std::size_t(parent)].isNull())
+            continue;
+        const QRectF a = m_rects[std::size_t(parent)], b = m_rects[i];
+        scene()->addLine(QLineF(a.center().x(), a.bottom(), b.center().x(), b.top()), linkPen);
+    }
+    for (std::size_t i = 0; i < m_tree.nodes.size(); ++i) {
+        if (m_rects[i].isNull())
+            continue;
+        const auto& n = m_tree.nodes[i];
+        const QString endpoints = QString::fromStdString(m_graph->vertex(n.source).name.empty() ? m_graph->vertex(n.source).id
+                                                                                                : m_graph->vertex(n.source).name) +
+                                  QStringLiteral(" → ") +
+                                  QString::fromStdString(m_graph->vertex(n.target).name.empty() ? m_graph->vertex(n.target).id
+                                                                                                : m_graph->vertex(n.target).name);
+        const QStringList lines{endpoints, QStringLiteral("%1 · %2").arg(kindName(n.kind), QString::fromStdString(formatBytes(n.cost)))};
+        auto* item = new TreeNodeItem(m_rects[i], lines, kindFill(n.kind), int(i) == m_selected,
+                                      i < m_exceeding.size() && m_exceeding[i],
+                                      m_collapsed[i] && !n.children.empty());
+        item->setToolTip(n.explanation);
+        scene()->addItem(item);
+    }
+    scene()->setSceneRect(scene()->itemsBoundingRect().adjusted(-20, -60, 20, 20));
+}
+
+int DivisionTreeView::nodeAt(const QPoint& viewPos) const
+{
+    const QPointF p = mapToScene(viewPos);
+    for (std::size_t i = 0; i < m_rects.size(); ++i)
+        if (!m_rects[i].isNull() && m_rects[i].contains(p))
+            return int(i);
+    return -1;
+}
+
+void DivisionTreeView::mousePressEvent(QMouseEvent* event)
+{
+    const int node = nodeAt(event->position().toPoint());
+    if (node >= 0 && event->button() == Qt::LeftButton) {
+        selectNode(node);
+        event->accept();
+        return;
+    }
+    QGraphicsView::mousePressEvent(event);
+}
+
+void DivisionTreeView::mouseDoubleClickEvent(QMouseEvent* event)
+{
+    const int node = nodeAt(event->position().toPoint());
+    if (node >= 0 && !m_tree.nodes[std::size_t(node)].children.empty()) {
+        setCollapsed(node, !m_collapsed[std::size_t(node)]);
+        event->accept();
+        return;
+    }
+    QGraphicsView::mouseDoubleClickEvent(event);
+}
+
+void DivisionTreeView::drawForeground(QPainter* painter, const QRectF&)
+{
+    // The legend, fixed in the view's top-left corner.
+    painter->save();
+    painter->resetTransform();
+    QFont font(QStringLiteral("DejaVu Sans"));
+    font.setPointSizeF(8.5);
+    painter->setFont(font);
+    const QFontMetrics metrics(font);
+    int x = 8;
+    const int y = 8;
+    const std::pair<TreeDisplay::Kind, QString> entries[] = {{TreeDisplay::Kind::Linear, tr("Linear")},
+                                                             {TreeDisplay::Kind::Branch, tr("Branch")},
+                                                             {TreeDisplay::Kind::Complicate, tr("Complicate")},
+                                                             {TreeDisplay::Kind::Leaf, tr("leaf")}};
+    painter->fillRect(QRect(4, 4, 420, metrics.height() + 8), QColor(255, 255, 255, 230));
+    for (const auto& [kind, label] : entries) {
+        painter->setPen(palette::edge());
+        painter->setBrush(kindFill(kind));
+        painter->drawRect(x, y + 1, 14, metrics.height() - 2);
+        painter->setPen(palette::text());
+        painter->drawText(x + 18, y + metrics.ascent(), label);
+        x += 18 + metrics.horizontalAdvance(label) + 14;
+    }
+    painter->setPen(QPen(palette::nonIndependentBorder(), 2, Qt::DashLine));
+    painter->setBrush(Qt::NoBrush);
+    painter->drawRect(x, y + 1, 14, metrics.height() - 2);
+    painter->setPen(palette::text());
+    painter->drawText(x + 18, y + metrics.ascent(), tr("exceeds C"));
+    painter->restore();
+}
+
+}  // namespace ckpt::ui

@@ -1,0 +1,74 @@
+#pragma once
+// A division tree drawn top-down: nodes coloured by IS type (Linear, Branch, Complicate, leaf),
+// labelled source → target and cost, with a legend; double-click collapses or expands a subtree.
+// The view shows a TreeDisplay — plain data an adapter fills from the core's division tree — so it
+// holds no algorithm itself.
+#include "graph/Graph.h"
+
+#include <QGraphicsView>
+#include <QString>
+
+#include <cstdint>
+#include <vector>
+
+namespace ckpt::ui {
+
+struct TreeDisplay {
+    enum class Kind { Linear, Branch, Complicate, Leaf };
+    struct Node {
+        Kind kind = Kind::Leaf;
+        VertexIndex source = 0;
+        VertexIndex target = 0;
+        std::vector<VertexIndex> interior;  // the IS's vertices other than source and target
+        std::int64_t cost = 0;              // the IS's interior bytes
+        int parent = -1;
+        std::vector<int> children;
+        QString explanation;  // why this IS has its type, in plain words (from the core)
+    };
+    std::vector<Node> nodes;  // nodes[0] is the root
+    // The deepest node whose IS (source, target, interior) holds every given vertex; -1 if none.
+    int smallestContaining(const std::vector<VertexIndex>& vertices) const;
+};
+
+QString kindName(TreeDisplay::Kind kind);
+
+class DivisionTreeView : public QGraphicsView {
+    Q_OBJECT
+public:
+    explicit DivisionTreeView(QWidget* parent = nullptr);
+
+    void setTree(std::shared_ptr<const Graph> graph, TreeDisplay tree);
+    void clearTree();
+    const TreeDisplay& tree() const { return m_tree; }
+
+    void selectNode(int node);  // -1 clears; emits nodeSelected
+    int selectedNode() const { return m_selected; }
+    void setCollapsed(int node, bool collapsed);
+    bool isCollapsed(int node) const { return m_collapsed.at(std::size_t(node)); }
+    // Marks the IS that exceed the current sweep C (dashed red border); empty clears.
+    void setExceeding(std::vector<bool> exceeding);
+    // Where a node is drawn (scene coordinates), or an empty rect when hidden in a collapsed subtree.
+    QRectF nodeRect(int node) const;
+    void fitTree();
+
+Q_SIGNALS:
+    void nodeSelected(int node);
+
+protected:
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void drawForeground(QPainter* painter, const QRectF& rect) override;
+
+private:
+    void rebuild();
+    int nodeAt(const QPoint& viewPos) const;
+
+    std::shared_ptr<const Graph> m_graph;
+    TreeDisplay m_tree;
+    std::vector<bool> m_collapsed;
+    std::vector<bool> m_exceeding;
+    std::vector<QRectF> m_rects;
+    int m_selected = -1;
+};
+
+}  // namespace ckpt::ui

@@ -1,0 +1,176 @@
+#include "MemoryChart.h"
+
+#include "Palette.h"
+#include "util/Units.h"
+
+#include <QAreaSeries>
+#include <QChart>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QToolTip>
+#include <QValueAxis>
+
+#include <algorithm>
+
+namespace ckpt::ui {
+
+namespace {
+
+const QColor lineColours[] = {QColor(0x00, 0x72, 0xb2), QColor(0xd5, 0x5e, 0x00), QColor(0x00, 0x9e, 0x73),
+                              QColor(0xcc, 0x79, 0xa7), QColor(0x56, 0xb4, 0xe9), QColor(0xe6, 0x9f, 0x00)};
+
+QString csvField(QString s)
+{
+    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')))
+        s = QLatin1Char('"') + s.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"');
+    return s;
+}
+
+}  // namespace
+
+MemoryChart::MemoryChart(QWidget* parent) : QChartView(new QChart, parent)
+{
+    setObjectName(QStringLiteral("memoryChart"));
+    setRenderHint(QPainter::Antialiasing);
+    chart()->setAnimationOptions(QChart::NoAnimation);
+    chart()->legend()->setAlignment(Qt::AlignBottom);
+    setTimelines({});
+}
+
+void MemoryChart::setTimelines(std::vector<MemoryTimeline> timelines)
+{
+    m_timelines = std::move(timelines);
+    m_series.clear();
+    QChart* c = chart();
+    c->removeAllSeries();
+    for (QAbstractAxis* axis : c->axes())
+        c->removeAxis(axis);
+
+    std::int64_t maxBytes = 1;
+    std::size_t phases = 1;
+    for (const MemoryTimeline& t : m_timelines) {
+        for (std::int64_t b : t.peakBytes)
+            maxBytes = std::max(maxBytes, b);
+        phases = std::max(phases, t.peakBytes.size());
+    }
+    if (maxBytes >= (std::int64_t(1) << 30)) {
+        m_unit = double(std::int64_t(1) << 30);
+        m_unitName = QStringLiteral("GiB");
+    } else if (maxBytes >= (1 << 20)) {
+        m_unit = double(1 << 20);
+        m_unitName = QStringLiteral("MiB");
+    } else {
+        m_unit = 1024;
+        m_unitName = QStringLiteral("KiB");
+    }
+    const double top = double(maxBytes) / m_unit * 1.08;
+
+    auto* x = new QValueAxis(c);
+    x->setTitleText(tr("training phase"));
+    x->setLabelFormat(QStringLiteral("%d"));
+    x->setRange(0, double(std::max<std::size_t>(phases, 2) - 1));
+    auto* y = new QValueAxis(c);
+    y->setTitleText(tr("memory (%1)").arg(m_unitName));
+    y->setRange(0, top);
+    y->setLabelFormat(QStringLiteral("%.3g"));
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+
+    // Shade the backward phases (of the first timeline; all share the phase structure).
+    if (!m_timelines.empty()) {
+        const auto& backward = m_timelines.front().backward;
+        for (std::size_t i = 0; i < backward.size();) {
+            if (!backward[i]) {
+                ++i;
+                continue;
+            }
+            std::size_t j = i;
+            while (j + 1 < backward.size() && backward[j + 1])
+                ++j;
+            auto* upper = new QLineSeries(c);
+            upper->append(double(i) - 0.5, top);
+            upper->append(double(j) + 0.5, top);
+            auto* shade = new QAreaSeries(upper);
+            shade->setName(tr("backward"));
+            shade->setColor(QColor(0xee, 0xee, 0xf6));
+            shade->setBorderColor(Qt::transparent);
+            c->addSeries(shade);
+            shade->attachAxis(x);
+            shade->attachAxis(y);
+            if (i > 0)  // one legend entry is enough
+                for (QLegendMarker* m : c->legend()->markers(shade))
+                    m->setVisible(false);
+            i = j + 1;
+        }
+    }
+    for (std::size_t t = 0; t < m_timelines.size(); ++t) {
+        const MemoryTimeline& timeline = m_timelines[t];
+        const QColor colour = lineColours[t % std::size(lineColours)];
+        auto* line = new QLineSeries(c);
+        line->setName(timeline.label);
+        line->setPen(QPen(colour, 2));
+        line->setPointsVisible(timeline.peakBytes.size() <= 80);
+        std::size_t peak = 0;
+        for (std::size_t i = 0; i < timeline.peakBytes.size(); ++i) {
+            line->append(double(i), double(timeline.peakBytes[i]) / m_unit);
+            if (timeline.peakBytes[i] > timeline.peakBytes[peak])
+                peak = i;
+        }
+        c->addSeries(line);
+        line->attachAxis(x);
+        line->attachAxis(y);
+        connect(line, &QLineSeries::hovered, this,
+                [this, t](const QPointF& p, bool state) { showPointInfo(int(t), p, state); });
+        m_series.push_back(line);
+        if (!timeline.peakBytes.empty()) {
+            auto* mark = new QScatterSeries(c);
+            mark->setName(tr("peak %1").arg(QString::fromStdString(formatBytes(timeline.peakBytes[peak]))));
+            mark->setColor(colour);
+            mark->setBorderColor(Qt::black);
+            mark->setMarkerSize(11);
+            mark->append(double(peak), double(timeline.peakBytes[peak]) / m_unit);
+            c->addSeries(mark);
+            mark->attachAxis(x);
+            mark->attachAxis(y);
+        }
+    }
+    c->setTitle(m_timelines.empty() ? tr("Memory: select a plan (and a simulator) to see its timeline")
+                                    : tr("Predicted memory per training phase"));
+}
+
+void MemoryChart::showPointInfo(int timeline, const QPointF& point, bool state)
+{
+    if (!state) {
+        QToolTip::hideText();
+        return;
+    }
+    const MemoryTimeline& t = m_timelines.at(std::size_t(timeline));
+    const auto phase = std::size_t(std::clamp<long>(std::lround(point.x()), 0, long(t.peakBytes.size()) - 1));
+    QString text = tr("<b>%1</b><br>phase %2 (%3)<br>peak %4, at end %5")
+                       .arg(t.label.toHtmlEscaped())
+                       .arg(phase)
+                       .arg(phase < t.backward.size() && t.backward[phase] ? tr("backward") : tr("forward"))
+                       .arg(QString::fromStdString(formatBytes(t.peakBytes[phase])),
+                            QString::fromStdString(formatBytes(phase < t.endBytes.size() ? t.endBytes[phase] : 0)));
+    if (phase < t.liveAtPeak.size() && !t.liveAtPeak[phase].isEmpty())
+        text += tr("<br>live at the peak: %1").arg(t.liveAtPeak[phase].join(QStringLiteral(", ")).toHtmlEscaped());
+    QToolTip::showText(QCursor::pos(), text, this);
+}
+
+QByteArray MemoryChart::toCsv() const
+{
+    QString csv = QStringLiteral("timeline,phase,pass,end_bytes,peak_bytes,live_at_peak\n");
+    for (const MemoryTimeline& t : m_timelines)
+        for (std::size_t i = 0; i < t.peakBytes.size(); ++i)
+            csv += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
+                       .arg(csvField(t.label))
+                       .arg(i)
+                       .arg(i < t.backward.size() && t.backward[i] ? QStringLiteral("backward") : QStringLiteral("forward"))
+                       .arg(i < t.endBytes.size() ? t.endBytes[i] : 0)
+                       .arg(t.peakBytes[i])
+                       .arg(csvField(i < t.liveAtPeak.size() ? t.liveAtPeak[i].join(QLatin1Char(' ')) : QString()));
+    return csv.toUtf8();
+}
+
+}  // namespace ckpt::ui

@@ -1,0 +1,47 @@
+#pragma once
+// Predicted (later also measured) memory over the training-phase index, one line per plan: the
+// peak within each phase, backward phases shaded, each line's peak marked; hovering a point shows
+// the phase, its bytes and the tensors live at that peak. No animations.
+#include <QChartView>
+#include <QStringList>
+
+#include <cstdint>
+#include <vector>
+
+class QLineSeries;
+
+namespace ckpt::ui {
+
+// What a memory simulator says about one plan, per training phase (plain data from the core).
+struct MemoryTimeline {
+    QString label;                        // e.g. "feng-acg · chen"
+    std::vector<std::int64_t> endBytes;   // live bytes at the end of each phase
+    std::vector<std::int64_t> peakBytes;  // peak within each phase
+    std::vector<bool> backward;           // the phase belongs to the backward pass
+    std::vector<QStringList> liveAtPeak;  // the tensors live at that peak
+};
+
+class MemoryChart : public QChartView {
+    Q_OBJECT
+public:
+    explicit MemoryChart(QWidget* parent = nullptr);
+
+    void setTimelines(std::vector<MemoryTimeline> timelines);
+    const std::vector<MemoryTimeline>& timelines() const { return m_timelines; }
+    // The peak-within-phase line of timeline i; its y values are bytes / unitBytes().
+    QLineSeries* peakSeries(int i) const { return m_series.at(std::size_t(i)); }
+    double unitBytes() const { return m_unit; }
+    QString unitName() const { return m_unitName; }
+    // The timelines as CSV: label, phase, pass, end bytes, peak bytes, live tensors at the peak.
+    QByteArray toCsv() const;
+
+private:
+    void showPointInfo(int timeline, const QPointF& point, bool state);
+
+    std::vector<MemoryTimeline> m_timelines;
+    std::vector<QLineSeries*> m_series;
+    double m_unit = 1;
+    QString m_unitName;
+};
+
+}  // namespace ckpt::ui
