@@ -73,9 +73,19 @@ std::vector<layout::Size> measureVertexBoxes(const Graph& graph, const QFont& fo
 }
 
 VertexItem::VertexItem(VertexIndex v, const QRectF& box, QStringList label, const QFont& font)
-    : m_vertex(v), m_box(box), m_label(std::move(label)), m_font(font), m_bold(font), m_fill(palette::plainFill())
+    : m_vertex(v), m_box(box), m_font(font), m_bold(font), m_fill(palette::plainFill())
 {
     m_bold.setBold(true);
+    m_lineSpacing = QFontMetricsF(m_font).lineSpacing();
+    const double width = m_box.width() - 2 * padding + 1;
+    for (int i = 0; i < label.size(); ++i) {
+        const QFont& f = i == 0 ? m_bold : m_font;
+        QStaticText text(QFontMetricsF(f).elidedText(label[i], Qt::ElideMiddle, width));
+        text.setTextFormat(Qt::PlainText);
+        text.setPerformanceHint(QStaticText::AggressiveCaching);
+        text.prepare(QTransform(), f);
+        m_lines.push_back(text);
+    }
     setFlag(ItemIsSelectable);
     setAcceptHoverEvents(true);
     setZValue(1);
@@ -137,15 +147,12 @@ void VertexItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option
     if (lod < lodNoText)
         return;
     painter->setPen(dimmed ? QColor(0x80, 0x80, 0x80) : palette::text());
-    const QFontMetricsF metrics(m_font);
-    const QRectF inner = m_box.adjusted(padding, padding - 1, -padding, -padding);
-    double y = inner.top();
-    for (int i = 0; i < m_label.size(); ++i) {
+    double y = m_box.top() + padding - 1;
+    for (std::size_t i = 0; i < m_lines.size(); ++i) {
         painter->setFont(i == 0 ? m_bold : m_font);
-        const QFontMetricsF lineMetrics(i == 0 ? m_bold : m_font);
-        const QString line = lineMetrics.elidedText(m_label[i], Qt::ElideMiddle, inner.width() + 1);
-        painter->drawText(QRectF(inner.left(), y, inner.width(), metrics.lineSpacing()), Qt::AlignCenter, line);
-        y += metrics.lineSpacing();
+        const double x = m_box.center().x() - m_lines[i].size().width() / 2;
+        painter->drawStaticText(QPointF(x, y), m_lines[i]);
+        y += m_lineSpacing;
     }
 }
 
@@ -172,6 +179,8 @@ EdgeItem::EdgeItem(EdgeIndex e, const layout::EdgeCurve& curve) : m_edge(e)
             m_path.lineTo(back);
     }
     m_bounds = m_path.boundingRect().united(m_arrow.boundingRect()).adjusted(-2, -2, 2, 2);
+    // Edges never change colour while a plan is scrubbed: paint them from a cached pixmap.
+    setCacheMode(DeviceCoordinateCache);
 }
 
 void EdgeItem::setDimmed(bool dimmed)

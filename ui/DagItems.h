@@ -10,6 +10,7 @@
 #include <QGraphicsItem>
 #include <QPainterPath>
 #include <QPolygonF>
+#include <QStaticText>
 #include <QStringList>
 
 #include <vector>
@@ -43,9 +44,10 @@ public:
 private:
     VertexIndex m_vertex;
     QRectF m_box;
-    QStringList m_label;
     QFont m_font;
     QFont m_bold;
+    std::vector<QStaticText> m_lines;  // elided and laid out once; painting them is cheap
+    double m_lineSpacing = 0;
     QColor m_fill;
     bool m_checkpoint = false;
     bool m_nonIndependent = false;

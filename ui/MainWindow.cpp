@@ -65,7 +65,7 @@ MainWindow::MainWindow(QWidget* parent)
     createMenus();
     connect(m_document, &GraphDocument::graphChanged, this, &MainWindow::onGraphChanged);
     connect(m_dagPanel, &DagPanel::layoutReady, this, &MainWindow::onLayoutReady);
-    connect(m_solvers, &SolversPanel::planSelected, this, &MainWindow::onPlanSelected);
+    connect(m_solvers, &SolversPanel::planSelected, this, &MainWindow::setCurrentPlan);
     connect(m_sweep, &SweepPanel::entryChanged, this, &MainWindow::onSweepEntry);
     connect(m_tree, &DivisionTreeView::nodeSelected, this, &MainWindow::onTreeNodeSelected);
     connect(dagView(), &DagView::vertexSelectionChanged, this, &MainWindow::onDagSelectionChanged);
@@ -210,7 +210,7 @@ void MainWindow::onGraphChanged()
     m_solvers->setGraph(graph);
     m_sweep->setSweep(std::nullopt);
     m_memory->setTimelines({});
-    setTree(std::nullopt);
+    setDivisionTree(std::nullopt);
     setWindowTitle(tr("%1 — Checkpoint Explorer").arg(m_document->displayName()));
     const Graph& g = *graph;
     m_explain->showGraph(g);
@@ -229,7 +229,7 @@ void MainWindow::onLayoutReady()
     dagView()->showPlan(m_plan ? &m_plan->evaluation : nullptr);
 }
 
-void MainWindow::setTree(std::optional<TreeDisplay> tree)
+void MainWindow::setDivisionTree(std::optional<TreeDisplay> tree)
 {
     m_treeData = std::move(tree);
     if (m_treeData)
@@ -238,7 +238,7 @@ void MainWindow::setTree(std::optional<TreeDisplay> tree)
         m_tree->clearTree();
 }
 
-void MainWindow::onPlanSelected(const Plan* plan)
+void MainWindow::setCurrentPlan(const Plan* plan)
 {
     if (plan)
         m_plan = *plan;

@@ -48,6 +48,11 @@ public:
     const Plan* currentPlan() const { return m_plan ? &*m_plan : nullptr; }
     QString statusText() const;
 
+    // Makes a plan current everywhere (normally by selecting a comparison row); nullptr clears.
+    void setCurrentPlan(const Plan* plan);
+    // The division tree shown and used for DAG <-> tree selection sync; nullopt clears.
+    void setDivisionTree(std::optional<TreeDisplay> tree);
+
     // Renders every view to DIR/<view>.png (window, dag, solvers, sweep, tree, memory, explain).
     bool saveScreenshots(const QString& dir, QString* error);
     // Exports; each writes atomically and returns false with a message on failure.
@@ -60,11 +65,9 @@ private:
     void rebuildRecentMenu();
     void onGraphChanged();
     void onLayoutReady();
-    void onPlanSelected(const Plan* plan);
     void onSweepEntry(int entry);
     void onTreeNodeSelected(int node);
     void onDagSelectionChanged();
-    void setTree(std::optional<TreeDisplay> tree);
     void showError(const QString& title, const QString& message);
     void exportWith(const QString& title, const QString& filter, const std::function<bool(const QString&, QString*)>& write);
     QDockWidget* addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area);

@@ -3,6 +3,7 @@
 
 #include <gvc.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <future>
 #include <memory>
@@ -154,9 +155,12 @@ Layout dotLayout(const Graph& graph, const LayoutRequest& request)
         if (elapsed > request.timeLimit)
             throw LayoutFailed("Graphviz dot took longer than " + std::to_string(request.timeLimit.count()) + " ms");
         if (request.progress)  // dot reports nothing; show time used against the limit
-            request.progress(std::chrono::duration<double>(elapsed) / request.timeLimit);
+            request.progress(std::min(0.99, std::chrono::duration<double>(elapsed) / request.timeLimit));
     }
-    return result.get();
+    Layout layout = result.get();
+    if (request.progress)
+        request.progress(1.0);
+    return layout;
 }
 
 }  // namespace ckpt::layout

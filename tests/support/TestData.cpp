@@ -34,4 +34,34 @@ Graph makeChain(const std::vector<std::int64_t>& bytes)
     return makeGraph(bytes, edges);
 }
 
+Graph makeResidualNetwork(int blocks)
+{
+    GraphBuilder b;
+    b.setName("Residual network, " + std::to_string(blocks) + " blocks");
+    auto add = [&](const std::string& id, const std::string& op, std::int64_t bytes) {
+        Vertex v;
+        v.id = id;
+        v.name = id;
+        v.op = op;
+        v.bytes = bytes;
+        v.dtype = "float32";
+        b.addVertex(v);
+    };
+    add("stem", "conv2d", 1 << 20);
+    std::string previous = "stem";
+    for (int i = 0; i < blocks; ++i) {
+        const std::string block = "block" + std::to_string(i);
+        const std::int64_t bytes = std::int64_t(1 << 20) >> (i * 3 / std::max(1, blocks));
+        add(block + ".conv1", "conv2d+bn+relu", bytes);
+        add(block + ".conv2", "conv2d+bn", bytes);
+        add(block + ".add", "add+relu", bytes);
+        b.addEdge(previous, block + ".conv1");
+        b.addEdge(block + ".conv1", block + ".conv2");
+        b.addEdge(block + ".conv2", block + ".add");
+        b.addEdge(previous, block + ".add");
+        previous = block + ".add";
+    }
+    return b.build();
+}
+
 }  // namespace ckpt::test

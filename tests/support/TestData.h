@@ -20,5 +20,8 @@ bool haveSharedData();
 Graph makeGraph(const std::vector<std::int64_t>& bytes, const std::vector<std::pair<int, int>>& edges);
 // A chain v0 -> v1 -> ... with the given bytes.
 Graph makeChain(const std::vector<std::int64_t>& bytes);
+// ResNet-like: a stem, then `blocks` residual blocks (conv, conv, add joining the block's input),
+// 1 + 3 * blocks vertices with names, ops and sizes.
+Graph makeResidualNetwork(int blocks);
 
 }  // namespace ckpt::test
