@@ -248,8 +248,8 @@ void MainWindow::setCurrentPlan(const Plan* plan)
     dagView()->showPlan(m_plan ? &m_plan->evaluation : nullptr);
     m_tree->setExceeding({});
     if (m_plan) {
-        m_sweep->setSweep(m_plan->sweep, QString::fromStdString(m_plan->solver));
         m_explain->showPlan(*m_document->graph(), *m_plan);
+        m_sweep->setSweep(m_plan->sweep, QString::fromStdString(m_plan->solver));  // a sweep explains its step
     } else {
         m_sweep->setSweep(std::nullopt);
     }

@@ -1,0 +1,382 @@
+// The explorer window end to end: open, lay out, solve, select, scrub, click the tree, export.
+#include "ComparisonModel.h"
+#include "DagPanel.h"
+#include "DagView.h"
+#include "DivisionTreeView.h"
+#include "ExplainPanel.h"
+#include "Export.h"
+#include "GraphDocument.h"
+#include "MainWindow.h"
+#include "MemoryChart.h"
+#include "MiniMap.h"
+#include "Palette.h"
+#include "SolversPanel.h"
+#include "SweepPanel.h"
+#include "TestData.h"
+#include "theory/PlanEvaluation.h"
+
+#include <QAbstractItemModelTester>
+#include <QImage>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QPushButton>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QSvgRenderer>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+using namespace ckpt;
+using namespace ckpt::ui;
+
+namespace {
+
+VertexIndex id(const Graph& g, const char* name)
+{
+    return *g.find(name);
+}
+
+Plan planOf(const Graph& g, const std::string& solver, const std::vector<VertexIndex>& checkpoints)
+{
+    Plan p;
+    p.solver = solver;
+    p.evaluation = evaluate(g, checkpoints);
+    return p;
+}
+
+// The DAG shows exactly this evaluation: checkpoints orange, each segment in its own colour.
+void checkColouring(DagView& view, const PlanEvaluation& e)
+{
+    const Graph& g = *view.graph();
+    std::vector<bool> checkpoint(std::size_t(g.vertexCount()), false);
+    for (VertexIndex c : e.checkpoints)
+        checkpoint[std::size_t(c)] = true;
+    for (VertexIndex v = 0; v < g.vertexCount(); ++v) {
+        QCOMPARE(view.vertexItem(v)->isCheckpoint(), bool(checkpoint[std::size_t(v)]));
+        if (checkpoint[std::size_t(v)])
+            QCOMPARE(view.vertexItem(v)->fill(), palette::checkpointFill());
+    }
+    for (std::size_t s = 0; s < e.segments.size(); ++s)
+        for (VertexIndex v : e.segments[s].vertices)
+            QCOMPARE(view.vertexItem(v)->fill(), palette::segmentFill(int(s)));
+}
+
+struct OpenWindow {
+    MainWindow window;
+    const Graph* graph = nullptr;
+    explicit OpenWindow(const QString& file)
+    {
+        window.show();
+        if (!QTest::qWaitForWindowExposed(&window) || !window.openFile(test::sourcePath(file)))
+            return;
+        window.dagPanel()->waitForLayout();
+        graph = window.document()->graph().get();
+    }
+};
+
+// A hand-made division of residual.json (the shape DivisionTree gives it): the whole graph is
+// Linear; block1 (conv1 -> block1.add) is a Branch of two paths.
+TreeDisplay residualTree(const Graph& g)
+{
+    TreeDisplay t;
+    TreeDisplay::Node root;
+    root.kind = TreeDisplay::Kind::Linear;
+    root.source = g.source();
+    root.target = g.sink();
+    for (VertexIndex v = 0; v < g.vertexCount(); ++v)
+        if (v != g.source() && v != g.sink())
+            root.interior.push_back(v);
+    root.cost = 100;
+    root.children = {1, 2};
+    TreeDisplay::Node block1;
+    block1.kind = TreeDisplay::Kind::Branch;
+    block1.source = id(g, "conv1");
+    block1.target = id(g, "block1.add");
+    block1.interior = {id(g, "block1.conv1"), id(g, "block1.conv2")};
+    block1.cost = 60;
+    block1.parent = 0;
+    block1.children = {3};
+    TreeDisplay::Node block2 = block1;
+    block2.source = id(g, "block1.add");
+    block2.target = id(g, "block2.add");
+    block2.interior = {id(g, "block2.conv1"), id(g, "block2.conv2"), id(g, "block2.downsample")};
+    block2.cost = 40;
+    block2.children = {};
+    TreeDisplay::Node leaf;
+    leaf.source = id(g, "block1.conv1");
+    leaf.target = id(g, "block1.conv2");
+    leaf.parent = 1;
+    t.nodes = {root, block1, block2, leaf};
+    return t;
+}
+
+}  // namespace
+
+class ExplorerTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("CheckpointExplorerTests");
+    }
+
+    void comparisonModelPassesTheModelTesterAndMarksLosers()
+    {
+        const Graph g = test::makeChain({1, 5, 1, 5, 1});
+        ComparisonModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        std::vector<SolverRun> runs;
+        runs.push_back({"checkpoint-all", planOf(g, "checkpoint-all", {0, 1, 2, 3, 4}), {}});
+        runs.push_back({"exhaustive", planOf(g, "exhaustive", {0, 2, 4}), {}});
+        runs.push_back({"feng-lcg", std::nullopt, "not a linear graph"});
+        model.setRuns(runs);
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(*model.referenceObjective(), std::int64_t(3 + 5));
+        QVERIFY(model.losesToReference(0));
+        QVERIFY(!model.losesToReference(1));
+        QVERIFY(!model.losesToReference(2));
+        QCOMPARE(model.index(0, ComparisonModel::Objective).data(ComparisonModel::RawValueRole).toLongLong(), 13);
+        QVERIFY(model.index(0, ComparisonModel::Verdict).data().toString().contains("loses to exhaustive"));
+        QVERIFY(model.index(2, ComparisonModel::Verdict).data().toString().contains("not a linear graph"));
+        QVERIFY(model.index(0, ComparisonModel::Verdict).data(Qt::BackgroundRole).isValid());
+        model.setRuns({});
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void runsSolversAndColoursTheSelectedPlan()
+    {
+        OpenWindow w("resources/examples/residual.json");
+        QVERIFY(w.graph);
+        SolversPanel* solvers = w.window.solversPanel();
+        solvers->run();
+        solvers->waitForFinished();
+        QVERIFY(solvers->model()->rowCount() >= 1);
+        QAbstractItemModelTester tester(solvers->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        for (int row = 0; row < solvers->model()->rowCount(); ++row) {
+            const SolverRun& run = solvers->model()->run(row);
+            if (!run.plan)
+                continue;
+            solvers->selectRow(row);
+            QCOMPARE(w.window.currentPlan()->solver, run.solver);
+            checkColouring(*w.window.dagView(), run.plan->evaluation);
+        }
+        // A plan with real segments (block2's two branches are two IS), each in its own colour.
+        const Plan p = planOf(*w.graph, "by hand", {id(*w.graph, "block1.add"), id(*w.graph, "block2.add")});
+        w.window.setCurrentPlan(&p);
+        QCOMPARE(p.evaluation.segments.size(), std::size_t(4));
+        checkColouring(*w.window.dagView(), p.evaluation);
+        QVERIFY(palette::segmentFill(0) != palette::segmentFill(1));
+    }
+
+    void scrubbingTheSweepRecoloursTheDag()
+    {
+        OpenWindow w("resources/examples/residual.json");
+        QVERIFY(w.graph);
+        const Graph& g = *w.graph;
+        Sweep sweep;
+        const std::vector<std::vector<VertexIndex>> sets{
+            {id(g, "block1.add"), id(g, "block2.add"), id(g, "block3.add")}, {id(g, "block2.add")}, {}};
+        for (std::size_t i = 0; i < sets.size(); ++i) {
+            const PlanEvaluation e = evaluate(g, sets[i]);
+            sweep.entries.push_back({std::int64_t(1000 * (i + 1)), e.checkpoints, e.objective});
+        }
+        sweep.winner = 1;
+        Plan plan = planOf(g, "feng-acg", sweep.entries[1].checkpoints);
+        plan.sweep = sweep;
+        w.window.setCurrentPlan(&plan);
+        SweepPanel* panel = w.window.sweepPanel();
+        QCOMPARE(panel->currentEntry(), 1);  // starts at the winner
+        QVERIFY(panel->summary().contains("winner"));
+        checkColouring(*w.window.dagView(), evaluate(g, sets[1]));
+        panel->slider()->setFocus();
+        QTest::keyClick(panel->slider(), Qt::Key_Left);
+        QCOMPARE(panel->currentEntry(), 0);
+        checkColouring(*w.window.dagView(), evaluate(g, sets[0]));
+        QTest::keyClick(panel->slider(), Qt::Key_End);
+        QCOMPARE(panel->currentEntry(), 2);
+        checkColouring(*w.window.dagView(), evaluate(g, sets[2]));
+    }
+
+    void clickingATreeNodeHighlightsItsISAndBack()
+    {
+        OpenWindow w("resources/examples/residual.json");
+        QVERIFY(w.graph);
+        const Graph& g = *w.graph;
+        w.window.setDivisionTree(residualTree(g));
+        DivisionTreeView* tree = w.window.treeView();
+        tree->parentWidget()->raise();
+        QApplication::processEvents();
+        const QPoint at = tree->mapFromScene(tree->nodeRect(1).center());
+        QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(tree->selectedNode(), 1);
+        DagView* dag = w.window.dagView();
+        using E = VertexItem::Emphasis;
+        QCOMPARE(dag->vertexItem(id(g, "conv1"))->emphasis(), E::Endpoint);
+        QCOMPARE(dag->vertexItem(id(g, "block1.add"))->emphasis(), E::Endpoint);
+        QCOMPARE(dag->vertexItem(id(g, "block1.conv1"))->emphasis(), E::Interior);
+        QCOMPARE(dag->vertexItem(id(g, "block1.conv2"))->emphasis(), E::Interior);
+        QCOMPARE(dag->vertexItem(id(g, "pool"))->emphasis(), E::Dimmed);
+        QVERIFY(w.window.explainPanel()->toPlainText().contains("Branch IS"));
+
+        // Selecting DAG vertices selects the smallest IS holding them.
+        dag->selectVertices({id(g, "block2.conv1"), id(g, "block2.downsample")});
+        QCOMPARE(tree->selectedNode(), 2);
+        dag->selectVertices({id(g, "block1.conv1"), id(g, "block3.conv1")});
+        QCOMPARE(tree->selectedNode(), 0);
+
+        // Collapsing hides the subtree; selecting a hidden node expands it again.
+        tree->setCollapsed(1, true);
+        QVERIFY(tree->nodeRect(3).isNull());
+        tree->selectNode(3);
+        QVERIFY(!tree->isCollapsed(1));
+        QVERIFY(!tree->nodeRect(3).isNull());
+    }
+
+    void sweepMarksTheISThatExceedC()
+    {
+        OpenWindow w("resources/examples/residual.json");
+        QVERIFY(w.graph);
+        const Graph& g = *w.graph;
+        w.window.setDivisionTree(residualTree(g));
+        Sweep sweep;
+        sweep.entries.push_back({50, evaluate(g, {}).checkpoints, 1});
+        sweep.winner = 0;
+        Plan plan = planOf(g, "feng-acg", sweep.entries[0].checkpoints);
+        plan.sweep = sweep;
+        w.window.setCurrentPlan(&plan);
+        // C = 50: the root (100) and block1 (60) exceed it, block2 (40) does not.
+        const QString text = w.window.explainPanel()->toPlainText();
+        QVERIFY2(text.contains("input → fc") && text.contains("conv1 → block1.add") && !text.contains("block1.add → block2.add"),
+                 qPrintable(text));
+    }
+
+    void searchFindsVerticesWithNextAndPrevious()
+    {
+        OpenWindow w("resources/examples/residual.json");
+        QVERIFY(w.graph);
+        DagPanel* panel = w.window.dagPanel();
+        QTest::keyClick(&w.window, Qt::Key_F, Qt::ControlModifier);
+        QVERIFY(panel->searchField()->hasFocus());
+        QTest::keyClicks(panel->searchField(), "BLOCK2");
+        DagView* dag = panel->view();
+        QCOMPARE(dag->matches().size(), std::size_t(4));
+        QCOMPARE(dag->currentMatch(), 0);
+        QCOMPARE(dag->selectedVertices(), std::vector<VertexIndex>{dag->matches()[0]});
+        QCOMPARE(dag->vertexItem(dag->matches()[3])->emphasis(), VertexItem::Emphasis::SearchMatch);
+        dag->previousMatch();
+        QCOMPARE(dag->currentMatch(), 3);
+        dag->nextMatch();
+        QCOMPARE(dag->currentMatch(), 0);
+        QCOMPARE(dag->find("no such vertex"), 0);
+    }
+
+    void bigGraphsGetAMinimapAndLayoutCanBeCancelled()
+    {
+        DagPanel panel;
+        panel.resize(700, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const auto big = std::make_shared<const Graph>(test::makeResidualNetwork(60));
+        panel.setGraph(big);
+        panel.waitForLayout();
+        QCOMPARE(panel.view()->scene()->items().size(), qsizetype(big->vertexCount() + big->edgeCount()));
+        QVERIFY(panel.view()->miniMap()->isVisible());
+        panel.view()->fitGraph();
+        QVERIFY(!panel.view()->miniMap()->isVisible());
+
+        panel.setGraph(std::make_shared<const Graph>(test::makeResidualNetwork(700)));
+        QVERIFY(panel.isLayingOut());
+        auto* cancel = panel.findChild<QPushButton*>();
+        QVERIFY(cancel && cancel->isVisible());
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        panel.waitForLayout();
+        QVERIFY2(panel.notice().contains("cancelled"), qPrintable(panel.notice()));
+        QCOMPARE(panel.view()->scene()->items().size(), qsizetype(0));
+    }
+
+    void chartSeriesShowTheTimelines()
+    {
+        MemoryChart chart;
+        MemoryTimeline t;
+        t.label = "plan · model";
+        t.peakBytes = {1 << 20, 3 << 20, 5 << 20, 2 << 20};
+        t.endBytes = {1 << 20, 2 << 20, 4 << 20, 1 << 20};
+        t.backward = {false, false, true, true};
+        t.liveAtPeak = {{"a"}, {"a", "b"}, {"a", "b", "c"}, {"c"}};
+        chart.setTimelines({t});
+        QCOMPARE(chart.unitName(), QString("MiB"));
+        const QList<QPointF> points = chart.peakSeries(0)->points();
+        QCOMPARE(points.size(), 4);
+        for (int i = 0; i < 4; ++i)
+            QCOMPARE(points[i].y() * chart.unitBytes(), double(t.peakBytes[std::size_t(i)]));
+        const QList<QByteArray> lines = chart.toCsv().trimmed().split('\n');
+        QCOMPARE(lines.size(), 5);
+        QCOMPARE(lines[3], QByteArray("plan · model,2,backward,4194304,5242880,a b c"));
+    }
+
+    void exportsProduceFilesThatParse()
+    {
+        OpenWindow w("resources/examples/residual.json");
+        QVERIFY(w.graph);
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY(!w.window.exportPlanJson(dir.filePath("none.json"), &error));
+        QVERIFY(error.contains("No plan"));
+        const Plan p = planOf(*w.graph, "by hand", {id(*w.graph, "block2.add")});
+        w.window.setCurrentPlan(&p);
+        QVERIFY2(w.window.exportPlanJson(dir.filePath("plan.json"), &error), qPrintable(error));
+        QFile planFile(dir.filePath("plan.json"));
+        QVERIFY(planFile.open(QIODevice::ReadOnly));
+        const auto json = nlohmann::json::parse(planFile.readAll().toStdString());
+        QCOMPARE(json["checkpoints"], nlohmann::json({"input", "block2.add", "fc"}));
+        QCOMPARE(json["objective"].get<std::int64_t>(), p.objective());
+        QCOMPARE(json["segments"].size(), std::size_t(2));
+
+        for (const char* name : {"dag.png", "dag.svg", "tree.png", "tree.svg", "chart.png", "chart.svg"}) {
+            const QString path = dir.filePath(name);
+            const bool ok = QString(name).startsWith("dag")    ? exportScene(w.window.dagView()->scene(), path, &error)
+                            : QString(name).startsWith("tree") ? exportScene(w.window.treeView()->scene(), path, &error)
+                                                               : exportWidget(w.window.memoryChart(), path, &error);
+            QVERIFY2(ok, qPrintable(error));
+            if (path.endsWith(".png"))
+                QVERIFY2(!QImage(path).isNull(), name);
+            else
+                QVERIFY2(QSvgRenderer(path).isValid(), name);
+        }
+        QVERIFY(!exportScene(w.window.dagView()->scene(), dir.filePath("missing/dir/dag.png"), &error));
+        QVERIFY(error.contains("missing/dir/dag.png"));
+
+        QVERIFY(!w.window.exportMemoryCsv(dir.filePath("memory.csv"), &error));
+        MemoryTimeline t;
+        t.label = "x";
+        t.peakBytes = {1, 2};
+        t.endBytes = {1, 1};
+        t.backward = {false, true};
+        w.window.memoryChart()->setTimelines({t});
+        QVERIFY2(w.window.exportMemoryCsv(dir.filePath("memory.csv"), &error), qPrintable(error));
+        QFile csv(dir.filePath("memory.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QCOMPARE(csv.readAll().count('\n'), 3);
+    }
+
+    void screenshotsRenderEveryView()
+    {
+        OpenWindow w("resources/examples/dense-block.json");
+        QVERIFY(w.graph);
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY2(w.window.saveScreenshots(dir.path(), &error), qPrintable(error));
+        for (const char* view : {"window", "dag", "solvers", "sweep", "tree", "memory", "explain"}) {
+            const QImage image(dir.filePath(QString(view) + ".png"));
+            QVERIFY2(!image.isNull() && image.width() > 100 && image.height() > 50, view);
+        }
+    }
+};
+
+QTEST_MAIN(ExplorerTest)
+#include "tst_explorer.moc"
