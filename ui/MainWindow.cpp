@@ -10,7 +10,6 @@
 #include "SolversPanel.h"
 #include "SweepPanel.h"
 #include "VertexTableModel.h"
-#include "io/PlanJson.h"
 #include "theory/PlanEvaluation.h"
 #include "util/Units.h"
 
@@ -307,8 +306,7 @@ bool MainWindow::exportPlanJson(const QString& path, QString* error) const
             *error = tr("No plan is selected: run the solvers and select a row first.");
         return false;
     }
-    const std::string text = planToJson(*m_document->graph(), *m_plan).dump(1) + "\n";
-    return writeFileAtomically(path, QByteArray::fromStdString(text), error);
+    return writeFileAtomically(path, planJson(*m_document->graph(), *m_plan), error);
 }
 
 bool MainWindow::exportMemoryCsv(const QString& path, QString* error) const
@@ -356,7 +354,10 @@ bool MainWindow::saveScreenshots(const QString& dir, QString* error)
         if (!writeFileAtomically(path, widgetPng(widget), error))
             return false;
     }
-    return true;
+    // The whole drawings too, at full resolution, whatever the views' zoom.
+    return writeFileAtomically(out.filePath(QStringLiteral("dag-full.png")), scenePng(dagView()->scene()), error) &&
+           (m_tree->scene()->items().isEmpty() ||
+            writeFileAtomically(out.filePath(QStringLiteral("tree-full.png")), scenePng(m_tree->scene()), error));
 }
 
 void MainWindow::showError(const QString& title, const QString& message)

@@ -53,7 +53,8 @@ public:
     // The division tree shown and used for DAG <-> tree selection sync; nullopt clears.
     void setDivisionTree(std::optional<TreeDisplay> tree);
 
-    // Renders every view to DIR/<view>.png (window, dag, solvers, sweep, tree, memory, explain).
+    // Renders every view to DIR/<view>.png (window, dag, solvers, sweep, tree, memory, explain) and the
+    // whole DAG (and tree) drawings to dag-full.png (tree-full.png).
     bool saveScreenshots(const QString& dir, QString* error);
     // Exports; each writes atomically and returns false with a message on failure.
     bool exportPlanJson(const QString& path, QString* error) const;
