@@ -21,6 +21,9 @@ struct TreeDisplay {
         VertexIndex target = 0;
         std::vector<VertexIndex> interior;  // the IS's vertices other than source and target
         std::int64_t cost = 0;              // the IS's interior bytes
+        // The largest segment left with only source and target checkpointed (a Branch IS's
+        // largest branch); Alg. 5 divides the IS when this exceeds C.
+        std::int64_t segmentCost = 0;
         int parent = -1;
         std::vector<int> children;
         QString explanation;  // why this IS has its type, in plain words (from the core)

@@ -107,9 +107,10 @@ void ExplainPanel::showSweepEntry(const Graph& graph, const Sweep& sweep, int en
             if (exceeding[i])
                 broken << tr("%1 → %2 (%3 &gt; C)")
                               .arg(vertexName(graph, tree->nodes[i].source), vertexName(graph, tree->nodes[i].target),
-                                   bytes(tree->nodes[i].cost));
+                                   bytes(tree->nodes[i].segmentCost));
         html += broken.isEmpty() ? tr("<p>No IS exceeds C.</p>")
-                                 : tr("<p>Broken down because they exceed C (dashed in the tree): %1.</p>")
+                                 : tr("<p>Broken down because the segment each leaves with only its source and "
+                                      "target checkpointed exceeds C (dashed in the tree): %1.</p>")
                                        .arg(broken.mid(0, 12).join(QStringLiteral("; ")));
     }
     setHtml(html);

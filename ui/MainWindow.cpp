@@ -266,7 +266,7 @@ void MainWindow::onSweepEntry(int entry)
     std::vector<bool> exceeding;
     if (m_treeData)
         for (const TreeDisplay::Node& n : m_treeData->nodes)
-            exceeding.push_back(n.cost > e.c);
+            exceeding.push_back(n.segmentCost > e.c);
     m_tree->setExceeding(exceeding);
     m_explain->showSweepEntry(*graph, *sweep, entry, m_treeData ? &*m_treeData : nullptr, exceeding);
 }

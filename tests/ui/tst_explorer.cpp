@@ -90,6 +90,7 @@ TreeDisplay residualTree(const Graph& g)
         if (v != g.source() && v != g.sink())
             root.interior.push_back(v);
     root.cost = 100;
+    root.segmentCost = 100;
     root.children = {1, 2};
     TreeDisplay::Node block1;
     block1.kind = TreeDisplay::Kind::Branch;
@@ -97,6 +98,7 @@ TreeDisplay residualTree(const Graph& g)
     block1.target = id(g, "block1.add");
     block1.interior = {id(g, "block1.conv1"), id(g, "block1.conv2")};
     block1.cost = 60;
+    block1.segmentCost = 60;
     block1.parent = 0;
     block1.children = {3};
     TreeDisplay::Node block2 = block1;
@@ -104,6 +106,7 @@ TreeDisplay residualTree(const Graph& g)
     block2.target = id(g, "block2.add");
     block2.interior = {id(g, "block2.conv1"), id(g, "block2.conv2"), id(g, "block2.downsample")};
     block2.cost = 40;
+    block2.segmentCost = 40;
     block2.children = {};
     TreeDisplay::Node leaf;
     leaf.source = id(g, "block1.conv1");
