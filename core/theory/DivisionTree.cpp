@@ -208,7 +208,9 @@ private:
                 continue;
             for (VertexIndex w : m_graph.successors(vs[a])) {
                 const int b = m_local[w];
-                if (b < 0 || covered[b] || keptPairs.count(static_cast<std::int64_t>(a) * n + b))
+                // A Complicate IS never owns its direct edge (Alg. 3 would make it a branch).
+                if (b < 0 || covered[b] || (a == 0 && b == n - 1) ||
+                    keptPairs.count(static_cast<std::int64_t>(a) * n + b))
                     continue;
                 out.push_back(makeSegment(vs[a], w, {vs[a], w}, true));
             }
