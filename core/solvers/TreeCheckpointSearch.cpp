@@ -1,19 +1,21 @@
 #include "solvers/TreeCheckpointSearch.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace ckpt {
 
 struct TreeCheckpointSearch::Walk {
     std::int64_t c = 0;
     Result result;
-    std::vector<char> chosen;
+    std::vector<int>& chosen;
+    int stamp;
 
     void add(VertexIndex v, const Graph& graph)
     {
-        if (chosen[v])
+        if (chosen[v] == stamp)
             return;
-        chosen[v] = 1;
+        chosen[v] = stamp;
         result.checkpoints.push_back(v);
         result.bytes += graph.bytes(v);
     }
@@ -56,9 +58,11 @@ std::vector<std::int64_t> TreeCheckpointSearch::maxTerms() const
 
 TreeCheckpointSearch::Result TreeCheckpointSearch::solve(std::int64_t c) const
 {
-    Walk walk;
-    walk.c = c;
-    walk.chosen.assign(m_graph.vertexCount(), 0);
+    if (m_chosenStamp.empty() || m_stamp == std::numeric_limits<int>::max()) {
+        m_chosenStamp.assign(m_graph.vertexCount(), 0);
+        m_stamp = 0;
+    }
+    Walk walk{c, {}, m_chosenStamp, ++m_stamp};
     walk.add(m_graph.source(), m_graph);
     walk.add(m_graph.sink(), m_graph);
     const DivisionNode& root = m_tree.node(m_tree.root());
@@ -90,7 +94,7 @@ void TreeCheckpointSearch::recur(int index, Walk& walk) const
         auto solveRun = [&](int from, int to) {
             if (from >= to)
                 return;
-            ConstrainedChain::Solution s = chain.solve(from, to, walk.c);
+            const ConstrainedChain::Solution& s = chain.solve(from, to, walk.c, m_work);
             for (int x : s.chosen)
                 walk.add(xs[x], m_graph);
             walk.leave(s.maxSegment);

@@ -29,7 +29,8 @@ public:
         std::int64_t maxSegment = 0;           // the largest segment they leave
         std::int64_t objective() const { return bytes + maxSegment; }
     };
-    // Alg. 5 from the root with C = c; c >= 0.
+    // Alg. 5 from the root with C = c; c >= 0. Reuses buffers of this object: one search
+    // per thread.
     Result solve(std::int64_t c) const;
 
 private:
@@ -41,6 +42,9 @@ private:
     std::vector<int> m_chainOf;  // per node: index into m_chains for Linear nodes, else -1
     std::vector<ConstrainedChain> m_chains;
     std::vector<std::vector<VertexIndex>> m_chainVertices;  // x_0..x_k of each chain
+    mutable ConstrainedChain::Workspace m_work;
+    mutable std::vector<int> m_chosenStamp;  // == m_stamp: already a checkpoint in this solve
+    mutable int m_stamp = 0;
 };
 
 }  // namespace ckpt

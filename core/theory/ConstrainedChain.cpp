@@ -1,7 +1,6 @@
 #include "theory/ConstrainedChain.h"
 
 #include <algorithm>
-#include <deque>
 #include <limits>
 #include <stdexcept>
 
@@ -39,36 +38,41 @@ void ConstrainedChain::appendSegmentCosts(std::vector<std::int64_t>& out) const
             out.push_back(segmentCost(p, q));
 }
 
-ConstrainedChain::Solution ConstrainedChain::solve(int from, int to, std::int64_t c) const
+const ConstrainedChain::Solution& ConstrainedChain::solve(int from, int to, std::int64_t c, Workspace& work) const
 {
     constexpr std::int64_t unreachable = std::numeric_limits<std::int64_t>::max();
     const int n = to - from + 1;
     // best[q]: least bytes of checkpoints in (from, q] with x_q a checkpoint; prev: argmin.
-    std::vector<std::int64_t> best(n, unreachable);
-    std::vector<int> prev(n, -1);
+    auto& best = work.best;
+    auto& prev = work.prev;
+    best.assign(n, unreachable);
+    prev.assign(n, -1);
     best[0] = 0;
-    std::deque<int> window;  // candidate p (local) in [lo, q-2], best[] increasing
-    int lo = 0;
+    // Candidates p (local) in [lo, q-2] with best[] increasing: a monotone deque kept in
+    // window[head, tail).
+    auto& window = work.window;
+    window.resize(n);
+    int head = 0, tail = 0, lo = 0;
     for (int q = 1; q < n; ++q) {
         if (q >= 2 && best[q - 2] != unreachable) {
-            while (!window.empty() && best[window.back()] >= best[q - 2])
-                window.pop_back();
-            window.push_back(q - 2);
+            while (tail > head && best[window[tail - 1]] >= best[q - 2])
+                --tail;
+            window[tail++] = q - 2;
         }
         // Segments from p to q (q >= p + 2) fit C iff prefix[p] >= prefix[q] - bytes[q] - C;
         // the left bound only moves right as q grows.
         const std::int64_t need = m_prefix[from + q] - m_bytes[from + q] - c;
         while (lo < q && m_prefix[from + lo] < need)
             ++lo;
-        while (!window.empty() && window.front() < lo)
-            window.pop_front();
+        while (tail > head && window[head] < lo)
+            ++head;
         std::int64_t b = unreachable;
         int arg = -1;
-        if (!window.empty()) {
-            b = best[window.front()];
-            arg = window.front();
+        if (tail > head) {
+            b = best[window[head]];
+            arg = window[head];
         }
-        if (m_memberSegmentCost[from + q - 1] <= c && best[q - 1] != unreachable && best[q - 1] < b) {
+        if (m_memberSegmentCost[from + q - 1] <= c && best[q - 1] < b) {
             b = best[q - 1];
             arg = q - 1;
         }
@@ -79,14 +83,15 @@ ConstrainedChain::Solution ConstrainedChain::solve(int from, int to, std::int64_
     }
     if (best[n - 1] == unreachable)
         throw std::logic_error("ConstrainedChain: a member exceeds C");
-    Solution s;
+    Solution& s = work.solution;
+    s.chosen.clear();
     s.bytes = best[n - 1];
+    s.maxSegment = 0;
     for (int q = n - 1; q > 0; q = prev[q]) {
         s.maxSegment = std::max(s.maxSegment, segmentCost(from + prev[q], from + q));
         if (prev[q] > 0)
             s.chosen.push_back(from + prev[q]);
     }
-    std::reverse(s.chosen.begin(), s.chosen.end());
     return s;
 }
 

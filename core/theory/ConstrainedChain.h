@@ -26,13 +26,20 @@ public:
     void appendSegmentCosts(std::vector<std::int64_t>& out) const;
 
     struct Solution {
-        std::vector<int> chosen;       // positions strictly between from and to, ascending
+        std::vector<int> chosen;       // positions strictly between from and to, descending
         std::int64_t bytes = 0;        // their bytes
         std::int64_t maxSegment = 0;   // largest segment left
     };
+    // Buffers reused between calls (a sweep calls solve thousands of times).
+    struct Workspace {
+        std::vector<std::int64_t> best;
+        std::vector<int> prev, window;
+        Solution solution;
+    };
     // x_from and x_to are checkpoints already; every member between them must have
-    // memberSegmentCost <= c (the caller breaks the others down first).
-    Solution solve(int from, int to, std::int64_t c) const;
+    // memberSegmentCost <= c (the caller breaks the others down first). The result lives in
+    // work.solution until the next call.
+    const Solution& solve(int from, int to, std::int64_t c, Workspace& work) const;
 
 private:
     std::vector<std::int64_t> m_bytes;
