@@ -154,10 +154,22 @@ private:
         const auto domTree = eulerIntervals(idom, 0);
         const auto pdomTree = eulerIntervals(ipdom, n - 1);
 
+        // A vertex with one predecessor and one successor (a link of a chain) is never the
+        // source of a maximal member: s_pq would extend to s_(pred p)q, still proper since s_ij
+        // has no splitting vertex. Likewise for targets. Dominator chains skip such links.
+        std::vector<char> link(n, 0);
+        for (int k = 1; k + 1 < n; ++k)
+            link[k] = m_graph.predecessors(vs[k]).size() == 1 && m_graph.successors(vs[k]).size() == 1;
+        std::vector<int> up(n, -1), down(n, -1);  // nearest strict (post-)dominator that is no link
+        for (int x = 1; x < n; ++x)
+            up[x] = link[idom[x]] ? up[idom[x]] : idom[x];
+        for (int x = n - 2; x >= 0; --x)
+            down[x] = link[ipdom[x]] ? down[ipdom[x]] : ipdom[x];
+
         std::unordered_set<std::int64_t> pairs;
         for (int x = 1; x + 1 < n; ++x)
-            for (int p = idom[x]; p >= 0; p = idom[p])
-                for (int q = ipdom[x]; q >= 0; q = ipdom[q])
+            for (int p = up[x]; p >= 0; p = up[p])
+                for (int q = down[x]; q >= 0; q = down[q])
                     if (p != 0 || q != n - 1)
                         pairs.insert(static_cast<std::int64_t>(p) * n + q);
 

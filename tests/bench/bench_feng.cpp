@@ -2,6 +2,7 @@
 // DenseNet-like and Inception-like graphs of 50 to 5,000 vertices and on the published
 // Checkmate graphs. Usage: bench_feng [SHARED_GRAPH_DIR]   (prints a Markdown table)
 #include "PaperNetworks.h"
+#include "graph/GraphBuilder.h"
 #include "io/GraphJson.h"
 #include "solvers/FengAcgSolver.h"
 #include "solvers/TreeCheckpointSearch.h"
@@ -63,6 +64,46 @@ void bench(const std::string& label, const Graph& g)
     std::fflush(stdout);
 }
 
+Vertex tensor(int index, std::int64_t bytes)
+{
+    Vertex v;
+    v.id = "v" + std::to_string(index);
+    v.bytes = bytes;
+    return v;
+}
+
+// Worst cases for the Complicate division: Fig. 4's Complicate IS with every member a chain
+// of `length` vertices, and a dense block (every layer reads every earlier one) of `layers`.
+Graph complicateOfChains(int length)
+{
+    GraphBuilder b;
+    const int i = 0, k = 1, t = 2, j = 3;
+    for (int v = 0; v < 4; ++v)
+        b.addVertex(tensor(v, 1000));
+    int next = 4;
+    for (auto [from, to] : {std::pair{i, k}, {i, t}, {k, t}, {k, j}, {t, j}}) {
+        int at = from;
+        for (int s = 0; s < length; ++s, ++next) {
+            b.addVertex(tensor(next, 100 + (next * 37) % 900));
+            b.addEdge("v" + std::to_string(at), "v" + std::to_string(next));
+            at = next;
+        }
+        b.addEdge("v" + std::to_string(at), "v" + std::to_string(to));
+    }
+    return b.build();
+}
+
+Graph denseBlock(int layers)
+{
+    GraphBuilder b;
+    for (int v = 0; v < layers; ++v) {
+        b.addVertex(tensor(v, 1000 + (v * 53) % 700));
+        for (int u = 0; u < v; ++u)
+            b.addEdge("v" + std::to_string(u), "v" + std::to_string(v));
+    }
+    return b.build();
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -82,6 +123,10 @@ int main(int argc, char** argv)
     }
     for (int modules : {5, 20, 60, 200, 600})
         bench("inception-like", test::inceptionLike(modules));
+    for (int length : {10, 100, 1000})
+        bench("complicate of chains", complicateOfChains(length));
+    for (int layers : {10, 50, 200})
+        bench("dense block (tournament)", denseBlock(layers));
     const std::string dir = argc > 1 ? argv[1] : "../shared/data/checkmate-graphs";
     if (std::filesystem::is_directory(dir)) {
         std::vector<std::string> files;
