@@ -23,14 +23,6 @@ std::string segmentTypeName(SegmentType type)
 
 namespace {
 
-bool hasEdge(const Graph& graph, VertexIndex from, VertexIndex to)
-{
-    const auto succ = graph.successors(from);
-    return std::binary_search(succ.begin(), succ.end(), to, [&graph](VertexIndex a, VertexIndex b) {
-        return graph.topologicalPosition(a) < graph.topologicalPosition(b);
-    });
-}
-
 // Divides IS of one graph, keeping graph-sized scratch arrays between calls so that each
 // division costs time in the size of the IS, not of the graph.
 class Divider {

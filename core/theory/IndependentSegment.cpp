@@ -6,14 +6,6 @@ namespace ckpt {
 
 namespace {
 
-bool hasEdge(const Graph& graph, VertexIndex from, VertexIndex to)
-{
-    const auto succ = graph.successors(from);
-    return std::binary_search(succ.begin(), succ.end(), to, [&graph](VertexIndex a, VertexIndex b) {
-        return graph.topologicalPosition(a) < graph.topologicalPosition(b);
-    });
-}
-
 void sortTopologically(const Graph& graph, std::vector<VertexIndex>& vs)
 {
     std::sort(vs.begin(), vs.end(), [&graph](VertexIndex a, VertexIndex b) {
@@ -22,6 +14,14 @@ void sortTopologically(const Graph& graph, std::vector<VertexIndex>& vs)
 }
 
 }  // namespace
+
+bool hasEdge(const Graph& graph, VertexIndex from, VertexIndex to)
+{
+    const auto succ = graph.successors(from);
+    return std::binary_search(succ.begin(), succ.end(), to, [&graph](VertexIndex a, VertexIndex b) {
+        return graph.topologicalPosition(a) < graph.topologicalPosition(b);
+    });
+}
 
 std::vector<VertexIndex> peelToIndependent(const Graph& graph, VertexIndex p, VertexIndex q,
                                            std::vector<VertexIndex> candidates, std::vector<char>& candidate)

@@ -26,6 +26,9 @@ struct IndependentSegment {
     bool isSingleEdge() const { return vertices.size() == 2; }
 };
 
+// Whether the graph has an edge from -> to (binary search over the sorted successors).
+bool hasEdge(const Graph& graph, VertexIndex from, VertexIndex to);
+
 // The interior vertices between p and q that form an IS with p and q: the vertices
 // dominated by p and post-dominated by q are peeled until no edge leaves the set except
 // into q or out of p. `candidate[v]` marks the starting set; on return it marks the result.

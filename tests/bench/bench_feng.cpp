@@ -8,17 +8,42 @@
 #include "solvers/TreeCheckpointSearch.h"
 #include "theory/DivisionTree.h"
 
-#include <sys/resource.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <new>
 #include <string>
 #include <vector>
 
 using namespace ckpt;
+
+// Heap accounting: live and peak bytes of everything allocated through operator new.
+namespace {
+std::size_t g_live = 0, g_peak = 0;
+}
+
+void* operator new(std::size_t n)
+{
+    void* p = std::malloc(n ? n : 1);
+    if (!p)
+        throw std::bad_alloc();
+    g_live += malloc_usable_size(p);
+    g_peak = std::max(g_peak, g_live);
+    return p;
+}
+void operator delete(void* p) noexcept
+{
+    if (p) {
+        g_live -= malloc_usable_size(p);
+        std::free(p);
+    }
+}
+void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
 
 namespace {
 
@@ -35,11 +60,13 @@ double medianMs(const std::function<void()>& run)
     return times[times.size() / 2];
 }
 
-long peakRssKb()
+// Peak heap bytes above what was live before `run`.
+std::size_t peakHeap(const std::function<void()>& run)
 {
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    return usage.ru_maxrss;
+    const std::size_t before = g_live;
+    g_peak = g_live;
+    run();
+    return g_peak - before;
 }
 
 void bench(const std::string& label, const Graph& g)
@@ -59,8 +86,14 @@ void bench(const std::string& label, const Graph& g)
     for (const SweepEntry& e : plan.sweep->entries)
         solved += !e.reused;
     const double everyMs = medianMs([&] { solver.solve(g, every); });
-    std::printf("| %s | %d | %d | %d | %zu | %zu | %zu | %.3f | %.3f | %.3f | %ld |\n", label.c_str(), g.vertexCount(),
-                g.edgeCount(), tree.size(), treeEntries, terms, solved, treeMs, stepsMs, everyMs, peakRssKb() / 1024);
+    std::size_t sweepBytes = 0;
+    for (const SweepEntry& e : plan.sweep->entries)
+        sweepBytes += sizeof(SweepEntry) + e.checkpoints.capacity() * sizeof(VertexIndex);
+    plan = Plan();
+    const std::size_t heap = peakHeap([&] { plan = solver.solve(g, {}); });
+    std::printf("| %s | %d | %d | %d | %zu | %zu | %zu | %.3f | %.3f | %.3f | %.2f | %.2f |\n", label.c_str(),
+                g.vertexCount(), g.edgeCount(), tree.size(), treeEntries, terms, solved, treeMs, stepsMs, everyMs,
+                heap / 1048576.0, sweepBytes / 1048576.0);
     std::fflush(stdout);
 }
 
@@ -109,8 +142,8 @@ Graph denseBlock(int layers)
 int main(int argc, char** argv)
 {
     std::printf("| graph | V | E | tree nodes | tree vertex entries | max terms C | Alg. 5 runs (steps) | tree ms | "
-                "feng-acg ms (steps) | feng-acg ms (every C) | peak RSS MiB |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "feng-acg ms (steps) | feng-acg ms (every C) | peak heap MiB (steps) | of which sweep output MiB |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int depth : {18, 34, 50, 101, 152})
         bench("resnet" + std::to_string(depth), test::resnet(depth));
     for (int depth : {121, 161, 169, 201})
