@@ -28,6 +28,7 @@ Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& va
                     value = argv[++i];
                 }
                 m_options[name] = value;
+                m_allOptions.emplace(name, value);
             } else {
                 throw UsageError("unknown option " + name);
             }
@@ -43,6 +44,14 @@ std::optional<std::string> Args::option(const std::string& name) const
     if (it == m_options.end())
         return std::nullopt;
     return it->second;
+}
+
+std::vector<std::string> Args::optionValues(const std::string& name) const
+{
+    std::vector<std::string> out;
+    for (auto [it, end] = m_allOptions.equal_range(name); it != end; ++it)
+        out.push_back(it->second);
+    return out;
 }
 
 std::string Args::requireOption(const std::string& name) const

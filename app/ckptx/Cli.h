@@ -26,6 +26,8 @@ public:
          const std::set<std::string>& flags);
     bool flag(const std::string& name) const { return m_flags.count(name) > 0; }
     std::optional<std::string> option(const std::string& name) const;
+    // Every value of an option given several times (--option a=1 --option b=2), in order.
+    std::vector<std::string> optionValues(const std::string& name) const;
     std::string requireOption(const std::string& name) const;
     const std::vector<std::string>& positional() const { return m_positional; }
     // Exactly `count` positional arguments, named for the usage message.
@@ -35,6 +37,7 @@ private:
     std::vector<std::string> m_positional;
     std::set<std::string> m_flags;
     std::map<std::string, std::string> m_options;
+    std::multimap<std::string, std::string> m_allOptions;
 };
 
 struct Command {

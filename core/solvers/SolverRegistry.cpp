@@ -1,6 +1,9 @@
 #include "solvers/SolverRegistry.h"
 
 #include "solvers/CheckpointAllSolver.h"
+#include "solvers/ExhaustiveSolver.h"
+#include "solvers/FengAcgSolver.h"
+#include "solvers/FengLcgSolver.h"
 
 #include <chrono>
 #include <memory>
@@ -11,8 +14,16 @@ const std::vector<const Solver*>& allSolvers()
 {
     // One line per solver; the order is the order users see them in.
     static const CheckpointAllSolver checkpointAll;
+    static const FengLcgSolver fengLcg;
+    static const FengAcgSolver fengAcg;
+    static const ExhaustiveSolver exhaustive(true);
+    static const ExhaustiveSolver exhaustiveGeneral(false);
     static const std::vector<const Solver*> solvers{
         &checkpointAll,
+        &fengLcg,
+        &fengAcg,
+        &exhaustive,
+        &exhaustiveGeneral,
     };
     return solvers;
 }

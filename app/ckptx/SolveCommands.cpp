@@ -1,0 +1,116 @@
+// ckptx solve / sweep / tree: checkpoint solvers, the Feng–Huang C sweep and the division tree.
+#include "Cli.h"
+
+#include "io/GraphJson.h"
+#include "io/PlanJson.h"
+#include "solvers/SolverRegistry.h"
+#include "theory/DivisionTree.h"
+
+#include <iostream>
+
+namespace ckptx {
+
+namespace {
+
+ckpt::SolverOptions solverOptions(const Args& args)
+{
+    ckpt::SolverOptions options;
+    for (const std::string& kv : args.optionValues("--option")) {
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw UsageError("--option takes KEY=VALUE, got \"" + kv + "\"");
+        options.values[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    return options;
+}
+
+std::string idList(const nlohmann::json& ids)
+{
+    std::string out;
+    for (const auto& id : ids)
+        out += (out.empty() ? "" : " ") + id.get<std::string>();
+    return out;
+}
+
+int runSolve(const std::vector<std::string>& argv)
+{
+    Args args(argv, {"--solver", "--option"}, {"--json"});
+    args.expectPositional({"GRAPH"});
+    const std::string solver = args.requireOption("--solver");
+    const auto graph = ckpt::readGraphFile(args.positional()[0]);
+    const ckpt::Plan plan = ckpt::runSolver(solver, graph, solverOptions(args));
+    const nlohmann::json out = ckpt::planToJson(graph, plan, false);
+    if (args.flag("--json")) {
+        printJson(out);
+        return Ok;
+    }
+    std::cout << "solver:      " << plan.solver << "\n"
+              << "checkpoints: " << idList(out["checkpoints"]) << "\n"
+              << "objective:   " << plan.objective() << " bytes (" << plan.evaluation.checkpointBytes
+              << " checkpoints + " << plan.evaluation.maxSegmentCost << " largest segment)\n"
+              << "IS plan:     " << (plan.evaluation.isISPlan ? "yes" : "no, " + plan.evaluation.whyNotIS) << "\n"
+              << "segments:    " << plan.evaluation.segments.size() << "\n"
+              << "time:        " << plan.wallTimeMs << " ms\n";
+    for (const std::string& note : plan.notes)
+        std::cout << "note:        " << note << "\n";
+    return Ok;
+}
+
+int runSweep(const std::vector<std::string>& argv)
+{
+    Args args(argv, {"--solver", "--option"}, {"--json"});
+    args.expectPositional({"GRAPH"});
+    const std::string solver = args.option("--solver").value_or("feng-acg");
+    const auto graph = ckpt::readGraphFile(args.positional()[0]);
+    const ckpt::Plan plan = ckpt::runSolver(solver, graph, solverOptions(args));
+    if (!plan.sweep)
+        throw UsageError("solver " + solver + " does not sweep a max term C (use feng-acg or feng-lcg)");
+    nlohmann::json out = ckpt::sweepToJson(graph, *plan.sweep);
+    out["solver"] = plan.solver;
+    out["time_ms"] = plan.wallTimeMs;
+    if (args.flag("--json")) {
+        printJson(out);
+        return Ok;
+    }
+    std::cout << "C\tobjective\tcheckpoints\n";
+    for (const auto& e : out["entries"])
+        std::cout << e["c"].get<std::int64_t>() << "\t" << e["objective"].get<std::int64_t>() << "\t"
+                  << idList(e["checkpoints"]) << (e["reused"].get<bool>() ? "\t(reused)" : "") << "\n";
+    std::cout << "winner: C = " << out["winner_c"].get<std::int64_t>() << ", objective "
+              << out["winner_objective"].get<std::int64_t>() << " bytes\n";
+    return Ok;
+}
+
+void printNode(const nlohmann::json& node, int depth)
+{
+    std::cout << std::string(2 * depth, ' ') << node["type"].get<std::string>() << " "
+              << node["source"].get<std::string>() << " -> " << node["target"].get<std::string>()
+              << "  cost " << node["cost"].get<std::int64_t>() << "\n";
+    for (const auto& child : node["children"])
+        printNode(child, depth + 1);
+}
+
+int runTree(const std::vector<std::string>& argv)
+{
+    Args args(argv, {}, {"--json"});
+    args.expectPositional({"GRAPH"});
+    const auto graph = ckpt::readGraphFile(args.positional()[0]);
+    const nlohmann::json out = ckpt::divisionTreeToJson(graph, ckpt::DivisionTree::build(graph));
+    if (args.flag("--json"))
+        printJson(out);
+    else
+        printNode(out["root"], 0);
+    return Ok;
+}
+
+const CommandRegistration solve{{"solve", "solve GRAPH --solver NAME [--option KEY=VALUE ...] [--json]",
+                                 "checkpoints, segments and objective (Feng & Huang Eq. 2) from a solver", &runSolve}};
+const CommandRegistration sweep{{"sweep", "sweep GRAPH [--solver feng-acg|feng-lcg] [--option KEY=VALUE ...] [--json]",
+                                 "every max term C of the Feng & Huang sweep with its checkpoints and objective",
+                                 &runSweep}};
+const CommandRegistration tree{{"tree", "tree GRAPH [--json]",
+                                "the division tree: Linear / Branch / Complicate IS down to single edges", &runTree}};
+
+}  // namespace
+
+}  // namespace ckptx

@@ -1,0 +1,20 @@
+#include "solvers/FengLcgSolver.h"
+
+#include "solvers/FengAcgSolver.h"
+
+namespace ckpt {
+
+std::vector<OptionSpec> FengLcgSolver::options() const
+{
+    return FengAcgSolver().options();
+}
+
+Plan FengLcgSolver::solve(const Graph& graph, const SolverOptions& options) const
+{
+    if (!graph.isChain())
+        throw SolverError("feng-lcg needs a linear computation graph (a chain); \"" + graph.name() +
+                          "\" has branches — use feng-acg");
+    return solveBySweep(graph, *this, options);
+}
+
+}  // namespace ckpt

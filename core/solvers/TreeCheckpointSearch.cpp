@@ -1,0 +1,129 @@
+#include "solvers/TreeCheckpointSearch.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace ckpt {
+
+struct TreeCheckpointSearch::Walk {
+    std::int64_t c = 0;
+    Result result;
+    std::vector<int>& chosen;
+    int stamp;
+
+    void add(VertexIndex v, const Graph& graph)
+    {
+        if (chosen[v] == stamp)
+            return;
+        chosen[v] = stamp;
+        result.checkpoints.push_back(v);
+        result.bytes += graph.bytes(v);
+    }
+    void leave(std::int64_t segmentCost) { result.maxSegment = std::max(result.maxSegment, segmentCost); }
+};
+
+TreeCheckpointSearch::TreeCheckpointSearch(const Graph& graph, const DivisionTree& tree)
+    : m_graph(graph), m_tree(tree), m_chainOf(tree.size(), -1)
+{
+    for (int n = 0; n < tree.size(); ++n) {
+        const DivisionNode& node = tree.node(n);
+        if (node.type != SegmentType::Linear)
+            continue;
+        std::vector<VertexIndex> xs{node.segment.source};
+        std::vector<std::int64_t> bytes{graph.bytes(node.segment.source)}, cost, segmentCost;
+        for (int child : node.children) {
+            const DivisionNode& member = tree.node(child);
+            xs.push_back(member.segment.target);
+            bytes.push_back(graph.bytes(member.segment.target));
+            cost.push_back(member.segment.cost);
+            segmentCost.push_back(member.segmentCost);
+        }
+        m_chainOf[n] = static_cast<int>(m_chains.size());
+        m_chains.emplace_back(std::move(bytes), std::move(cost), std::move(segmentCost));
+        m_chainVertices.push_back(std::move(xs));
+    }
+}
+
+std::vector<std::int64_t> TreeCheckpointSearch::maxTerms() const
+{
+    std::vector<std::int64_t> terms;
+    for (const DivisionNode& node : m_tree.nodes())
+        terms.push_back(node.segmentCost);
+    for (const ConstrainedChain& chain : m_chains)
+        chain.appendSegmentCosts(terms);
+    std::sort(terms.begin(), terms.end());
+    terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
+    return terms;
+}
+
+TreeCheckpointSearch::Result TreeCheckpointSearch::solve(std::int64_t c) const
+{
+    if (m_chosenStamp.empty() || m_stamp == std::numeric_limits<int>::max()) {
+        m_chosenStamp.assign(m_graph.vertexCount(), 0);
+        m_stamp = 0;
+    }
+    Walk walk{c, {}, m_chosenStamp, ++m_stamp};
+    walk.add(m_graph.source(), m_graph);
+    walk.add(m_graph.sink(), m_graph);
+    const DivisionNode& root = m_tree.node(m_tree.root());
+    if (root.segmentCost <= c)
+        walk.leave(root.segmentCost);
+    else
+        recur(m_tree.root(), walk);
+    auto& cps = walk.result.checkpoints;
+    std::sort(cps.begin(), cps.end(), [this](VertexIndex a, VertexIndex b) {
+        return m_graph.topologicalPosition(a) < m_graph.topologicalPosition(b);
+    });
+    return std::move(walk.result);
+}
+
+// Alg. 5 for an IS whose source and target are checkpoints and that leaves a segment
+// larger than C. "Cost of s" in its step 1 is read as the largest segment s leaves with
+// only its ends as checkpoints (segmentCost): for a Branch IS that is its largest branch,
+// because branches are re-forwarded one at a time; Alg. 5's own Branch step agrees (it
+// adds nothing but v_i, v_j and recurses only into branches that exceed C).
+void TreeCheckpointSearch::recur(int index, Walk& walk) const
+{
+    const DivisionNode& node = m_tree.node(index);
+    if (node.type == SegmentType::Linear) {
+        // Steps 4–10: members exceeding C are broken down recursively with both ends as
+        // checkpoints; the runs of members between them are LCG problems under C (Fig. 6).
+        // The last run (after the last broken member) is solved the same way.
+        const ConstrainedChain& chain = m_chains[m_chainOf[index]];
+        const auto& xs = m_chainVertices[m_chainOf[index]];
+        auto solveRun = [&](int from, int to) {
+            if (from >= to)
+                return;
+            const ConstrainedChain::Solution& s = chain.solve(from, to, walk.c, m_work);
+            for (int x : s.chosen)
+                walk.add(xs[x], m_graph);
+            walk.leave(s.maxSegment);
+        };
+        int from = 0;
+        for (int m = 0; m < chain.length(); ++m) {
+            const int member = node.children[m];
+            if (m_tree.node(member).segmentCost <= walk.c)
+                continue;
+            solveRun(from, m);
+            walk.add(xs[m], m_graph);
+            walk.add(xs[m + 1], m_graph);
+            recur(member, walk);
+            from = m + 1;
+        }
+        solveRun(from, chain.length());
+        return;
+    }
+    // Steps 12–15 (Branch and Complicate IS): every member's ends become checkpoints;
+    // members still exceeding C are broken down.
+    for (int member : node.children) {
+        const DivisionNode& m = m_tree.node(member);
+        walk.add(m.segment.source, m_graph);
+        walk.add(m.segment.target, m_graph);
+        if (m.segmentCost > walk.c)
+            recur(member, walk);
+        else if (!m.segment.isSingleEdge())
+            walk.leave(m.segmentCost);
+    }
+}
+
+}  // namespace ckpt

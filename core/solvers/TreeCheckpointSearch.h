@@ -1,0 +1,50 @@
+#pragma once
+// Feng & Huang Alg. 5: the checkpoints of least total bytes under a max term C, found by
+// walking the division tree, plus the max-term list of Alg. 6 step 1.
+#include "graph/Graph.h"
+#include "theory/ConstrainedChain.h"
+#include "theory/DivisionTree.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ckpt {
+
+class TreeCheckpointSearch {
+public:
+    TreeCheckpointSearch(const Graph& graph, const DivisionTree& tree);
+
+    // Alg. 6 step 1, deduplicated and ascending: every cost a segment of an IS plan can
+    // have. By the completeness of the division tree (Theorem 1) such a segment is a node
+    // left whole (for a Branch IS: one branch) or a run of consecutive members of a Linear
+    // IS with its inner splitting vertices. The paper lists "all possible IS", which adds
+    // values no IS plan's max can take (e.g. two branches together); those C never win
+    // (the plan found under them has a smaller max that is on this list), so they are
+    // left out.
+    std::vector<std::int64_t> maxTerms() const;
+
+    struct Result {
+        std::vector<VertexIndex> checkpoints;  // topological order, with source and sink
+        std::int64_t bytes = 0;                // their total bytes
+        std::int64_t maxSegment = 0;           // the largest segment they leave
+        std::int64_t objective() const { return bytes + maxSegment; }
+    };
+    // Alg. 5 from the root with C = c; c >= 0. Reuses buffers of this object: one search
+    // per thread.
+    Result solve(std::int64_t c) const;
+
+private:
+    struct Walk;
+    void recur(int node, Walk& walk) const;
+
+    const Graph& m_graph;
+    const DivisionTree& m_tree;
+    std::vector<int> m_chainOf;  // per node: index into m_chains for Linear nodes, else -1
+    std::vector<ConstrainedChain> m_chains;
+    std::vector<std::vector<VertexIndex>> m_chainVertices;  // x_0..x_k of each chain
+    mutable ConstrainedChain::Workspace m_work;
+    mutable std::vector<int> m_chosenStamp;  // == m_stamp: already a checkpoint in this solve
+    mutable int m_stamp = 0;
+};
+
+}  // namespace ckpt

@@ -1,0 +1,64 @@
+#pragma once
+// IS types, their divisions and the division tree (Feng & Huang §5.2–5.3).
+//
+//  - Linear IS (Def. 3): has linear splitting vertices; its division is the IS between
+//    consecutive splitting vertices (Alg. 2).
+//  - Branch IS (Def. 4): no splitting vertex, several branches sharing only source and
+//    target; its division is the branches, the direct edge source->target being one (Alg. 3).
+//  - Complicate IS (Def. 5): neither; its division is its maximal proper member IS (Def. 6,
+//    Alg. 4).
+//  - Leaf: a single edge, the smallest IS.
+// The tree (Fig. 5) has the whole graph as its root and the division of each node as its
+// children; it is unique and complete (Theorem 1).
+#include "graph/Graph.h"
+#include "theory/IndependentSegment.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ckpt {
+
+enum class SegmentType { Linear, Branch, Complicate, Leaf };
+// "linear", "branch", "complicate", "leaf"
+std::string segmentTypeName(SegmentType type);
+
+struct Division {
+    SegmentType type = SegmentType::Leaf;
+    // Linear: in order from source to target. Branch: the direct edge first, then the
+    // branches by their first vertex. Complicate: by (source, target) position. Leaf: none.
+    std::vector<IndependentSegment> members;
+};
+
+// The type of an IS and its division (Alg. 2, 3, 4). The paper's algorithms are O(|V|^3)
+// per IS; these are near-linear for Linear and Branch IS (see the .cpp).
+Division divide(const Graph& graph, const IndependentSegment& segment);
+
+struct DivisionNode {
+    SegmentType type = SegmentType::Leaf;
+    IndependentSegment segment;
+    // The largest segment the IS leaves when only its source and target are checkpoints:
+    // its cost, except for a Branch IS, whose branches are re-forwarded one after the other
+    // (each is its own IS), where it is the largest branch.
+    std::int64_t segmentCost = 0;
+    std::vector<int> children;  // node indices of the division's members, in Division order
+    int parent = -1;
+};
+
+class DivisionTree {
+public:
+    // The root is the whole graph: the IS from the graph's source to its sink.
+    static DivisionTree build(const Graph& graph);
+
+    int root() const { return 0; }
+    int size() const { return static_cast<int>(m_nodes.size()); }
+    const DivisionNode& node(int index) const { return m_nodes[index]; }
+    const std::vector<DivisionNode>& nodes() const { return m_nodes; }
+    // Whether any node is a Complicate IS.
+    bool hasComplicate() const;
+
+private:
+    std::vector<DivisionNode> m_nodes;
+};
+
+}  // namespace ckpt

@@ -1,0 +1,249 @@
+// Independent Segments, their types and divisions, and the division tree (Feng & Huang
+// §5.1–5.3) on the paper's examples and on random graphs.
+#include "PaperNetworks.h"
+#include "RandomGraphs.h"
+#include "TestData.h"
+#include "io/GraphJson.h"
+#include "theory/DivisionTree.h"
+#include "theory/IndependentSegment.h"
+
+#include <QtTest>
+
+#include <set>
+
+using namespace ckpt;
+
+namespace {
+
+Graph example(const char* name)
+{
+    return readGraphFile(test::sourcePath(QStringLiteral("resources/examples/%1.json").arg(name)).toStdString());
+}
+
+VertexIndex at(const Graph& g, const char* id) { return *g.find(id); }
+
+std::string endsOf(const Graph& g, const IndependentSegment& s)
+{
+    return g.vertex(s.source).id + "-" + g.vertex(s.target).id;
+}
+
+using EdgeSet = std::set<std::pair<VertexIndex, VertexIndex>>;
+
+EdgeSet edgesOf(const Graph& g, const IndependentSegment& s)
+{
+    std::set<VertexIndex> in(s.vertices.begin(), s.vertices.end());
+    EdgeSet out;
+    for (VertexIndex v : s.vertices)
+        for (VertexIndex w : g.successors(v))
+            if (in.count(w) && (v != s.source || w != s.target || s.hasDirectEdge))
+                out.insert({v, w});
+    return out;
+}
+
+bool strictlyInside(const Graph& g, const IndependentSegment& small, const IndependentSegment& big)
+{
+    const EdgeSet a = edgesOf(g, small), b = edgesOf(g, big);
+    const std::set<VertexIndex> va(small.vertices.begin(), small.vertices.end()),
+        vb(big.vertices.begin(), big.vertices.end());
+    return std::includes(vb.begin(), vb.end(), va.begin(), va.end()) &&
+           std::includes(b.begin(), b.end(), a.begin(), a.end()) && (a != b || va != vb);
+}
+
+// Every structural promise of the tree, checked from the definitions.
+void checkTree(const Graph& g, const DivisionTree& tree, const QByteArray& where)
+{
+    QVERIFY2(tree.node(0).segment.vertices.size() == static_cast<std::size_t>(g.vertexCount()), where);
+    for (const DivisionNode& node : tree.nodes()) {
+        const IndependentSegment& s = node.segment;
+        QVERIFY2(isIndependentSegment(g, s.vertices, s.source, s.target), where);
+        if (node.type == SegmentType::Leaf) {
+            QVERIFY2(s.isSingleEdge() && s.hasDirectEdge && node.children.empty(), where);
+            continue;
+        }
+        QVERIFY2(node.children.size() >= 2, where);
+        // The members' edges partition the node's edges.
+        EdgeSet all;
+        std::size_t count = 0;
+        for (int c : node.children) {
+            const EdgeSet e = edgesOf(g, tree.node(c).segment);
+            count += e.size();
+            all.insert(e.begin(), e.end());
+        }
+        QVERIFY2(all == edgesOf(g, s) && count == all.size(), where);
+        const auto splits = linearSplittingVertices(g, s);
+        if (node.type == SegmentType::Linear) {
+            QVERIFY2(splits.size() + 1 == node.children.size(), where);
+            VertexIndex expect = s.source;
+            for (int c : node.children) {
+                QVERIFY2(tree.node(c).segment.source == expect, where);
+                expect = tree.node(c).segment.target;
+            }
+            QVERIFY2(expect == s.target, where);
+            continue;
+        }
+        QVERIFY2(splits.empty(), where);
+        if (node.type == SegmentType::Branch) {
+            for (int c : node.children)
+                QVERIFY2(tree.node(c).segment.source == s.source && tree.node(c).segment.target == s.target, where);
+            continue;
+        }
+        // Complicate (Def. 5, 6): one branch, and the members are exactly the maximal
+        // proper IS: none lies strictly inside another proper IS, and every proper IS lies
+        // inside a member.
+        QVERIFY2(!s.hasDirectEdge, where);
+        std::vector<IndependentSegment> proper;
+        for (VertexIndex p : s.vertices)
+            for (VertexIndex q : s.vertices)
+                if ((p != s.source || q != s.target) && g.topologicalPosition(p) < g.topologicalPosition(q))
+                    if (auto is = largestIndependentSegment(g, p, q))
+                        proper.push_back(*is);
+        for (int c : node.children) {
+            const IndependentSegment& m = tree.node(c).segment;
+            for (const IndependentSegment& other : proper)
+                QVERIFY2(!strictlyInside(g, m, other), where + " member " + endsOf(g, m).c_str());
+        }
+        for (const IndependentSegment& other : proper) {
+            bool inside = false;
+            for (int c : node.children)
+                inside = inside || !strictlyInside(g, tree.node(c).segment, other);
+            QVERIFY2(inside, where);
+        }
+    }
+}
+
+std::multiset<std::string> memberEnds(const Graph& g, const DivisionTree& tree, int node)
+{
+    std::multiset<std::string> out;
+    for (int c : tree.node(node).children)
+        out.insert(endsOf(g, tree.node(c).segment));
+    return out;
+}
+
+}  // namespace
+
+class DivisionTreeTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void fig3IndependentSegment()
+    {
+        const Graph g = example("fig3");
+        // v_i and v_t form an IS (its interior v_k depends on nothing outside) ...
+        const auto it = largestIndependentSegment(g, at(g, "i"), at(g, "t"));
+        QVERIFY(it);
+        QCOMPARE(it->vertices, (std::vector<VertexIndex>{at(g, "i"), at(g, "k"), at(g, "t")}));
+        QVERIFY(it->hasDirectEdge);
+        QCOMPARE(it->cost, 6);
+        // ... v_k and v_j cannot: v_t depends on v_i.
+        QVERIFY(!largestIndependentSegment(g, at(g, "k"), at(g, "j")));
+        QVERIFY(!isIndependentSegment(g, {at(g, "k"), at(g, "t"), at(g, "j")}, at(g, "k"), at(g, "j")));
+        QCOMPARE(linearSplittingVertices(g, *largestIndependentSegment(g, at(g, "i"), at(g, "j"))),
+                 std::vector<VertexIndex>{at(g, "t")});
+    }
+
+    void fig4Columns()
+    {
+        {  // Linear IS s_ij, division {s_ik, s_kj}.
+            const Graph g = example("fig4-linear");
+            const DivisionTree t = DivisionTree::build(g);
+            QCOMPARE(t.node(0).type, SegmentType::Linear);
+            QCOMPARE(memberEnds(g, t, 0), (std::multiset<std::string>{"i-k", "k-j"}));
+            for (int c : t.node(0).children)
+                QCOMPARE(t.node(c).type, SegmentType::Branch);
+        }
+        {  // Branch IS, division into its three branches.
+            const Graph g = example("fig4-branch");
+            const DivisionTree t = DivisionTree::build(g);
+            QCOMPARE(t.node(0).type, SegmentType::Branch);
+            QCOMPARE(memberEnds(g, t, 0), (std::multiset<std::string>{"i-j", "i-j", "i-j"}));
+            QCOMPARE(t.node(0).segmentCost, 9);  // the largest branch (b, c) = 4 + 5
+            QCOMPARE(t.node(0).segment.cost, 23);
+        }
+        {  // Complicate IS, division {s_ik, s_it, s_kt, s_kj, s_tj} (Def. 6).
+            const Graph g = example("fig4-complicate");
+            const DivisionTree t = DivisionTree::build(g);
+            QCOMPARE(t.node(0).type, SegmentType::Complicate);
+            QCOMPARE(memberEnds(g, t, 0), (std::multiset<std::string>{"i-k", "i-t", "k-t", "k-j", "t-j"}));
+            checkTree(g, t, "fig4-complicate");
+        }
+    }
+
+    void blocks()
+    {
+        {  // Residual: a Linear chain of Branch IS (skip edge + body, or projection + body).
+            const Graph g = example("residual");
+            const DivisionTree t = DivisionTree::build(g);
+            QCOMPARE(t.node(0).type, SegmentType::Linear);
+            QCOMPARE(memberEnds(g, t, 0),
+                     (std::multiset<std::string>{"input-conv1", "conv1-block1.add", "block1.add-block2.add",
+                                                 "block2.add-block3.add", "block3.add-pool", "pool-fc"}));
+            checkTree(g, t, "residual");
+            QVERIFY(!t.hasComplicate());
+        }
+        {  // Inception: a Branch IS of four branches, then the next layer.
+            const Graph g = example("inception");
+            const DivisionTree t = DivisionTree::build(g);
+            QCOMPARE(t.node(0).type, SegmentType::Linear);
+            const int module = t.node(0).children[0];
+            QCOMPARE(t.node(module).type, SegmentType::Branch);
+            QCOMPARE(t.node(module).children.size(), 4u);
+            checkTree(g, t, "inception");
+        }
+        {  // Dense block: the input->transition edge is a branch; the rest is a Complicate
+           // IS whose only proper IS are its single edges.
+            const Graph g = example("dense-block");
+            const DivisionTree t = DivisionTree::build(g);
+            QCOMPARE(t.node(0).type, SegmentType::Branch);
+            const int dense = t.node(0).children[1];
+            QCOMPARE(t.node(dense).type, SegmentType::Complicate);
+            QCOMPARE(t.node(dense).children.size(), 14u);
+            for (int c : t.node(dense).children)
+                QCOMPARE(t.node(c).type, SegmentType::Leaf);
+            checkTree(g, t, "dense-block");
+        }
+    }
+
+    void twoVertexGraphIsOneLeaf()
+    {
+        const Graph g = test::makeChain({1, 2});
+        const DivisionTree t = DivisionTree::build(g);
+        QCOMPARE(t.size(), 1);
+        QCOMPARE(t.node(0).type, SegmentType::Leaf);
+    }
+
+    void nestedComplicate()
+    {
+        // Fig. 4's Complicate IS with its member s_kj replaced by another Complicate IS: the
+        // outer division keeps s_kj whole (it is maximal), and s_kj divides again.
+        const Graph g = test::makeGraph(
+            {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13},
+            {{0, 1}, {1, 2}, {0, 3}, {3, 4}, {2, 5}, {5, 4}, {4, 6}, {6, 12},
+             // s_kj with k = 2, j = 12, Complicate: 2 -> 7 -> 8, 2 -> 9 -> 10, 8 -> 11 -> 10, 8 -> ... -> 12
+             {2, 7}, {7, 8}, {2, 9}, {9, 10}, {8, 11}, {11, 10}, {8, 12}, {10, 12}});
+        const DivisionTree t = DivisionTree::build(g);
+        checkTree(g, t, "nested complicate");
+        QCOMPARE(t.node(0).type, SegmentType::Complicate);
+        int complicate = 0;
+        for (const DivisionNode& n : t.nodes())
+            complicate += n.type == SegmentType::Complicate;
+        QCOMPARE(complicate, 2);
+    }
+
+    void randomTrees()
+    {
+        for (int k = 0; k < 1400; ++k) {
+            std::mt19937_64 rng(5000 + k);
+            const auto shape = static_cast<test::RandomShape>(k % test::kRandomShapeCount);
+            const test::RandomGraphSpec spec = test::randomGraph(shape, 14, rng);
+            const Graph g = test::makeGraph(spec.bytes, spec.edges);
+            const DivisionTree t = DivisionTree::build(g);
+            checkTree(g, t, QByteArray(test::shapeName(shape).c_str()) + ": " + spec.describe().c_str());
+            if (shape == test::RandomShape::SeriesParallel || shape == test::RandomShape::Chain ||
+                shape == test::RandomShape::ResidualChain || shape == test::RandomShape::Inception)
+                QVERIFY(!t.hasComplicate());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(DivisionTreeTest)
+#include "tst_divisiontree.moc"

@@ -1,0 +1,187 @@
+#include "RandomGraphs.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ckpt::test {
+
+std::string shapeName(RandomShape shape)
+{
+    switch (shape) {
+    case RandomShape::Chain:
+        return "chain";
+    case RandomShape::ResidualChain:
+        return "residual chain";
+    case RandomShape::Inception:
+        return "inception";
+    case RandomShape::DenseBlock:
+        return "dense block";
+    case RandomShape::Crossing:
+        return "crossing";
+    case RandomShape::SeriesParallel:
+        return "series-parallel";
+    case RandomShape::RandomDag:
+        break;
+    }
+    return "random DAG";
+}
+
+std::string RandomGraphSpec::describe() const
+{
+    std::string out = "bytes {";
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(bytes[i]);
+    out += "} edges {";
+    for (std::size_t i = 0; i < edges.size(); ++i)
+        out += (i ? ", " : "") + std::string("{") + std::to_string(edges[i].first) + ", " +
+               std::to_string(edges[i].second) + "}";
+    return out + "}";
+}
+
+namespace {
+
+int uniform(std::mt19937_64& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+bool chance(std::mt19937_64& rng, double p) { return std::bernoulli_distribution(p)(rng); }
+
+// Builds graphs vertex by vertex; edges are deduplicated and always go forward.
+struct Builder {
+    int n = 0;
+    std::set<std::pair<int, int>> edges;
+    int add() { return n++; }
+    void edge(int a, int b)
+    {
+        if (a != b)
+            edges.insert({std::min(a, b), std::max(a, b)});
+    }
+    // A chain of `length` new vertices from `from`; returns the last (or `from`).
+    int chain(int from, int length)
+    {
+        for (int k = 0; k < length; ++k) {
+            const int v = add();
+            edge(from, v);
+            from = v;
+        }
+        return from;
+    }
+};
+
+// A two-terminal series-parallel piece between existing `from` and a new end, using at
+// most `budget` new vertices; returns the end.
+int seriesParallel(Builder& b, int from, int budget, std::mt19937_64& rng)
+{
+    if (budget <= 1)
+        return b.chain(from, 1);
+    if (chance(rng, 0.5)) {  // series
+        const int left = uniform(rng, 1, budget - 1);
+        return seriesParallel(b, seriesParallel(b, from, left, rng), budget - left, rng);
+    }
+    // parallel: branches built separately, then joined at a new vertex
+    const int branches = uniform(rng, 2, 3);
+    std::vector<int> ends;
+    int left = budget - 1;
+    for (int k = 0; k < branches && left > 0; ++k) {
+        const int size = k + 1 == branches ? left : uniform(rng, 0, left);
+        left -= size;
+        ends.push_back(size == 0 ? from : seriesParallel(b, from, size, rng));
+    }
+    const int join = b.add();
+    for (int e : ends)
+        b.edge(e, join);
+    return join;
+}
+
+}  // namespace
+
+RandomGraphSpec randomGraph(RandomShape shape, int maxVertices, std::mt19937_64& rng)
+{
+    Builder b;
+    const int source = b.add();
+    const int budget = uniform(rng, 1, std::max(1, maxVertices - 1));  // vertices after the source
+    switch (shape) {
+    case RandomShape::Chain:
+        b.chain(source, budget);
+        break;
+    case RandomShape::ResidualChain: {
+        int at = source;
+        while (b.n < budget + 1) {
+            const int body = std::min(uniform(rng, 1, 3), budget + 1 - b.n);
+            const int end = b.chain(at, body);
+            if (body >= 2 || chance(rng, 0.3))
+                b.edge(at, end);  // the skip connection
+            at = end;
+        }
+        break;
+    }
+    case RandomShape::Inception: {
+        // Modules of parallel branches joined by a concat; the last vertex ends the graph.
+        int at = source;
+        auto room = [&] { return budget - b.n; };  // vertices left before the last
+        while (room() >= 2) {
+            const int branches = uniform(rng, 2, 4);
+            std::vector<int> ends;
+            for (int k = 0; k < branches; ++k)
+                ends.push_back(b.chain(at, std::min(uniform(rng, 0, 2), room() - 1)));
+            const int concat = b.add();
+            for (int e : ends)
+                b.edge(e, concat);
+            at = concat;
+        }
+        b.chain(at, budget + 1 - b.n);
+        break;
+    }
+    case RandomShape::DenseBlock: {
+        const int lead = uniform(rng, 0, std::min(2, budget - 1));
+        const int start = b.chain(source, lead);
+        const int layers = budget - lead;
+        std::vector<int> block{start};
+        for (int k = 0; k < layers; ++k) {
+            const int v = b.add();
+            for (int u : block)
+                if (u == block.back() || chance(rng, 0.85))
+                    b.edge(u, v);
+            block.push_back(v);
+        }
+        break;
+    }
+    case RandomShape::Crossing: {
+        // Series-parallel pieces plus edges that cross them (Complicate IS, Fig. 4 right).
+        seriesParallel(b, source, budget, rng);
+        const int extra = uniform(rng, 1, 3);
+        for (int k = 0; k < extra; ++k) {
+            const int x = uniform(rng, 0, b.n - 2), y = uniform(rng, x + 1, b.n - 1);
+            b.edge(x, y);
+        }
+        break;
+    }
+    case RandomShape::SeriesParallel:
+        seriesParallel(b, source, budget, rng);
+        break;
+    case RandomShape::RandomDag: {
+        const int n = budget + 1;
+        const double p = std::uniform_real_distribution<double>(0.1, 0.6)(rng);
+        for (int v = 1; v < n; ++v) {
+            b.add();
+            b.edge(uniform(rng, 0, v - 1), v);
+            for (int u = 0; u < v; ++u)
+                if (chance(rng, p))
+                    b.edge(u, v);
+        }
+        break;
+    }
+    }
+    // Single sink: every vertex without a successor (other than the last) feeds the last.
+    RandomGraphSpec spec;
+    std::vector<char> hasSucc(b.n, 0);
+    for (auto [u, v] : b.edges)
+        hasSucc[u] = 1;
+    for (int v = 0; v + 1 < b.n; ++v)
+        if (!hasSucc[v])
+            b.edge(v, b.n - 1);
+    spec.edges.assign(b.edges.begin(), b.edges.end());
+    const bool large = chance(rng, 0.2);
+    for (int v = 0; v < b.n; ++v)
+        spec.bytes.push_back(large ? uniform(rng, 0, 1000) : (chance(rng, 0.2) ? 0 : uniform(rng, 1, 9)));
+    return spec;
+}
+
+}  // namespace ckpt::test

@@ -1,0 +1,28 @@
+#pragma once
+// Random single-source single-sink DAGs of the shapes the Feng–Huang theory cares about,
+// for property tests. Deterministic for a given seed.
+#include "graph/Graph.h"
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ckpt::test {
+
+enum class RandomShape { Chain, ResidualChain, Inception, DenseBlock, Crossing, SeriesParallel, RandomDag };
+std::string shapeName(RandomShape shape);
+inline constexpr int kRandomShapeCount = 7;
+
+struct RandomGraphSpec {
+    std::vector<std::int64_t> bytes;
+    std::vector<std::pair<int, int>> edges;
+    std::string describe() const;  // bytes and edges, to paste into a test
+};
+
+// At most maxVertices vertices (>= 2); vertex 0 is the source and the last the sink.
+// Bytes are small with zeros and ties (0..9) or, now and then, large and distinct.
+RandomGraphSpec randomGraph(RandomShape shape, int maxVertices, std::mt19937_64& rng);
+
+}  // namespace ckpt::test
