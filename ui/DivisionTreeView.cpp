@@ -96,7 +96,7 @@ int TreeDisplay::smallestContaining(const std::vector<VertexIndex>& vertices) co
             return v == n.source || v == n.target || std::find(n.interior.begin(), n.interior.end(), v) != n.interior.end();
         };
         if (!vertices.empty() && std::all_of(vertices.begin(), vertices.end(), holds) &&
-            (best < 0 || n.interior.size() < bestSize)) {
+            (best < 0 || n.interior.size() <= bestSize)) {  // ties: the deeper node
             best = int(i);
             bestSize = n.interior.size();
         }
@@ -117,7 +117,14 @@ void DivisionTreeView::setTree(std::shared_ptr<const Graph> graph, TreeDisplay t
 {
     m_graph = std::move(graph);
     m_tree = std::move(tree);
+    // Start with runs of single edges folded away: a node whose children are all leaves shows "+".
     m_collapsed.assign(m_tree.nodes.size(), false);
+    for (std::size_t i = 0; i < m_tree.nodes.size(); ++i) {
+        const auto& children = m_tree.nodes[i].children;
+        m_collapsed[i] = !children.empty() && i != 0 && std::all_of(children.begin(), children.end(), [this](int c) {
+            return m_tree.nodes[std::size_t(c)].kind == TreeDisplay::Kind::Leaf;
+        });
+    }
     m_exceeding.clear();
     m_selected = -1;
     rebuild();
@@ -165,8 +172,13 @@ void DivisionTreeView::fitTree()
     fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
     if (transform().m11() > 1.2)
         setTransform(QTransform::fromScale(1.2, 1.2));
-    if (transform().m11() < 0.6)  // big trees: stay readable and let the user scroll
-        setTransform(QTransform::fromScale(0.6, 0.6));
+    if (transform().m11() < 0.9) {  // big trees: stay readable, start at the root, let the user scroll
+        setTransform(QTransform::fromScale(0.9, 0.9));
+        // The root just below the legend.
+        if (!m_rects.empty())
+            centerOn(m_rects.front().center().x(),
+                     m_rects.front().top() - 40 / 0.9 + viewport()->height() / 2.0 / 0.9);
+    }
 }
 
 void DivisionTreeView::rebuild()

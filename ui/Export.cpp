@@ -10,8 +10,6 @@
 
 #include <functional>
 
-#include <nlohmann/json.hpp>
-
 namespace ckpt::ui {
 
 namespace {
@@ -62,39 +60,7 @@ Render widgetRender(QWidget* widget)
     return [widget](QPainter& painter, const QRectF&) { widget->render(&painter); };
 }
 
-nlohmann::json ids(const Graph& graph, const std::vector<VertexIndex>& vertices)
-{
-    nlohmann::json list = nlohmann::json::array();
-    for (VertexIndex v : vertices)
-        list.push_back(graph.vertex(v).id);
-    return list;
-}
-
 }  // namespace
-
-QByteArray planJson(const Graph& graph, const Plan& plan)
-{
-    const PlanEvaluation& e = plan.evaluation;
-    nlohmann::json segments = nlohmann::json::array();
-    for (const Segment& s : e.segments)
-        segments.push_back({{"vertices", ids(graph, s.vertices)},
-                            {"entries", ids(graph, s.entries)},
-                            {"exits", ids(graph, s.exits)},
-                            {"cost", s.cost},
-                            {"independent", s.isIndependent()}});
-    nlohmann::json json{{"solver", plan.solver},          {"options", plan.options},
-                        {"checkpoints", ids(graph, e.checkpoints)}, {"segments", segments},
-                        {"checkpoint_bytes", e.checkpointBytes},   {"max_segment_cost", e.maxSegmentCost},
-                        {"objective", e.objective},                {"is_plan", e.isISPlan},
-                        {"time_ms", plan.wallTimeMs},              {"notes", plan.notes}};
-    if (plan.sweep) {
-        nlohmann::json entries = nlohmann::json::array();
-        for (const SweepEntry& s : plan.sweep->entries)
-            entries.push_back({{"c", s.c}, {"objective", s.objective}, {"checkpoints", ids(graph, s.checkpoints)}});
-        json["sweep"] = {{"entries", entries}, {"winner", plan.sweep->winner}};
-    }
-    return QByteArray::fromStdString(json.dump(1) + "\n");
-}
 
 bool writeFileAtomically(const QString& path, const QByteArray& data, QString* error)
 {

@@ -1,9 +1,6 @@
 #pragma once
 // Exports, all written atomically (QSaveFile: a failed write leaves the old file intact).
 // Images of a scene (the DAG, the tree) or a widget (the chart) as PNG or SVG, by file extension.
-#include "graph/Graph.h"
-#include "solvers/Plan.h"
-
 #include <QByteArray>
 #include <QString>
 
@@ -13,10 +10,6 @@ class QWidget;
 namespace ckpt::ui {
 
 bool writeFileAtomically(const QString& path, const QByteArray& data, QString* error);
-
-// The plan as JSON (vertex ids): solver, options, objective and its terms, checkpoints, segments,
-// notes, and the sweep when there is one.
-QByteArray planJson(const Graph& graph, const Plan& plan);
 
 // PNG (scaled down so the longer side is at most maxSide pixels) or SVG.
 QByteArray scenePng(QGraphicsScene* scene, int maxSide = 8000);

@@ -9,7 +9,10 @@
 #include "RecentFiles.h"
 #include "SolversPanel.h"
 #include "SweepPanel.h"
+#include "TreeDisplayBuilder.h"
 #include "VertexTableModel.h"
+#include "io/PlanJson.h"
+#include "theory/DivisionTree.h"
 #include "theory/PlanEvaluation.h"
 #include "util/Units.h"
 
@@ -209,7 +212,7 @@ void MainWindow::onGraphChanged()
     m_solvers->setGraph(graph);
     m_sweep->setSweep(std::nullopt);
     m_memory->setTimelines({});
-    setDivisionTree(std::nullopt);
+    setDivisionTree(makeTreeDisplay(*graph, DivisionTree::build(*graph)));
     setWindowTitle(tr("%1 — Checkpoint Explorer").arg(m_document->displayName()));
     const Graph& g = *graph;
     m_explain->showGraph(g);
@@ -306,7 +309,8 @@ bool MainWindow::exportPlanJson(const QString& path, QString* error) const
             *error = tr("No plan is selected: run the solvers and select a row first.");
         return false;
     }
-    return writeFileAtomically(path, planJson(*m_document->graph(), *m_plan), error);
+    const std::string text = planToJson(*m_document->graph(), *m_plan).dump(1) + "\n";
+    return writeFileAtomically(path, QByteArray::fromStdString(text), error);
 }
 
 bool MainWindow::exportMemoryCsv(const QString& path, QString* error) const

@@ -1,5 +1,8 @@
 // checkpoint-explorer [GRAPH]: the desktop application.
 #include "DagPanel.h"
+#include "DivisionTreeView.h"
+#include "ExplainPanel.h"
+#include "Export.h"
 #include "GraphDocument.h"
 #include "MainWindow.h"
 #include "SolversPanel.h"
@@ -13,7 +16,26 @@
 
 namespace {
 
-// --screenshot: lay the graph out, run the solvers, select the best plan, render each view.
+// The first plan with a C sweep, else the best; -1 when none.
+int rowToShow(const ckpt::ui::SolversPanel& panel)
+{
+    for (int row = 0; row < panel.model()->rowCount(); ++row)
+        if (const auto& plan = panel.model()->run(row).plan; plan && plan->sweep)
+            return row;
+    return panel.bestRow();
+}
+
+// The first Branch or Complicate IS of the tree (the most telling to highlight), else the root.
+int nodeToShow(const ckpt::ui::TreeDisplay& tree)
+{
+    for (std::size_t i = 0; i < tree.nodes.size(); ++i)
+        if (tree.nodes[i].kind == ckpt::ui::TreeDisplay::Kind::Branch || tree.nodes[i].kind == ckpt::ui::TreeDisplay::Kind::Complicate)
+            return int(i);
+    return tree.nodes.empty() ? -1 : 0;
+}
+
+// --screenshot: lay the graph out, run the solvers, show a plan (one with a sweep when there is
+// one), render each view; then select an IS in the tree and render the highlighted DAG.
 int takeScreenshots(ckpt::ui::MainWindow& window, const QString& dir, const QStringList& solvers)
 {
     window.dagPanel()->waitForLayout();
@@ -23,9 +45,24 @@ int takeScreenshots(ckpt::ui::MainWindow& window, const QString& dir, const QStr
         window.solversPanel()->run();
         window.solversPanel()->waitForFinished();
     }
+    if (const int row = rowToShow(*window.solversPanel()); row >= 0)
+        window.solversPanel()->selectRow(row);
     QApplication::processEvents();
     QString error;
-    if (!window.saveScreenshots(dir, &error)) {
+    bool ok = window.saveScreenshots(dir, &error);
+    const int node = nodeToShow(window.treeView()->tree());
+    if (ok && node >= 0) {
+        window.treeView()->selectNode(node);
+        QApplication::processEvents();
+        const QDir out(dir);
+        ok = ckpt::ui::writeFileAtomically(out.filePath(QStringLiteral("dag-highlight.png")),
+                                           ckpt::ui::widgetPng(window.dagPanel()), &error) &&
+             ckpt::ui::writeFileAtomically(out.filePath(QStringLiteral("tree-highlight.png")),
+                                           ckpt::ui::widgetPng(window.treeView()), &error) &&
+             ckpt::ui::writeFileAtomically(out.filePath(QStringLiteral("explain-highlight.png")),
+                                           ckpt::ui::widgetPng(window.explainPanel()), &error);
+    }
+    if (!ok) {
         std::fprintf(stderr, "checkpoint-explorer: %s\n", qPrintable(error));
         return 1;
     }

@@ -77,43 +77,26 @@ struct OpenWindow {
     }
 };
 
-// A hand-made division of residual.json (the shape DivisionTree gives it): the whole graph is
-// Linear; block1 (conv1 -> block1.add) is a Branch of two paths.
-TreeDisplay residualTree(const Graph& g)
+// The index of the tree node of this kind between these vertices (-1 when none).
+int treeNode(const TreeDisplay& tree, const Graph& g, TreeDisplay::Kind kind, const char* source, const char* target)
 {
-    TreeDisplay t;
-    TreeDisplay::Node root;
-    root.kind = TreeDisplay::Kind::Linear;
-    root.source = g.source();
-    root.target = g.sink();
-    for (VertexIndex v = 0; v < g.vertexCount(); ++v)
-        if (v != g.source() && v != g.sink())
-            root.interior.push_back(v);
-    root.cost = 100;
-    root.segmentCost = 100;
-    root.children = {1, 2};
-    TreeDisplay::Node block1;
-    block1.kind = TreeDisplay::Kind::Branch;
-    block1.source = id(g, "conv1");
-    block1.target = id(g, "block1.add");
-    block1.interior = {id(g, "block1.conv1"), id(g, "block1.conv2")};
-    block1.cost = 60;
-    block1.segmentCost = 60;
-    block1.parent = 0;
-    block1.children = {3};
-    TreeDisplay::Node block2 = block1;
-    block2.source = id(g, "block1.add");
-    block2.target = id(g, "block2.add");
-    block2.interior = {id(g, "block2.conv1"), id(g, "block2.conv2"), id(g, "block2.downsample")};
-    block2.cost = 40;
-    block2.segmentCost = 40;
-    block2.children = {};
-    TreeDisplay::Node leaf;
-    leaf.source = id(g, "block1.conv1");
-    leaf.target = id(g, "block1.conv2");
-    leaf.parent = 1;
-    t.nodes = {root, block1, block2, leaf};
-    return t;
+    for (std::size_t i = 0; i < tree.nodes.size(); ++i)
+        if (tree.nodes[i].kind == kind && tree.nodes[i].source == id(g, source) && tree.nodes[i].target == id(g, target))
+            return int(i);
+    return -1;
+}
+
+// Runs one solver in the window and makes its plan current.
+const Plan* solveWith(MainWindow& window, const QString& solver)
+{
+    SolversPanel* panel = window.solversPanel();
+    panel->setSelectedSolvers({solver});
+    panel->run();
+    panel->waitForFinished();
+    if (panel->model()->rowCount() != 1 || !panel->model()->run(0).plan)
+        return nullptr;
+    panel->selectRow(0);
+    return window.currentPlan();
 }
 
 }  // namespace
@@ -181,28 +164,38 @@ private Q_SLOTS:
         OpenWindow w("resources/examples/residual.json");
         QVERIFY(w.graph);
         const Graph& g = *w.graph;
-        Sweep sweep;
-        const std::vector<std::vector<VertexIndex>> sets{
-            {id(g, "block1.add"), id(g, "block2.add"), id(g, "block3.add")}, {id(g, "block2.add")}, {}};
-        for (std::size_t i = 0; i < sets.size(); ++i) {
-            const PlanEvaluation e = evaluate(g, sets[i]);
-            sweep.entries.push_back({std::int64_t(1000 * (i + 1)), e.checkpoints, e.objective});
-        }
-        sweep.winner = 1;
-        Plan plan = planOf(g, "feng-acg", sweep.entries[1].checkpoints);
-        plan.sweep = sweep;
-        w.window.setCurrentPlan(&plan);
+        const Plan* plan = solveWith(w.window, "feng-acg");
+        QVERIFY(plan && plan->sweep);
+        const Sweep sweep = *plan->sweep;
+        QVERIFY(sweep.entries.size() >= 3 && sweep.winner >= 1);
         SweepPanel* panel = w.window.sweepPanel();
-        QCOMPARE(panel->currentEntry(), 1);  // starts at the winner
+        QCOMPARE(panel->currentEntry(), sweep.winner);  // starts at the winner
         QVERIFY(panel->summary().contains("winner"));
-        checkColouring(*w.window.dagView(), evaluate(g, sets[1]));
+        checkColouring(*w.window.dagView(), evaluate(g, sweep.entries[std::size_t(sweep.winner)].checkpoints));
         panel->slider()->setFocus();
         QTest::keyClick(panel->slider(), Qt::Key_Left);
-        QCOMPARE(panel->currentEntry(), 0);
-        checkColouring(*w.window.dagView(), evaluate(g, sets[0]));
+        QCOMPARE(panel->currentEntry(), sweep.winner - 1);
+        checkColouring(*w.window.dagView(), evaluate(g, sweep.entries[std::size_t(sweep.winner - 1)].checkpoints));
         QTest::keyClick(panel->slider(), Qt::Key_End);
-        QCOMPARE(panel->currentEntry(), 2);
-        checkColouring(*w.window.dagView(), evaluate(g, sets[2]));
+        QCOMPARE(panel->currentEntry(), int(sweep.entries.size()) - 1);
+        checkColouring(*w.window.dagView(), evaluate(g, sweep.entries.back().checkpoints));
+
+        // The Explain panel names the IS whose segment exceeds the current C, and only those.
+        QTest::keyClick(panel->slider(), Qt::Key_Home);
+        const TreeDisplay& tree = w.window.treeView()->tree();
+        auto named = [&](const TreeDisplay::Node& n) {
+            return QString::fromStdString(g.vertex(n.source).name + " → " + g.vertex(n.target).name + " (");
+        };
+        const QString atFirst = w.window.explainPanel()->toPlainText();
+        int exceeding = 0;
+        for (const TreeDisplay::Node& n : tree.nodes)
+            if (n.segmentCost > sweep.entries.front().c && exceeding++ < 12)
+                QVERIFY2(atFirst.contains(named(n)), qPrintable(atFirst));
+        QVERIFY(exceeding > 0);
+        panel->setCurrentEntry(sweep.winner);
+        const QString atWinner = w.window.explainPanel()->toPlainText();
+        for (const TreeDisplay::Node& n : tree.nodes)
+            QCOMPARE(atWinner.contains(named(n)), n.segmentCost > sweep.entries[std::size_t(sweep.winner)].c);
     }
 
     void clickingATreeNodeHighlightsItsISAndBack()
@@ -210,13 +203,18 @@ private Q_SLOTS:
         OpenWindow w("resources/examples/residual.json");
         QVERIFY(w.graph);
         const Graph& g = *w.graph;
-        w.window.setDivisionTree(residualTree(g));
         DivisionTreeView* tree = w.window.treeView();
+        const TreeDisplay& t = tree->tree();
+        QCOMPARE(t.nodes.front().kind, TreeDisplay::Kind::Linear);
+        const int branch = treeNode(t, g, TreeDisplay::Kind::Branch, "conv1", "block1.add");
+        QVERIFY(branch > 0);
         tree->parentWidget()->raise();
         QApplication::processEvents();
-        const QPoint at = tree->mapFromScene(tree->nodeRect(1).center());
+        tree->ensureVisible(tree->nodeRect(branch));
+        const QPoint at = tree->mapFromScene(tree->nodeRect(branch).center());
+        QVERIFY(tree->viewport()->rect().contains(at));
         QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, at);
-        QCOMPARE(tree->selectedNode(), 1);
+        QCOMPARE(tree->selectedNode(), branch);
         DagView* dag = w.window.dagView();
         using E = VertexItem::Emphasis;
         QCOMPARE(dag->vertexItem(id(g, "conv1"))->emphasis(), E::Endpoint);
@@ -224,38 +222,42 @@ private Q_SLOTS:
         QCOMPARE(dag->vertexItem(id(g, "block1.conv1"))->emphasis(), E::Interior);
         QCOMPARE(dag->vertexItem(id(g, "block1.conv2"))->emphasis(), E::Interior);
         QCOMPARE(dag->vertexItem(id(g, "pool"))->emphasis(), E::Dimmed);
-        QVERIFY(w.window.explainPanel()->toPlainText().contains("Branch IS"));
+        const QString text = w.window.explainPanel()->toPlainText();
+        QVERIFY2(text.contains("Branch (Def. 4)") && text.contains("2 branches"), qPrintable(text));
 
         // Selecting DAG vertices selects the smallest IS holding them.
         dag->selectVertices({id(g, "block2.conv1"), id(g, "block2.downsample")});
-        QCOMPARE(tree->selectedNode(), 2);
+        QCOMPARE(tree->selectedNode(), treeNode(t, g, TreeDisplay::Kind::Branch, "block1.add", "block2.add"));
+        QCOMPARE(dag->vertexItem(id(g, "block2.conv2"))->emphasis(), E::Interior);
         dag->selectVertices({id(g, "block1.conv1"), id(g, "block3.conv1")});
         QCOMPARE(tree->selectedNode(), 0);
 
-        // Collapsing hides the subtree; selecting a hidden node expands it again.
-        tree->setCollapsed(1, true);
-        QVERIFY(tree->nodeRect(3).isNull());
-        tree->selectNode(3);
-        QVERIFY(!tree->isCollapsed(1));
-        QVERIFY(!tree->nodeRect(3).isNull());
+        // Runs of single edges start collapsed; selecting a hidden node expands its ancestors.
+        const int linear = treeNode(t, g, TreeDisplay::Kind::Linear, "conv1", "block1.add");
+        QVERIFY(linear > 0 && tree->isCollapsed(linear));
+        const int leaf = t.nodes[std::size_t(linear)].children.front();
+        QVERIFY(tree->nodeRect(leaf).isNull());
+        tree->selectNode(leaf);
+        QVERIFY(!tree->isCollapsed(linear));
+        QVERIFY(!tree->nodeRect(leaf).isNull());
+        QVERIFY(w.window.explainPanel()->toPlainText().contains("A single edge"));
     }
 
-    void sweepMarksTheISThatExceedC()
+    void comparisonMarksPlansThatLoseToExhaustive()
     {
         OpenWindow w("resources/examples/residual.json");
         QVERIFY(w.graph);
-        const Graph& g = *w.graph;
-        w.window.setDivisionTree(residualTree(g));
-        Sweep sweep;
-        sweep.entries.push_back({50, evaluate(g, {}).checkpoints, 1});
-        sweep.winner = 0;
-        Plan plan = planOf(g, "feng-acg", sweep.entries[0].checkpoints);
-        plan.sweep = sweep;
-        w.window.setCurrentPlan(&plan);
-        // C = 50: the root (100) and block1 (60) exceed it, block2 (40) does not.
-        const QString text = w.window.explainPanel()->toPlainText();
-        QVERIFY2(text.contains("input → fc") && text.contains("conv1 → block1.add") && !text.contains("block1.add → block2.add"),
-                 qPrintable(text));
+        SolversPanel* panel = w.window.solversPanel();
+        panel->setSelectedSolvers({"checkpoint-all", "feng-acg", "exhaustive"});
+        panel->run();
+        panel->waitForFinished();
+        ComparisonModel* model = panel->model();
+        QCOMPARE(model->rowCount(), 3);
+        QVERIFY(model->referenceObjective().has_value());
+        QVERIFY(model->losesToReference(0));   // checkpoint-all
+        QVERIFY(!model->losesToReference(1));  // feng-acg: optimal among IS plans (Theorem 2)
+        QVERIFY(!model->losesToReference(2));
+        QVERIFY(model->index(0, ComparisonModel::Verdict).data().toString().contains("loses to exhaustive"));
     }
 
     void searchFindsVerticesWithNextAndPrevious()

@@ -1,0 +1,104 @@
+#include "TreeDisplayBuilder.h"
+
+#include "theory/IndependentSegment.h"
+#include "util/Units.h"
+
+#include <QObject>
+
+namespace ckpt::ui {
+
+namespace {
+
+QString name(const Graph& g, VertexIndex v)
+{
+    const Vertex& x = g.vertex(v);
+    return QString::fromStdString(x.name.empty() ? x.id : x.name);
+}
+
+QString names(const Graph& g, const std::vector<VertexIndex>& vs, std::size_t limit = 10)
+{
+    QStringList list;
+    for (std::size_t i = 0; i < vs.size() && i < limit; ++i)
+        list << name(g, vs[i]);
+    if (vs.size() > limit)
+        list << QObject::tr("… %1 more").arg(vs.size() - limit);
+    return list.join(QStringLiteral(", "));
+}
+
+TreeDisplay::Kind kindOf(SegmentType type)
+{
+    switch (type) {
+    case SegmentType::Linear: return TreeDisplay::Kind::Linear;
+    case SegmentType::Branch: return TreeDisplay::Kind::Branch;
+    case SegmentType::Complicate: return TreeDisplay::Kind::Complicate;
+    case SegmentType::Leaf: break;
+    }
+    return TreeDisplay::Kind::Leaf;
+}
+
+QString memberList(const Graph& g, const DivisionTree& tree, const DivisionNode& node, std::size_t limit = 8)
+{
+    QStringList list;
+    for (std::size_t i = 0; i < node.children.size() && i < limit; ++i) {
+        const IndependentSegment& m = tree.node(node.children[i]).segment;
+        list << QStringLiteral("%1 → %2").arg(name(g, m.source), name(g, m.target));
+    }
+    if (node.children.size() > limit)
+        list << QObject::tr("… %1 more").arg(node.children.size() - limit);
+    return list.join(QStringLiteral("; "));
+}
+
+// Why the IS has its type (Feng & Huang Def. 3-6), from what the core found.
+QString explanation(const Graph& g, const DivisionTree& tree, const DivisionNode& node)
+{
+    const IndependentSegment& s = node.segment;
+    const QString st = QStringLiteral("%1 → %2").arg(name(g, s.source), name(g, s.target));
+    switch (node.type) {
+    case SegmentType::Linear:
+        return QObject::tr("Linear (Def. 3): every path from %1 to %2 passes through its linear splitting vertices "
+                           "%3 (Def. 2). Cutting there divides it into %4 IS in a row: %5.")
+            .arg(name(g, s.source), name(g, s.target), names(g, linearSplittingVertices(g, s)))
+            .arg(node.children.size())
+            .arg(memberList(g, tree, node));
+    case SegmentType::Branch:
+        return QObject::tr("Branch (Def. 4): no vertex lies on every path from %1 to %2, and its interior falls "
+                           "apart into %3 branches that share only %1 and %2: %4. Each branch is re-forwarded on its "
+                           "own, so its segment cost is the largest branch's.")
+            .arg(name(g, s.source), name(g, s.target))
+            .arg(node.children.size())
+            .arg(memberList(g, tree, node));
+    case SegmentType::Complicate:
+        return QObject::tr("Complicate (Def. 5): %1 has no linear splitting vertex, and its paths cross, so it does "
+                           "not fall apart into branches. It divides into its %2 maximal proper member IS (Def. 6): %3.")
+            .arg(st)
+            .arg(node.children.size())
+            .arg(memberList(g, tree, node));
+    case SegmentType::Leaf: break;
+    }
+    return QObject::tr("A single edge %1: the smallest IS, nothing to divide.").arg(st);
+}
+
+}  // namespace
+
+TreeDisplay makeTreeDisplay(const Graph& graph, const DivisionTree& tree)
+{
+    TreeDisplay display;
+    display.nodes.reserve(std::size_t(tree.size()));
+    for (const DivisionNode& n : tree.nodes()) {
+        TreeDisplay::Node d;
+        d.kind = kindOf(n.type);
+        d.source = n.segment.source;
+        d.target = n.segment.target;
+        if (n.segment.vertices.size() > 2)
+            d.interior.assign(n.segment.vertices.begin() + 1, n.segment.vertices.end() - 1);
+        d.cost = n.segment.cost;
+        d.segmentCost = n.segmentCost;
+        d.parent = n.parent;
+        d.children = n.children;
+        d.explanation = explanation(graph, tree, n);
+        display.nodes.push_back(std::move(d));
+    }
+    return display;
+}
+
+}  // namespace ckpt::ui
