@@ -1,6 +1,13 @@
 #include "solvers/SolverRegistry.h"
 
 #include "solvers/CheckpointAllSolver.h"
+#include "solvers/ChenGreedySolver.h"
+#include "solvers/ChenSqrtNSolver.h"
+#include "solvers/GriewankSolver.h"
+#include "solvers/HongDpSolver.h"
+#include "solvers/HongDynamicQuadraticSolver.h"
+#include "solvers/HongDynamicSolver.h"
+#include "solvers/RandomSolver.h"
 
 #include <chrono>
 #include <memory>
@@ -11,8 +18,30 @@ const std::vector<const Solver*>& allSolvers()
 {
     // One line per solver; the order is the order users see them in.
     static const CheckpointAllSolver checkpointAll;
+    static const ChenSqrtNSolver chenSqrtN{CandidateKind::Chain};
+    static const ChenGreedySolver chenGreedy{CandidateKind::Chain};
+    static const ChenSqrtNSolver apSqrtN{CandidateKind::ArticulationPoints};
+    static const ChenGreedySolver apGreedy{CandidateKind::ArticulationPoints};
+    static const ChenSqrtNSolver linearizedSqrtN{CandidateKind::Linearized};
+    static const ChenGreedySolver linearizedGreedy{CandidateKind::Linearized};
+    static const RandomSolver random;
+    static const GriewankSolver griewank;
+    static const HongDpSolver hongDp;
+    static const HongDynamicQuadraticSolver hongDynamicQuadratic;
+    static const HongDynamicSolver hongDynamic;
     static const std::vector<const Solver*> solvers{
         &checkpointAll,
+        &chenSqrtN,
+        &chenGreedy,
+        &apSqrtN,
+        &apGreedy,
+        &linearizedSqrtN,
+        &linearizedGreedy,
+        &random,
+        &griewank,
+        &hongDp,
+        &hongDynamicQuadratic,
+        &hongDynamic,
     };
     return solvers;
 }
