@@ -23,7 +23,7 @@ ChainSelection hongDynamicQuadratic(const CandidateChain& chain, const SolverOpt
             largest = std::max(largest, chain.gapMax[j]);
             const std::int64_t u = between + chain.gapBytes[j] + largest + chain.bytes[j];
             const std::int64_t value = chain.bytes[i] + std::max(best[j], u);
-            if (value < best[i]) {
+            if (value <= best[i]) {
                 best[i] = value;
                 next[i] = j;
             }

@@ -70,7 +70,7 @@ ChainSelection hongDynamicLinear(const CandidateChain& chain, const SolverOption
         std::int64_t value = std::max(best[queue[at]], terms.u(queue[at]));
         if (at > 0) {
             const std::int64_t after = std::max(best[queue[at - 1]], terms.u(queue[at - 1]));
-            if (after < value) {
+            if (after <= value) {
                 value = after;
                 choice = at - 1;
             }
