@@ -50,11 +50,16 @@ MemoryProfile simulateScheduleMemory(const Graph& graph, const CheckpointSchedul
         if (k == 0 || phase[k] != phase[k - 1])
             trace.beginPhase(phase[k]);
         switch (a.kind) {
-        case Kind::Forward:
+        case Kind::Forward: {
             trace.allocValue(d[a.step]);
-            freeIfTransient(a.step - 1);
+            // The last layer's input is still needed by its backward, which follows at once.
+            const bool inputNeeded = k + 1 < actions.size() && actions[k + 1].kind == Kind::Backward &&
+                                     actions[k + 1].step == a.step;
+            if (!inputNeeded)
+                freeIfTransient(a.step - 1);
             current = a.step;
             break;
+        }
         case Kind::Store:
             stored[a.step] = true;
             break;

@@ -134,6 +134,29 @@ private Q_SLOTS:
         const auto torch = simulateScheduleMemory(g, tight, MemoryModel::PyTorch);
         QCOMPARE(torch.phases.back().endBytes, 3);
     }
+
+    void everyScheduleReplaysCleanly()
+    {
+        // Each tensor is allocated only when absent (MemoryTrace throws otherwise), the phases run
+        // 0 .. 2N+1, the input alone remains, and more slots never cost more recomputation.
+        std::mt19937_64 rng(8);
+        for (int n = 1; n <= 30; ++n) {
+            const Graph g = test::randomChain(rng, n + 1);
+            std::int64_t previous = -1;
+            for (int slots = 0; slots <= 5; ++slots) {
+                const CheckpointSchedule s = revolveSchedule(n, slots);
+                for (MemoryModel model : allMemoryModels()) {
+                    const auto profile = simulateScheduleMemory(g, s, model);
+                    QCOMPARE(int(profile.phases.size()), 2 * n + 2);
+                    for (int k = 0; k < 2 * n + 2; ++k)
+                        QCOMPARE(profile.phases[k].index, k);
+                    QCOMPARE(profile.phases.back().endBytes, g.bytes(g.source()));
+                }
+                QVERIFY(previous < 0 || s.recomputations() <= previous);
+                previous = s.recomputations();
+            }
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(MemoryModelsTest)
