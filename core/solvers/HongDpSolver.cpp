@@ -58,12 +58,13 @@ ChainSelection hongCheckpointSelection(const CandidateChain& chain, const Solver
     std::sort(bounds.begin(), bounds.end());
     bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
 
-    std::int64_t best = kInfinite, bestBound = 0;
+    std::int64_t best = kInfinite, bestBound = 0, work = 0;
     for (std::int64_t s : bounds) {
         if (s >= best)
             break;  // s + c_s >= s cannot improve any more
         options.checkCancelled();
         const std::int64_t c = minimalCheckpointMemory(chain, prefix, s, nullptr);
+        work += m;
         if (c < kInfinite && s + c < best) {
             best = s + c;
             bestBound = s;
@@ -71,6 +72,7 @@ ChainSelection hongCheckpointSelection(const CandidateChain& chain, const Solver
     }
     ChainSelection out;
     out.value = best;
+    out.work = work;
     if (m == 0) {
         out.positions = {0};
         out.value = chain.bytes[0];

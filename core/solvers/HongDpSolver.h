@@ -7,6 +7,7 @@ namespace ckpt {
 struct ChainSelection {
     std::vector<int> positions;  // chosen chain positions, ascending, with 0 and m
     std::int64_t value = 0;      // the optimum of the algorithm's objective
+    std::int64_t work = 0;       // inner steps done: queue steps (Alg. 3), U(i, j) evaluations (Alg. 5, 6)
 };
 
 // Hong et al. Alg. 3: the checkpoint selection problem (Eq. 6, Chen's model = Feng & Huang

@@ -33,6 +33,7 @@ ChainSelection hongDynamicQuadratic(const CandidateChain& chain, const SolverOpt
     }
     ChainSelection out;
     out.value = best[0];
+    out.work = static_cast<std::int64_t>(m) * (m + 1) / 2;
     for (int i = 0;; i = next[i]) {
         out.positions.push_back(i);
         if (i == m)

@@ -28,14 +28,17 @@ public:
         m_left = i;
     }
 
-    std::int64_t u(int j) const
+    std::int64_t u(int j)
     {
+        ++m_evaluations;
         const std::int64_t between = m_prefix[j - 1] - m_prefix[m_left] + m_chain.gapBytes[j];
         // m_maxima holds descending indices; the max over [i, j-1] is at the first index <= j-1.
         auto it = std::lower_bound(m_maxima.begin(), m_maxima.end(), j - 1,
                                    [](int index, int bound) { return index > bound; });
         return between + element(*it) + m_chain.bytes[j];
     }
+
+    std::int64_t evaluations() const { return m_evaluations; }
 
 private:
     std::int64_t element(int t) const { return std::max(m_chain.bytes[t], m_chain.gapMax[t + 1]); }
@@ -44,6 +47,7 @@ private:
     std::vector<std::int64_t> m_prefix;
     std::vector<int> m_maxima;
     int m_left = 0;
+    std::int64_t m_evaluations = 0;
 };
 
 }  // namespace
@@ -86,6 +90,7 @@ ChainSelection hongDynamicLinear(const CandidateChain& chain, const SolverOption
     }
     ChainSelection out;
     out.value = best[0];
+    out.work = terms.evaluations();
     for (int i = 0;; i = next[i]) {
         out.positions.push_back(i);
         if (i == m)
