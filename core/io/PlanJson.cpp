@@ -161,14 +161,7 @@ Plan parsePlanJson(const Graph& graph, const std::string& text, const std::strin
 
 Plan readPlanFile(const std::string& path, const Graph& graph)
 {
-    std::string text;
-    try {
-        text = readTextFile(path);
-    } catch (const std::runtime_error& e) {
-        std::string what = e.what();
-        throw GraphError(what.substr(what.find(": ") + 2), {}, path);
-    }
-    return parsePlanJson(graph, text, path);
+    return parsePlanJson(graph, readInputFile(path), path);
 }
 
 }  // namespace ckpt

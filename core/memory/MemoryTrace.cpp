@@ -25,11 +25,16 @@ MemoryTrace::MemoryTrace(const Graph& graph, bool recordLive)
 {
 }
 
-void MemoryTrace::beginPhase(int index)
+void MemoryTrace::endPhase()
 {
     snapshotIfPending();
     if (!m_phases.empty())
         m_phases.back().endBytes = m_current;
+}
+
+void MemoryTrace::beginPhase(int index)
+{
+    endPhase();
     PhaseMemory phase;
     phase.index = index;
     phase.peakBytes = m_current;
@@ -90,9 +95,7 @@ std::string MemoryTrace::itemName(int item) const
 
 MemoryProfile MemoryTrace::finish(MemoryModel model)
 {
-    snapshotIfPending();
-    if (!m_phases.empty())
-        m_phases.back().endBytes = m_current;
+    endPhase();
     MemoryProfile profile;
     profile.model = model;
     profile.peakBytes = -1;

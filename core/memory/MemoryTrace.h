@@ -32,6 +32,7 @@ private:
     void alloc(int item, std::int64_t bytes);
     void release(int item);
     void snapshotIfPending();
+    void endPhase();
     std::string itemName(int item) const;
 
     const Graph& m_graph;

@@ -1,8 +1,43 @@
 #include "solvers/ChainCandidates.h"
 
-#include "solvers/Solver.h"
 
 namespace ckpt {
+
+std::string candidateKindPrefix(CandidateKind kind)
+{
+    switch (kind) {
+    case CandidateKind::Chain:
+        return "chen";
+    case CandidateKind::ArticulationPoints:
+        return "ap";
+    case CandidateKind::Linearized:
+        break;
+    }
+    return "linearized";
+}
+
+std::string candidateKindWhere(CandidateKind kind)
+{
+    switch (kind) {
+    case CandidateKind::Chain:
+        return "on a chain (Checkmate Table 1)";
+    case CandidateKind::ArticulationPoints:
+        return "on the articulation points (Checkmate §5.1.1)";
+    case CandidateKind::Linearized:
+        break;
+    }
+    return "on the topological order as a chain (Checkmate §5.1.2)";
+}
+
+std::string ChainHeuristicSolver::name() const
+{
+    return candidateKindPrefix(m_kind) + "-" + m_heuristic;
+}
+
+std::string ChainHeuristicSolver::description() const
+{
+    return m_summary + " " + candidateKindWhere(m_kind);
+}
 
 CandidateChain candidateChain(const Graph& graph, CandidateKind kind, const std::string& solverName)
 {

@@ -7,6 +7,7 @@
 // before the backward first needs it — Checkmate's "optimal R solve" for a fixed S, since each
 // non-checkpoint tensor must be recomputed at least once and is recomputed exactly once.
 #include "graph/Graph.h"
+#include "solvers/Solver.h"
 #include "theory/CandidateChain.h"
 
 #include <string>
@@ -15,6 +16,28 @@
 namespace ckpt {
 
 enum class CandidateKind { Chain, ArticulationPoints, Linearized };
+
+// "chen", "ap", "linearized": the prefix of the solver names (chen-sqrtn, ap-greedy, ...).
+std::string candidateKindPrefix(CandidateKind kind);
+// Where the heuristic runs, with the Checkmate section: "on a chain (Checkmate Table 1)", ...
+std::string candidateKindWhere(CandidateKind kind);
+
+// The Chen heuristics and their generalizations: named "<prefix>-<heuristic>" after the kind.
+class ChainHeuristicSolver : public Solver {
+public:
+    std::string name() const override;
+    std::string description() const override;
+
+protected:
+    ChainHeuristicSolver(CandidateKind kind, std::string heuristic, std::string summary)
+        : m_kind(kind), m_heuristic(std::move(heuristic)), m_summary(std::move(summary))
+    {
+    }
+    CandidateKind m_kind;
+
+private:
+    std::string m_heuristic, m_summary;
+};
 
 // Throws SolverError for CandidateKind::Chain on a graph that is not a chain.
 CandidateChain candidateChain(const Graph& graph, CandidateKind kind, const std::string& solverName);

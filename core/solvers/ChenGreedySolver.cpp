@@ -6,32 +6,6 @@
 
 namespace ckpt {
 
-std::string ChenGreedySolver::name() const
-{
-    switch (m_kind) {
-    case CandidateKind::Chain:
-        return "chen-greedy";
-    case CandidateKind::ArticulationPoints:
-        return "ap-greedy";
-    case CandidateKind::Linearized:
-        break;
-    }
-    return "linearized-greedy";
-}
-
-std::string ChenGreedySolver::description() const
-{
-    switch (m_kind) {
-    case CandidateKind::Chain:
-        return "Chen et al. greedy with a searched budget b, on a chain (Checkmate Table 1)";
-    case CandidateKind::ArticulationPoints:
-        return "Chen et al. greedy on the articulation points (Checkmate §5.1.1)";
-    case CandidateKind::Linearized:
-        break;
-    }
-    return "Chen et al. greedy on the topological order as a chain (Checkmate §5.1.2)";
-}
-
 std::vector<OptionSpec> ChenGreedySolver::options() const
 {
     return {{"budget", "0", "segment budget b in bytes; 0 = search b"},

@@ -1,6 +1,5 @@
 #pragma once
 #include "solvers/ChainCandidates.h"
-#include "solvers/Solver.h"
 
 namespace ckpt {
 
@@ -10,16 +9,11 @@ namespace ckpt {
 // Checkmate searches over b; so do we (budgets log-spaced between the smallest tensor and the
 // total) and keep the b whose plan has the smallest Eq. 2 objective, or use the b given.
 // Generalized as ap-greedy (§5.1.1) and linearized-greedy (§5.1.2).
-class ChenGreedySolver : public Solver {
+class ChenGreedySolver : public ChainHeuristicSolver {
 public:
-    explicit ChenGreedySolver(CandidateKind kind) : m_kind(kind) {}
-    std::string name() const override;
-    std::string description() const override;
+    explicit ChenGreedySolver(CandidateKind kind) : ChainHeuristicSolver(kind, "greedy", "Chen et al. greedy with a searched budget b") {}
     std::vector<OptionSpec> options() const override;
     Plan solve(const Graph& graph, const SolverOptions& options) const override;
-
-private:
-    CandidateKind m_kind;
 };
 
 // The greedy pass for one budget: chosen chain positions (interior only).

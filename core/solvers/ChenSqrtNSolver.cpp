@@ -4,32 +4,6 @@
 
 namespace ckpt {
 
-std::string ChenSqrtNSolver::name() const
-{
-    switch (m_kind) {
-    case CandidateKind::Chain:
-        return "chen-sqrtn";
-    case CandidateKind::ArticulationPoints:
-        return "ap-sqrtn";
-    case CandidateKind::Linearized:
-        break;
-    }
-    return "linearized-sqrtn";
-}
-
-std::string ChenSqrtNSolver::description() const
-{
-    switch (m_kind) {
-    case CandidateKind::Chain:
-        return "Chen et al. sqrt(n): every ceil(sqrt(k))-th vertex of a chain (Checkmate Table 1)";
-    case CandidateKind::ArticulationPoints:
-        return "Chen et al. sqrt(n) on the articulation points (Checkmate §5.1.1)";
-    case CandidateKind::Linearized:
-        break;
-    }
-    return "Chen et al. sqrt(n) on the topological order as a chain (Checkmate §5.1.2)";
-}
-
 std::vector<OptionSpec> ChenSqrtNSolver::options() const
 {
     return {{"step", "0", "checkpoint every step-th candidate; 0 = ceil(sqrt(candidates))"}};

@@ -1,6 +1,5 @@
 #pragma once
 #include "solvers/ChainCandidates.h"
-#include "solvers/Solver.h"
 
 namespace ckpt {
 
@@ -9,16 +8,11 @@ namespace ckpt {
 // confirms the ceiling: VGG-19 (k = 23) gives {5,10,15,20,24}, AlexNet (k = 14) {4,8,12,15};
 // the floor would give {4,8,...} and {3,6,...}. On a DAG, the candidates are the articulation
 // points (ap-sqrtn, §5.1.1) or the whole topological order (linearized-sqrtn, §5.1.2).
-class ChenSqrtNSolver : public Solver {
+class ChenSqrtNSolver : public ChainHeuristicSolver {
 public:
-    explicit ChenSqrtNSolver(CandidateKind kind) : m_kind(kind) {}
-    std::string name() const override;
-    std::string description() const override;
+    explicit ChenSqrtNSolver(CandidateKind kind) : ChainHeuristicSolver(kind, "sqrtn", "Chen et al. sqrt(n): every ceil(sqrt(k))-th candidate") {}
     std::vector<OptionSpec> options() const override;
     Plan solve(const Graph& graph, const SolverOptions& options) const override;
-
-private:
-    CandidateKind m_kind;
 };
 
 }  // namespace ckpt

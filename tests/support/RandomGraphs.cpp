@@ -16,17 +16,26 @@ std::vector<std::int64_t> randomBytes(std::mt19937_64& rng, int count, std::int6
     return out;
 }
 
+namespace {
+
+Vertex vertex(int i, std::int64_t bytes)
+{
+    Vertex v;
+    v.id = "v" + std::to_string(i);
+    v.bytes = bytes;
+    return v;
+}
+
+}  // namespace
+
 Graph randomChain(std::mt19937_64& rng, int vertices, std::int64_t maxBytes)
 {
     GraphBuilder b;
     const auto bytes = randomBytes(rng, vertices, maxBytes);
     for (int i = 0; i < vertices; ++i) {
-        Vertex v;
-        v.id = "v" + std::to_string(i);
-        v.bytes = bytes[i];
-        b.addVertex(v);
+        b.addVertex(vertex(i, bytes[i]));
         if (i > 0)
-            b.addEdge("v" + std::to_string(i - 1), v.id);
+            b.addEdge("v" + std::to_string(i - 1), "v" + std::to_string(i));
     }
     return b.build();
 }
@@ -36,9 +45,7 @@ Graph randomDag(std::mt19937_64& rng, int vertices, int window, std::int64_t max
     GraphBuilder b;
     const auto bytes = randomBytes(rng, vertices, maxBytes);
     for (int i = 0; i < vertices; ++i) {
-        Vertex v;
-        v.id = "v" + std::to_string(i);
-        v.bytes = bytes[i];
+        Vertex v = vertex(i, bytes[i]);
         if (rng() % 2)
             v.compute = static_cast<double>(rng() % 5 + 1);
         b.addVertex(v);
