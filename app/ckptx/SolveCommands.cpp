@@ -2,7 +2,7 @@
 #include "Cli.h"
 
 #include "io/GraphJson.h"
-#include "io/PlanJson.h"
+#include "io/ResultJson.h"
 #include "solvers/SolverRegistry.h"
 #include "theory/DivisionTree.h"
 
