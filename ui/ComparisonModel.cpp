@@ -106,6 +106,9 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const
     case MaxSegment: return raw ? QVariant(qint64(e.maxSegmentCost)) : QVariant(bytesText(e.maxSegmentCost));
     case Checkpoints: return int(e.checkpoints.size());
     case ISPlan: return raw ? QVariant(e.isISPlan) : QVariant(e.isISPlan ? tr("yes") : tr("no"));
+    case PeakChen: return raw ? QVariant(qint64(r.costs.peakChen)) : QVariant(bytesText(r.costs.peakChen));
+    case PeakPyTorch: return raw ? QVariant(qint64(r.costs.peakPyTorch)) : QVariant(bytesText(r.costs.peakPyTorch));
+    case Recomputed: return raw ? QVariant(qint64(r.costs.recomputedBytes)) : QVariant(bytesText(r.costs.recomputedBytes));
     case TimeMs: return raw ? QVariant(p->wallTimeMs) : QVariant(QString::number(p->wallTimeMs, 'f', 2));
     default: return {};
     }
@@ -122,6 +125,9 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
     case MaxSegment: return tr("Max segment");
     case Checkpoints: return tr("# ckpt");
     case ISPlan: return tr("IS plan");
+    case PeakChen: return tr("Peak (chen)");
+    case PeakPyTorch: return tr("Peak (pytorch)");
+    case Recomputed: return tr("Recomputed");
     case TimeMs: return tr("Time (ms)");
     case Verdict: return tr("Verdict");
     default: return {};

@@ -1,8 +1,10 @@
 #pragma once
-// The solvers' plans side by side: one row per solver run (objective, its two terms, checkpoint
-// count, IS plan or not, time, verdict). A plan that loses to a reference solver (`exhaustive`,
+// The solvers' plans side by side: one row per solver run with the core's comparison figures
+// (objective and its two terms, checkpoint count, IS plan or not, peaks under both memory models,
+// recomputed bytes), time and verdict. A plan that loses to a reference solver (`exhaustive`,
 // `optimal`) is marked; a refusal shows the solver's message.
 #include "graph/Graph.h"
+#include "solvers/Comparison.h"
 #include "solvers/Plan.h"
 
 #include <QAbstractTableModel>
@@ -16,13 +18,27 @@ namespace ckpt::ui {
 struct SolverRun {
     std::string solver;
     std::optional<Plan> plan;  // absent: the solver refused or failed
+    PlanCosts costs;           // planCosts(graph, *plan) when there is a plan
     std::string error;
 };
 
 class ComparisonModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Solver, Objective, CheckpointBytes, MaxSegment, Checkpoints, ISPlan, TimeMs, Verdict, ColumnCount };
+    enum Column {
+        Solver,
+        Objective,
+        CheckpointBytes,
+        MaxSegment,
+        Checkpoints,
+        ISPlan,
+        PeakChen,
+        PeakPyTorch,
+        Recomputed,
+        TimeMs,
+        Verdict,
+        ColumnCount
+    };
     static constexpr int RawValueRole = Qt::UserRole + 1;  // numbers, for sorting and tests
     // The solvers whose plans are optimal by construction; others are judged against them.
     static bool isReference(const std::string& solver);

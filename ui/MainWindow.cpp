@@ -9,6 +9,7 @@
 #include "RecentFiles.h"
 #include "SolversPanel.h"
 #include "SweepPanel.h"
+#include "MemoryTimelineBuilder.h"
 #include "TreeDisplayBuilder.h"
 #include "VertexTableModel.h"
 #include "io/PlanJson.h"
@@ -71,6 +72,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_sweep, &SweepPanel::entryChanged, this, &MainWindow::onSweepEntry);
     connect(m_tree, &DivisionTreeView::nodeSelected, this, &MainWindow::onTreeNodeSelected);
     connect(dagView(), &DagView::vertexSelectionChanged, this, &MainWindow::onDagSelectionChanged);
+    connect(m_solvers, &SolversPanel::selectedPlansChanged, this, &MainWindow::updateMemoryChart);
+    connect(m_memoryModel, &QComboBox::currentIndexChanged, this, &MainWindow::updateMemoryChart);
     resize(1400, 900);
 }
 
@@ -94,6 +97,11 @@ void MainWindow::createDocks()
     memoryColumn->addLayout(memoryTools);
     memoryColumn->addWidget(m_memory, 1);
     m_memoryModel->setObjectName(QStringLiteral("memoryModel"));
+    m_memoryModel->setToolTip(tr("chen: checkpoints kept, segments re-forwarded whole (Chen et al.); "
+                                 "pytorch: tensors freed when no longer needed (Hong et al. Alg. 4)"));
+    for (MemoryModel model : allMemoryModels())
+        m_memoryModel->addItem(QString::fromStdString(memoryModelName(model)), int(model));
+    memoryTools->addWidget(new QLabel(tr("Select several rows in the comparison to compare their plans."), memory));
 
     QDockWidget* solvers = addDock(tr("Solvers"), QStringLiteral("solversDock"), m_solvers, Qt::RightDockWidgetArea);
     QDockWidget* explain = addDock(tr("Explain"), QStringLiteral("explainDock"), m_explain, Qt::RightDockWidgetArea);
@@ -255,6 +263,25 @@ void MainWindow::setCurrentPlan(const Plan* plan)
     } else {
         m_sweep->setSweep(std::nullopt);
     }
+    updateMemoryChart();
+}
+
+void MainWindow::setMemoryModel(MemoryModel model)
+{
+    m_memoryModel->setCurrentIndex(m_memoryModel->findData(int(model)));
+}
+
+void MainWindow::updateMemoryChart()
+{
+    const Graph* graph = m_document->graph().get();
+    std::vector<const Plan*> plans = m_solvers->selectedPlans();
+    if (plans.empty() && m_plan)
+        plans.push_back(&*m_plan);
+    std::vector<MemoryTimeline> timelines;
+    if (graph)
+        for (const Plan* plan : plans)
+            timelines.push_back(makeMemoryTimeline(*graph, *plan, MemoryModel(m_memoryModel->currentData().toInt())));
+    m_memory->setTimelines(std::move(timelines));
 }
 
 void MainWindow::onSweepEntry(int entry)
@@ -309,8 +336,7 @@ bool MainWindow::exportPlanJson(const QString& path, QString* error) const
             *error = tr("No plan is selected: run the solvers and select a row first.");
         return false;
     }
-    const std::string text = planToJson(*m_document->graph(), *m_plan).dump(1) + "\n";
-    return writeFileAtomically(path, QByteArray::fromStdString(text), error);
+    return writeFileAtomically(path, QByteArray::fromStdString(toPlanJson(*m_document->graph(), *m_plan)), error);
 }
 
 bool MainWindow::exportMemoryCsv(const QString& path, QString* error) const

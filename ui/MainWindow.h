@@ -3,6 +3,7 @@
 // chart and the vertex table in docks. Selecting a plan, a tree node, a sweep step or DAG vertices
 // updates every view (MainWindow only routes; the views show what the core computed).
 #include "DivisionTreeView.h"
+#include "memory/MemoryProfile.h"
 #include "solvers/Plan.h"
 
 #include <QMainWindow>
@@ -50,6 +51,8 @@ public:
 
     // Makes a plan current everywhere (normally by selecting a comparison row); nullptr clears.
     void setCurrentPlan(const Plan* plan);
+    // The memory model the chart simulates the selected plans under.
+    void setMemoryModel(MemoryModel model);
     // The division tree shown and used for DAG <-> tree selection sync; nullopt clears.
     void setDivisionTree(std::optional<TreeDisplay> tree);
 
@@ -67,6 +70,7 @@ private:
     void onGraphChanged();
     void onLayoutReady();
     void onSweepEntry(int entry);
+    void updateMemoryChart();
     void onTreeNodeSelected(int node);
     void onDagSelectionChanged();
     void showError(const QString& title, const QString& message);

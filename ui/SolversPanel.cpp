@@ -1,6 +1,7 @@
 #include "SolversPanel.h"
 
 #include "BackgroundTask.h"
+#include "solvers/Comparison.h"
 #include "solvers/SolverRegistry.h"
 
 #include <QFormLayout>
@@ -34,7 +35,7 @@ SolversPanel::SolversPanel(QWidget* parent)
     for (const Solver* s : allSolvers()) {
         auto* item = new QListWidgetItem(QString::fromStdString(s->name()), m_solvers);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-        item->setCheckState(Qt::Checked);
+        item->setCheckState(s->fast() ? Qt::Checked : Qt::Unchecked);  // slow ones on request
         item->setToolTip(QString::fromStdString(s->description()));
         for (const OptionSpec& o : s->options())
             m_options[s->name()][o.name] = o.defaultValue;
@@ -42,7 +43,7 @@ SolversPanel::SolversPanel(QWidget* parent)
     m_solvers->setMaximumHeight(150);
     m_table->setModel(m_model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
@@ -71,6 +72,7 @@ SolversPanel::SolversPanel(QWidget* parent)
     connect(m_task, &BackgroundTask::finished, this, &SolversPanel::onFinished);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this] { Q_EMIT planSelected(currentPlan()); });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &SolversPanel::selectedPlansChanged);
     if (m_solvers->count() > 0)
         m_solvers->setCurrentRow(0);
     m_run->setEnabled(false);
@@ -153,9 +155,11 @@ void SolversPanel::run()
             options.values = requests[i].options;
             options.cancel = &cancel;
             options.progress = [&progress, i, n](double f) { progress((double(i) + f) / n); };
-            SolverRun run{requests[i].solver, std::nullopt, {}};
+            SolverRun run;
+            run.solver = requests[i].solver;
             try {
                 run.plan = runSolver(requests[i].solver, *graph, options);
+                run.costs = planCosts(*graph, *run.plan);
             } catch (const SolverCancelled&) {
                 return;
             } catch (const std::exception& e) {
@@ -206,6 +210,25 @@ const Plan* SolversPanel::currentPlan() const
         return nullptr;
     const auto& plan = m_model->run(current.row()).plan;
     return plan ? &*plan : nullptr;
+}
+
+std::vector<const Plan*> SolversPanel::selectedPlans() const
+{
+    std::vector<const Plan*> plans;
+    for (int row = 0; row < m_model->rowCount(); ++row)
+        if (m_table->selectionModel()->isRowSelected(row) && m_model->run(row).plan)
+            plans.push_back(&*m_model->run(row).plan);
+    return plans;
+}
+
+void SolversPanel::selectRows(const std::vector<int>& rows)
+{
+    if (rows.empty())
+        return;
+    selectRow(rows.front());
+    for (std::size_t i = 1; i < rows.size(); ++i)
+        m_table->selectionModel()->select(m_model->index(rows[i], 0),
+                                          QItemSelectionModel::Select | QItemSelectionModel::Rows);
 }
 
 void SolversPanel::selectRow(int row)

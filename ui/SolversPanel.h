@@ -40,14 +40,18 @@ public:
 
     ComparisonModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
-    // The plan of the selected row, or nullptr.
+    // The plan of the current row, or nullptr.
     const Plan* currentPlan() const;
+    // The plans of all selected rows (several rows compare in the memory chart), in row order.
+    std::vector<const Plan*> selectedPlans() const;
     void selectRow(int row);
+    void selectRows(const std::vector<int>& rows);
     // The row whose plan has the smallest objective (-1 when none succeeded).
     int bestRow() const;
 
 Q_SIGNALS:
     void planSelected(const ckpt::Plan* plan);  // nullptr: no plan
+    void selectedPlansChanged();
     void runFinished();
 
 private:

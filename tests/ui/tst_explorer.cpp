@@ -13,6 +13,8 @@
 #include "SolversPanel.h"
 #include "SweepPanel.h"
 #include "TestData.h"
+#include "io/PlanJson.h"
+#include "solvers/Comparison.h"
 #include "theory/PlanEvaluation.h"
 
 #include <QAbstractItemModelTester>
@@ -26,8 +28,6 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
-
-#include <nlohmann/json.hpp>
 
 using namespace ckpt;
 using namespace ckpt::ui;
@@ -117,9 +117,9 @@ private Q_SLOTS:
         ComparisonModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         std::vector<SolverRun> runs;
-        runs.push_back({"checkpoint-all", planOf(g, "checkpoint-all", {0, 1, 2, 3, 4}), {}});
-        runs.push_back({"exhaustive", planOf(g, "exhaustive", {0, 2, 4}), {}});
-        runs.push_back({"feng-lcg", std::nullopt, "not a linear graph"});
+        runs.push_back({"checkpoint-all", planOf(g, "checkpoint-all", {0, 1, 2, 3, 4}), {}, {}});
+        runs.push_back({"exhaustive", planOf(g, "exhaustive", {0, 2, 4}), {}, {}});
+        runs.push_back({"feng-lcg", std::nullopt, {}, "not a linear graph"});
         model.setRuns(runs);
         QCOMPARE(model.rowCount(), 3);
         QCOMPARE(*model.referenceObjective(), std::int64_t(3 + 5));
@@ -304,7 +304,40 @@ private Q_SLOTS:
         QCOMPARE(panel.view()->scene()->items().size(), qsizetype(0));
     }
 
-    void chartSeriesShowTheTimelines()
+    void memoryChartShowsTheSimulatorsTimelines()
+    {
+        OpenWindow w("resources/examples/residual.json");
+        QVERIFY(w.graph);
+        const Graph& g = *w.graph;
+        SolversPanel* panel = w.window.solversPanel();
+        panel->setSelectedSolvers({"checkpoint-all", "feng-acg"});
+        panel->run();
+        panel->waitForFinished();
+        panel->selectRows({0, 1});
+        const std::vector<const Plan*> plans = panel->selectedPlans();
+        QCOMPARE(plans.size(), std::size_t(2));
+        MemoryChart* chart = w.window.memoryChart();
+        for (MemoryModel model : allMemoryModels()) {
+            w.window.setMemoryModel(model);
+            QCOMPARE(chart->timelines().size(), std::size_t(2));
+            for (int t = 0; t < 2; ++t) {
+                const MemoryProfile profile = simulateMemory(g, *plans[std::size_t(t)], model);
+                const QList<QPointF> points = chart->peakSeries(t)->points();
+                QCOMPARE(points.size(), qsizetype(profile.phases.size()));
+                for (std::size_t i = 0; i < profile.phases.size(); ++i) {
+                    QCOMPARE(points[qsizetype(i)].x(), double(profile.phases[i].index));
+                    QCOMPARE(qRound64(points[qsizetype(i)].y() * chart->unitBytes()), profile.phases[i].peakBytes);
+                }
+                const MemoryTimeline& timeline = chart->timelines()[std::size_t(t)];
+                QVERIFY(timeline.label.contains(QString::fromStdString(memoryModelName(model))));
+                QVERIFY(!timeline.backward.front() && timeline.backward[std::size_t(g.vertexCount())]);
+                const std::size_t peak = std::size_t(profile.peakPhase);
+                QCOMPARE(timeline.liveAtPeak[peak].size(), qsizetype(profile.phases[peak].live.size()));
+            }
+        }
+    }
+
+    void chartCsvHasOneRowPerPhase()
     {
         MemoryChart chart;
         MemoryTimeline t;
@@ -332,15 +365,14 @@ private Q_SLOTS:
         QString error;
         QVERIFY(!w.window.exportPlanJson(dir.filePath("none.json"), &error));
         QVERIFY(error.contains("No plan"));
+        QVERIFY(!w.window.exportMemoryCsv(dir.filePath("none.csv"), &error));
         const Plan p = planOf(*w.graph, "by hand", {id(*w.graph, "block2.add")});
         w.window.setCurrentPlan(&p);
         QVERIFY2(w.window.exportPlanJson(dir.filePath("plan.json"), &error), qPrintable(error));
-        QFile planFile(dir.filePath("plan.json"));
-        QVERIFY(planFile.open(QIODevice::ReadOnly));
-        const auto json = nlohmann::json::parse(planFile.readAll().toStdString());
-        QCOMPARE(json["checkpoints"], nlohmann::json({"input", "block2.add", "fc"}));
-        QCOMPARE(json["objective"].get<std::int64_t>(), p.objective());
-        QCOMPARE(json["segments"].size(), std::size_t(2));
+        const Plan back = readPlanFile(dir.filePath("plan.json").toStdString(), *w.graph);
+        QCOMPARE(back.checkpoints(), p.checkpoints());
+        QCOMPARE(back.objective(), p.objective());
+        QCOMPARE(back.solver, p.solver);
 
         for (const char* name : {"dag.png", "dag.svg", "tree.png", "tree.svg", "chart.png", "chart.svg"}) {
             const QString path = dir.filePath(name);
@@ -356,17 +388,14 @@ private Q_SLOTS:
         QVERIFY(!exportScene(w.window.dagView()->scene(), dir.filePath("missing/dir/dag.png"), &error));
         QVERIFY(error.contains("missing/dir/dag.png"));
 
-        QVERIFY(!w.window.exportMemoryCsv(dir.filePath("memory.csv"), &error));
-        MemoryTimeline t;
-        t.label = "x";
-        t.peakBytes = {1, 2};
-        t.endBytes = {1, 1};
-        t.backward = {false, true};
-        w.window.memoryChart()->setTimelines({t});
+        // The chart shows the current plan's timeline: a header and one row per training phase.
         QVERIFY2(w.window.exportMemoryCsv(dir.filePath("memory.csv"), &error), qPrintable(error));
         QFile csv(dir.filePath("memory.csv"));
         QVERIFY(csv.open(QIODevice::ReadOnly));
-        QCOMPARE(csv.readAll().count('\n'), 3);
+        const QList<QByteArray> rows = csv.readAll().trimmed().split('\n');
+        QCOMPARE(rows.size(), 1 + 2 * w.graph->vertexCount());
+        QVERIFY(rows[0].startsWith("timeline,phase,pass"));
+        QVERIFY(rows[1].startsWith("by hand · chen,0,forward,"));
     }
 
     void screenshotsRenderEveryView()
