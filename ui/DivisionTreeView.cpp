@@ -117,11 +117,11 @@ void DivisionTreeView::setTree(std::shared_ptr<const Graph> graph, TreeDisplay t
 {
     m_graph = std::move(graph);
     m_tree = std::move(tree);
-    // Start with runs of single edges folded away: a node whose children are all leaves shows "+".
+    // Start with runs of single edges folded away: a Linear node whose children are all leaves shows "+".
     m_collapsed.assign(m_tree.nodes.size(), false);
     for (std::size_t i = 0; i < m_tree.nodes.size(); ++i) {
         const auto& children = m_tree.nodes[i].children;
-        m_collapsed[i] = !children.empty() && i != 0 && std::all_of(children.begin(), children.end(), [this](int c) {
+        m_collapsed[i] = m_tree.nodes[i].kind == TreeDisplay::Kind::Linear && !children.empty() && i != 0 && std::all_of(children.begin(), children.end(), [this](int c) {
             return m_tree.nodes[std::size_t(c)].kind == TreeDisplay::Kind::Leaf;
         });
     }

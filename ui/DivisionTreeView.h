@@ -1,7 +1,7 @@
 #pragma once
 // A division tree drawn top-down: nodes coloured by IS type (Linear, Branch, Complicate, leaf),
 // labelled source → target and cost, with a legend; double-click collapses or expands a subtree
-// (nodes whose children are all single edges start collapsed).
+// (Linear nodes whose children are all single edges start collapsed).
 // The view shows a TreeDisplay — plain data an adapter fills from the core's division tree — so it
 // holds no algorithm itself.
 #include "graph/Graph.h"

@@ -105,9 +105,9 @@ void ExplainPanel::showSweepEntry(const Graph& graph, const Sweep& sweep, int en
         QStringList broken;
         for (std::size_t i = 0; i < tree->nodes.size() && i < exceeding.size(); ++i)
             if (exceeding[i])
-                broken << tr("%1 → %2 (%3 &gt; C)")
+                broken << tr("%1 → %2 (%3, %4 &gt; C)")
                               .arg(vertexName(graph, tree->nodes[i].source), vertexName(graph, tree->nodes[i].target),
-                                   bytes(tree->nodes[i].segmentCost));
+                                   kindName(tree->nodes[i].kind), bytes(tree->nodes[i].segmentCost));
         html += broken.isEmpty() ? tr("<p>No IS exceeds C.</p>")
                                  : tr("<p>Broken down because the segment each leaves with only its source and "
                                       "target checkpointed exceeds C (dashed in the tree): %1.</p>")

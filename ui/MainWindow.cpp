@@ -74,7 +74,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(dagView(), &DagView::vertexSelectionChanged, this, &MainWindow::onDagSelectionChanged);
     connect(m_solvers, &SolversPanel::selectedPlansChanged, this, &MainWindow::updateMemoryChart);
     connect(m_memoryModel, &QComboBox::currentIndexChanged, this, &MainWindow::updateMemoryChart);
-    resize(1400, 900);
+    resize(1500, 1000);
 }
 
 QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area)
@@ -115,7 +115,7 @@ void MainWindow::createDocks()
     tabifyDockWidget(chart, vertices);
     sweep->raise();
     resizeDocks({solvers}, {560}, Qt::Horizontal);
-    resizeDocks({tree}, {290}, Qt::Vertical);
+    resizeDocks({tree}, {340}, Qt::Vertical);
     resizeDocks({tree, sweep}, {600, 600}, Qt::Horizontal);
     resizeDocks({solvers, explain}, {480, 260}, Qt::Vertical);
 }

@@ -35,6 +35,7 @@ MemoryChart::MemoryChart(QWidget* parent) : QChartView(new QChart, parent)
     setRenderHint(QPainter::Antialiasing);
     chart()->setAnimationOptions(QChart::NoAnimation);
     chart()->legend()->setAlignment(Qt::AlignBottom);
+    setMinimumHeight(280);
     setTimelines({});
 }
 
@@ -80,6 +81,7 @@ void MemoryChart::setTimelines(std::vector<MemoryTimeline> timelines)
     // Shade the backward phases (of the first timeline; all share the phase structure).
     if (!m_timelines.empty()) {
         const auto& backward = m_timelines.front().backward;
+        bool first = true;
         for (std::size_t i = 0; i < backward.size();) {
             if (!backward[i]) {
                 ++i;
@@ -98,9 +100,10 @@ void MemoryChart::setTimelines(std::vector<MemoryTimeline> timelines)
             c->addSeries(shade);
             shade->attachAxis(x);
             shade->attachAxis(y);
-            if (i > 0)  // one legend entry is enough
+            if (!first)  // one legend entry is enough
                 for (QLegendMarker* m : c->legend()->markers(shade))
                     m->setVisible(false);
+            first = false;
             i = j + 1;
         }
     }
