@@ -8,6 +8,7 @@
 #include <QGraphicsScene>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QStaticText>
 
 #include <algorithm>
 #include <functional>
@@ -35,10 +36,31 @@ QColor kindFill(TreeDisplay::Kind kind)
 // One tree node's box; it paints its own label so elision and emphasis stay consistent.
 class TreeNodeItem : public QGraphicsRectItem {
 public:
-    TreeNodeItem(const QRectF& r, QStringList lines, QColor fill, bool selected, bool exceeding, bool collapsed)
-        : QGraphicsRectItem(r), m_lines(std::move(lines)), m_fill(fill), m_selected(selected), m_exceeding(exceeding),
-          m_collapsed(collapsed)
+    TreeNodeItem(const QRectF& r, const QStringList& lines, QColor fill, bool selected, bool exceeding, bool collapsed)
+        : QGraphicsRectItem(r), m_fill(fill), m_selected(selected), m_exceeding(exceeding), m_collapsed(collapsed)
     {
+        // Elided and laid out once: painting static text is cheap.
+        m_font.setPointSizeF(8.5);
+        m_bold = m_font;
+        m_bold.setBold(true);
+        m_lineSpacing = QFontMetricsF(m_font).lineSpacing();
+        const double width = r.width() - 10;
+        for (int i = 0; i < lines.size(); ++i) {
+            const QFont& f = i == 0 ? m_bold : m_font;
+            QStaticText text(QFontMetricsF(f).elidedText(lines[i], Qt::ElideMiddle, width));
+            text.setTextFormat(Qt::PlainText);
+            text.prepare(QTransform(), f);
+            m_lines.push_back(text);
+        }
+    }
+    // Marks change often (sweep steps, selection): repaint this item, not the whole tree.
+    void setMarks(bool selected, bool exceeding)
+    {
+        if (selected == m_selected && exceeding == m_exceeding)
+            return;
+        m_selected = selected;
+        m_exceeding = exceeding;
+        update();
     }
     void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override
     {
@@ -50,25 +72,24 @@ public:
         p->setPen(pen);
         p->setBrush(m_fill);
         p->drawRoundedRect(rect(), 5, 5);
-        QFont font(QStringLiteral("DejaVu Sans"));
-        font.setPointSizeF(8.5);
-        const QRectF inner = rect().adjusted(5, 3, -5, -3);
-        const QFontMetricsF metrics(font);
         p->setPen(palette::text());
-        for (int i = 0; i < m_lines.size(); ++i) {
-            font.setBold(i == 0);
-            p->setFont(font);
-            const QRectF line(inner.left(), inner.top() + i * metrics.lineSpacing(), inner.width(), metrics.lineSpacing());
-            p->drawText(line, Qt::AlignCenter, QFontMetricsF(font).elidedText(m_lines[i], Qt::ElideMiddle, inner.width()));
+        const double top = rect().center().y() - m_lineSpacing * double(m_lines.size()) / 2;
+        for (std::size_t i = 0; i < m_lines.size(); ++i) {
+            p->setFont(i == 0 ? m_bold : m_font);
+            p->drawStaticText(QPointF(rect().center().x() - m_lines[i].size().width() / 2, top + double(i) * m_lineSpacing),
+                              m_lines[i]);
         }
         if (m_collapsed) {
-            p->setPen(QPen(palette::text(), 1));
+            p->setFont(m_bold);
             p->drawText(rect().adjusted(0, 0, -4, 0), Qt::AlignRight | Qt::AlignBottom, QStringLiteral("+"));
         }
     }
 
 private:
-    QStringList m_lines;
+    QFont m_font{QStringLiteral("DejaVu Sans")};
+    QFont m_bold;
+    std::vector<QStaticText> m_lines;
+    double m_lineSpacing = 0;
     QColor m_fill;
     bool m_selected, m_exceeding, m_collapsed;
 };
@@ -140,9 +161,13 @@ void DivisionTreeView::selectNode(int node)
 {
     m_selected = node >= 0 && node < int(m_tree.nodes.size()) ? node : -1;
     // Make sure the chosen node is drawn: expand its collapsed ancestors.
+    bool expanded = false;
     for (int p = m_selected >= 0 ? m_tree.nodes[std::size_t(m_selected)].parent : -1; p >= 0; p = m_tree.nodes[std::size_t(p)].parent)
-        m_collapsed[std::size_t(p)] = false;
-    rebuild();
+        if (m_collapsed[std::size_t(p)]) {
+            m_collapsed[std::size_t(p)] = false;
+            expanded = true;
+        }
+    expanded ? rebuild() : updateMarks();
     if (m_selected >= 0)
         ensureVisible(m_rects[std::size_t(m_selected)], 20, 20);
     Q_EMIT nodeSelected(m_selected);
@@ -157,7 +182,7 @@ void DivisionTreeView::setCollapsed(int node, bool collapsed)
 void DivisionTreeView::setExceeding(std::vector<bool> exceeding)
 {
     m_exceeding = std::move(exceeding);
-    rebuild();
+    updateMarks();
 }
 
 QRectF DivisionTreeView::nodeRect(int node) const
@@ -181,10 +206,18 @@ void DivisionTreeView::fitTree()
     }
 }
 
+void DivisionTreeView::updateMarks()
+{
+    for (std::size_t i = 0; i < m_items.size(); ++i)
+        if (auto* item = static_cast<TreeNodeItem*>(m_items[i]))
+            item->setMarks(int(i) == m_selected, i < m_exceeding.size() && m_exceeding[i]);
+}
+
 void DivisionTreeView::rebuild()
 {
     scene()->clear();
     m_rects.assign(m_tree.nodes.size(), QRectF());
+    m_items.assign(m_tree.nodes.size(), nullptr);
     if (m_tree.nodes.empty() || !m_graph) {
         scene()->setSceneRect(QRectF());
         return;
@@ -210,13 +243,23 @@ void DivisionTreeView::rebuild()
         return x;
     };
     place(0, 0);
+    // Links as a bus: down from the parent, across its children, down to each. Short lines only,
+    // so a node with hundreds of children does not draw hundreds of lines across the view.
     const QPen linkPen(palette::edge(), 1.2);
     for (std::size_t i = 0; i < m_tree.nodes.size(); ++i) {
-        const int parent = m_tree.nodes[i].parent;
-        if (parent < 0 || m_rects[i].isNull() || m_rects[std::size_t(parent)].isNull())
+        const auto& children = m_tree.nodes[i].children;
+        if (children.empty() || m_rects[i].isNull() || m_rects[std::size_t(children.front())].isNull())
             continue;
-        const QRectF a = m_rects[std::size_t(parent)], b = m_rects[i];
-        scene()->addLine(QLineF(a.center().x(), a.bottom(), b.center().x(), b.top()), linkPen);
+        const QRectF parent = m_rects[i];
+        const double bus = parent.bottom() + vGap / 2;
+        scene()->addLine(QLineF(parent.center().x(), parent.bottom(), parent.center().x(), bus), linkPen);
+        scene()->addLine(QLineF(m_rects[std::size_t(children.front())].center().x(), bus,
+                                m_rects[std::size_t(children.back())].center().x(), bus),
+                         linkPen);
+        for (int c : children)
+            scene()->addLine(QLineF(m_rects[std::size_t(c)].center().x(), bus, m_rects[std::size_t(c)].center().x(),
+                                    m_rects[std::size_t(c)].top()),
+                             linkPen);
     }
     for (std::size_t i = 0; i < m_tree.nodes.size(); ++i) {
         if (m_rects[i].isNull())
@@ -233,6 +276,7 @@ void DivisionTreeView::rebuild()
                                       m_collapsed[i] && !n.children.empty());
         item->setToolTip(n.explanation);
         scene()->addItem(item);
+        m_items[i] = item;
     }
     scene()->setSceneRect(scene()->itemsBoundingRect().adjusted(-20, -60, 20, 20));
 }

@@ -65,6 +65,7 @@ protected:
 
 private:
     void rebuild();
+    void updateMarks();
     int nodeAt(const QPoint& viewPos) const;
 
     std::shared_ptr<const Graph> m_graph;
@@ -72,6 +73,7 @@ private:
     std::vector<bool> m_collapsed;
     std::vector<bool> m_exceeding;
     std::vector<QRectF> m_rects;
+    std::vector<QGraphicsItem*> m_items;  // per node; nullptr when hidden
     int m_selected = -1;
 };
 

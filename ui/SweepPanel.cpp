@@ -31,6 +31,12 @@ public:
     void setSweep(const Sweep* sweep)
     {
         m_sweep = sweep;
+        if (sweep && !sweep->entries.empty()) {
+            const auto [lo, hi] = std::minmax_element(sweep->entries.begin(), sweep->entries.end(),
+                                                      [](auto& a, auto& b) { return a.objective < b.objective; });
+            m_minObjective = lo->objective;
+            m_maxObjective = hi->objective;
+        }
         update();
     }
     void setCurrent(int index)
@@ -46,11 +52,10 @@ protected:
     QPointF at(std::size_t i) const
     {
         const auto& e = m_sweep->entries;
-        const auto [minO, maxO] = std::minmax_element(e.begin(), e.end(), [](auto& a, auto& b) { return a.objective < b.objective; });
         const QRectF area = plotArea();
         const double x = e.size() < 2 ? 0.5 : double(i) / double(e.size() - 1);
-        const double span = double(maxO->objective - minO->objective);
-        const double y = span <= 0 ? 0.5 : double(e[i].objective - minO->objective) / span;
+        const double span = double(m_maxObjective - m_minObjective);
+        const double y = span <= 0 ? 0.5 : double(e[i].objective - m_minObjective) / span;
         return {area.left() + x * area.width(), area.bottom() - y * area.height()};
     }
 
@@ -68,10 +73,9 @@ protected:
             return;
         }
         const auto& e = m_sweep->entries;
-        const auto [minO, maxO] = std::minmax_element(e.begin(), e.end(), [](auto& a, auto& b) { return a.objective < b.objective; });
         p.setPen(palette::text());
-        p.drawText(QRectF(0, area.top() - 6, area.left() - 4, 14), Qt::AlignRight, bytes(maxO->objective));
-        p.drawText(QRectF(0, area.bottom() - 8, area.left() - 4, 14), Qt::AlignRight, bytes(minO->objective));
+        p.drawText(QRectF(0, area.top() - 6, area.left() - 4, 14), Qt::AlignRight, bytes(m_maxObjective));
+        p.drawText(QRectF(0, area.bottom() - 8, area.left() - 4, 14), Qt::AlignRight, bytes(m_minObjective));
         p.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignLeft,
                    tr("C = %1").arg(bytes(e.front().c)));
         p.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignRight, bytes(e.back().c));
@@ -110,6 +114,7 @@ protected:
 
 private:
     const Sweep* m_sweep = nullptr;
+    std::int64_t m_minObjective = 0, m_maxObjective = 0;
     int m_current = -1;
 };
 
