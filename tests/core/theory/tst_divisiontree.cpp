@@ -9,6 +9,7 @@
 
 #include <QtTest>
 
+#include <cstdlib>
 #include <set>
 
 using namespace ckpt;
@@ -231,7 +232,8 @@ private Q_SLOTS:
 
     void randomTrees()
     {
-        for (int k = 0; k < 1400; ++k) {
+        const int count = std::getenv("CKPT_LONG") ? 50000 : 1400;
+        for (int k = 0; k < count; ++k) {
             std::mt19937_64 rng(5000 + k);
             const auto shape = static_cast<test::RandomShape>(k % test::kRandomShapeCount);
             const test::RandomGraphSpec spec = test::randomGraph(shape, 14, rng);
