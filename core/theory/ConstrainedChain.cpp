@@ -30,12 +30,10 @@ std::int64_t ConstrainedChain::segmentCost(int p, int q) const
     return m_prefix[q] - m_bytes[q] - m_prefix[p];
 }
 
-void ConstrainedChain::appendSegmentCosts(std::vector<std::int64_t>& out) const
+void ConstrainedChain::appendSegmentCostsFrom(int p, std::vector<std::int64_t>& out) const
 {
-    const int k = length();
-    for (int p = 0; p < k; ++p)
-        for (int q = p + 1; q <= k; ++q)
-            out.push_back(segmentCost(p, q));
+    for (int q = p + 1; q <= length(); ++q)
+        out.push_back(segmentCost(p, q));
 }
 
 const ConstrainedChain::Solution& ConstrainedChain::solve(int from, int to, std::int64_t c, Workspace& work) const
