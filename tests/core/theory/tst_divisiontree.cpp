@@ -50,6 +50,44 @@ bool strictlyInside(const Graph& g, const IndependentSegment& small, const Indep
            std::includes(b.begin(), b.end(), a.begin(), a.end()) && (a != b || va != vb);
 }
 
+// Def. 2 / Alg. 2 step 2–3 verbatim: v splits s_ij iff its ancestors and descendants inside
+// s_ij cover the rest, do not overlap, and have no edge between them.
+std::vector<VertexIndex> splittingByDefinition(const Graph& g, const IndependentSegment& s)
+{
+    const EdgeSet edges = edgesOf(g, s);
+    std::vector<VertexIndex> out;
+    for (VertexIndex v : s.vertices) {
+        if (v == s.source || v == s.target)
+            continue;
+        std::set<VertexIndex> in, outSet;
+        // Closures over the IS's own edges.
+        auto close = [&](VertexIndex start, bool forward) {
+            std::set<VertexIndex> seen;
+            std::vector<VertexIndex> stack{start};
+            while (!stack.empty()) {
+                VertexIndex x = stack.back();
+                stack.pop_back();
+                for (auto [a, b] : edges) {
+                    const VertexIndex next = forward ? (a == x ? b : -1) : (b == x ? a : -1);
+                    if (next >= 0 && seen.insert(next).second)
+                        stack.push_back(next);
+                }
+            }
+            return seen;
+        };
+        in = close(v, false);
+        outSet = close(v, true);
+        bool ok = in.size() + outSet.size() + 1 == s.vertices.size();
+        for (VertexIndex x : in)
+            ok = ok && !outSet.count(x);
+        for (auto [a, b] : edges)
+            ok = ok && !(in.count(a) && outSet.count(b));
+        if (ok)
+            out.push_back(v);
+    }
+    return out;
+}
+
 // Every structural promise of the tree, checked from the definitions.
 void checkTree(const Graph& g, const DivisionTree& tree, const QByteArray& where)
 {
@@ -72,6 +110,7 @@ void checkTree(const Graph& g, const DivisionTree& tree, const QByteArray& where
         }
         QVERIFY2(all == edgesOf(g, s) && count == all.size(), where);
         const auto splits = linearSplittingVertices(g, s);
+        QVERIFY2(splits == splittingByDefinition(g, s), where);
         if (node.type == SegmentType::Linear) {
             QVERIFY2(splits.size() + 1 == node.children.size(), where);
             VertexIndex expect = s.source;
