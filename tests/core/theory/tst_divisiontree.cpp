@@ -41,13 +41,14 @@ EdgeSet edgesOf(const Graph& g, const IndependentSegment& s)
     return out;
 }
 
-bool strictlyInside(const Graph& g, const IndependentSegment& small, const IndependentSegment& big)
+// small ⊆ big (vertices and edges); `strictly`: and small != big.
+bool inside(const Graph& g, const IndependentSegment& small, const IndependentSegment& big, bool strictly)
 {
     const EdgeSet a = edgesOf(g, small), b = edgesOf(g, big);
     const std::set<VertexIndex> va(small.vertices.begin(), small.vertices.end()),
         vb(big.vertices.begin(), big.vertices.end());
     return std::includes(vb.begin(), vb.end(), va.begin(), va.end()) &&
-           std::includes(b.begin(), b.end(), a.begin(), a.end()) && (a != b || va != vb);
+           std::includes(b.begin(), b.end(), a.begin(), a.end()) && (!strictly || a != b || va != vb);
 }
 
 // Def. 2 / Alg. 2 step 2–3 verbatim: v splits s_ij iff its ancestors and descendants inside
@@ -140,13 +141,13 @@ void checkTree(const Graph& g, const DivisionTree& tree, const QByteArray& where
         for (int c : node.children) {
             const IndependentSegment& m = tree.node(c).segment;
             for (const IndependentSegment& other : proper)
-                QVERIFY2(!strictlyInside(g, m, other), where + " member " + endsOf(g, m).c_str());
+                QVERIFY2(!inside(g, m, other, true), where + " member " + endsOf(g, m).c_str());
         }
         for (const IndependentSegment& other : proper) {
-            bool inside = false;
+            bool covered = false;
             for (int c : node.children)
-                inside = inside || !strictlyInside(g, tree.node(c).segment, other);
-            QVERIFY2(inside, where);
+                covered = covered || inside(g, other, tree.node(c).segment, false);
+            QVERIFY2(covered, where + " IS " + endsOf(g, other).c_str() + " is in no member");
         }
     }
 }
