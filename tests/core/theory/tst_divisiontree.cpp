@@ -206,6 +206,12 @@ private Q_SLOTS:
             QCOMPARE(t.node(0).type, SegmentType::Complicate);
             QCOMPARE(memberEnds(g, t, 0), (std::multiset<std::string>{"i-k", "i-t", "k-t", "k-j", "t-j"}));
             checkTree(g, t, "fig4-complicate");
+            // divide() on its own gives the same division; the member s_kj is {k, d, j}.
+            const Division d = divide(g, t.node(0).segment);
+            QCOMPARE(d.type, SegmentType::Complicate);
+            QCOMPARE(d.members.size(), 5u);
+            QCOMPARE(d.members[3].vertices, (std::vector<VertexIndex>{at(g, "k"), at(g, "d"), at(g, "j")}));
+            QCOMPARE(d.members[3].cost, 9);
         }
     }
 
