@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <queue>
 #include <map>
 
 namespace ckpt {
@@ -157,6 +158,9 @@ private:
         std::vector<char> status(n, Unknown);
         status[0] = status[n - 1] = Connecting;
         std::vector<int> inClosure(n, -1), closure, deferred;
+        // Vertices still to expand, earliest first: a connecting vertex's closure then meets an
+        // earlier (already known) connecting vertex before it sweeps the rest of s_ij.
+        std::priority_queue<int, std::vector<int>, std::greater<int>> pending;
         for (int x = 1; x + 1 < n; ++x) {
             if (status[x] != Unknown)
                 continue;
@@ -167,18 +171,24 @@ private:
             auto source = [&] { return inClosure[lowDom] == x ? dom.parent[lowDom] : lowDom; };
             auto target = [&] { return inClosure[lowPdom] == x ? pdom.parent[lowPdom] : lowPdom; };
             bool connects = false;
-            for (std::size_t next = 0; !connects;) {
-                if (next == closure.size()) {
+            pending = {};
+            pending.push(x);
+            auto take = [&](int w) {
+                inClosure[w] = x;
+                closure.push_back(w);
+                pending.push(w);
+                lowDom = dom.meet(lowDom, w);
+                lowPdom = pdom.meet(lowPdom, w);
+            };
+            while (!connects) {
+                if (pending.empty()) {
                     // The ends may have moved up past vertices set aside as ends: take them in.
                     const int p = source(), q = target();
                     const auto before = closure.size();
                     for (int w : deferred)
                         if (inClosure[w] != x && w != p && w != q) {
                             connects = connects || status[w] == Connecting;
-                            inClosure[w] = x;
-                            closure.push_back(w);
-                            lowDom = dom.meet(lowDom, w);
-                            lowPdom = pdom.meet(lowPdom, w);
+                            take(w);
                         }
                     deferred.clear();
                     if (closure.size() == before)
@@ -186,7 +196,8 @@ private:
                     connects = connects || (source() == 0 && target() == n - 1);
                     continue;
                 }
-                const int v = closure[next++];
+                const int v = pending.top();
+                pending.pop();
                 for (int w : near[v]) {
                     if (inClosure[w] == x)
                         continue;
@@ -198,10 +209,7 @@ private:
                         connects = true;
                         break;
                     }
-                    inClosure[w] = x;
-                    closure.push_back(w);
-                    lowDom = dom.meet(lowDom, w);
-                    lowPdom = pdom.meet(lowPdom, w);
+                    take(w);
                     if (source() == 0 && target() == n - 1) {
                         connects = true;
                         break;
