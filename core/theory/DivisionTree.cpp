@@ -282,16 +282,44 @@ private:
         return out;
     }
 
+    // A dominator tree over local indices with binary lifting, so that the nearest common
+    // dominator of two vertices costs O(log n) even when the tree is deep.
     struct DominatorTree {
-        std::vector<int> parent, depth;  // local indices; the root's parent is -1
+        int levels = 1;
+        std::vector<int> parent, depth;  // the root's parent is -1
+        std::vector<int> up;             // up[k * n + v]: the 2^k-th ancestor (the root above it)
+
+        DominatorTree(int n, int root) : parent(n, -1), depth(n, 0)
+        {
+            while ((1 << levels) < n)
+                ++levels;
+            up.assign(static_cast<std::size_t>(levels) * n, root);
+        }
+        void attach(int v, int to)
+        {
+            const int n = static_cast<int>(parent.size());
+            parent[v] = to;
+            depth[v] = depth[to] + 1;
+            up[v] = to;
+            for (int k = 1; k < levels; ++k)
+                up[k * n + v] = up[(k - 1) * n + up[(k - 1) * n + v]];
+        }
         int meet(int a, int b) const
         {
-            while (a != b) {
-                if (depth[a] < depth[b])
-                    std::swap(a, b);
-                a = parent[a];
-            }
-            return a;
+            const int n = static_cast<int>(parent.size());
+            if (depth[a] < depth[b])
+                std::swap(a, b);
+            for (int k = levels - 1; k >= 0; --k)
+                if (depth[a] - (1 << k) >= depth[b])
+                    a = up[k * n + a];
+            if (a == b)
+                return a;
+            for (int k = levels - 1; k >= 0; --k)
+                if (up[k * n + a] != up[k * n + b]) {
+                    a = up[k * n + a];
+                    b = up[k * n + b];
+                }
+            return parent[a];
         }
     };
 
@@ -301,7 +329,7 @@ private:
     DominatorTree dominators(const std::vector<VertexIndex>& vs, bool forward) const
     {
         const int n = static_cast<int>(vs.size());
-        DominatorTree t{std::vector<int>(n, -1), std::vector<int>(n, 0)};
+        DominatorTree t(n, forward ? 0 : n - 1);
         for (int step = 1; step < n; ++step) {
             const int x = forward ? step : n - 1 - step;
             int d = -1;
@@ -311,8 +339,7 @@ private:
                     continue;
                 d = d < 0 ? k : t.meet(d, k);
             }
-            t.parent[x] = d;
-            t.depth[x] = t.depth[d] + 1;
+            t.attach(x, d);
         }
         return t;
     }
