@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <functional>
 #include <new>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,25 @@ Graph denseBlock(int layers)
     return b.build();
 }
 
+// A random DAG whose edges only reach `window` vertices back: many small crossing
+// structures, so many Complicate IS nested in Linear ones (the hardest case we found).
+Graph localRandomDag(int vertices, int window, double density)
+{
+    std::mt19937_64 rng(7);
+    GraphBuilder b;
+    for (int v = 0; v < vertices; ++v) {
+        b.addVertex(tensor(v, 1 + static_cast<std::int64_t>(rng() % 1000)));
+        if (v == 0)
+            continue;
+        const int lo = std::max(0, v - window);
+        b.addEdge("v" + std::to_string(lo + static_cast<int>(rng() % (v - lo))), "v" + std::to_string(v));
+        for (int u = lo; u < v; ++u)
+            if (std::bernoulli_distribution(density)(rng))
+                b.addEdge("v" + std::to_string(u), "v" + std::to_string(v));
+    }
+    return b.build();
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -168,6 +188,8 @@ int main(int argc, char** argv)
         bench("complicate of chains", complicateOfChains(length));
     for (int layers : {10, 50, 200})
         bench("dense block (tournament)", denseBlock(layers));
+    for (int vertices : {500, 1000, 2000, 5000})
+        bench("local random DAG (window 3)", localRandomDag(vertices, 3, 0.1));
     const std::string dir = argc > 1 ? argv[1] : "../shared/data/checkmate-graphs";
     if (std::filesystem::is_directory(dir)) {
         std::vector<std::string> files;
