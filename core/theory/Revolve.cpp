@@ -104,6 +104,8 @@ std::string scheduleProblem(const CheckpointSchedule& schedule)
         case ScheduleAction::Kind::Forward:
             if (current != a.step - 1 && !stored[a.step - 1])
                 return at + "forward " + std::to_string(a.step) + " without its input";
+            if (current == a.step || stored[a.step])
+                return at + "forward " + std::to_string(a.step) + " of a tensor still held";
             lastInput = a.step - 1;
             current = a.step;
             break;
