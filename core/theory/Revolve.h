@@ -36,9 +36,9 @@ std::vector<std::vector<std::int64_t>> revolveCostTable(int n, int slots);
 // is one): r·n − β(S+1, r−1), r the least with β(S, r) >= n, β(s, r) = C(s+r, s).
 std::int64_t griewankMinimalForwardSteps(int n, int slots);
 // Why the schedule cannot run, or "" when it can: each Forward needs its input (the previous
-// tensor, a stored one, or the input d_0) and computes a tensor not held, at most `slots` tensors are stored, steps are reversed
-// exactly once from n down to 1, each needing d_{step-1} (a Backward may use the input of the
-// Forward just before it), and every slot is released at the end.
+// tensor, a stored one, or the input d_0) and computes a tensor not held; at most `slots`
+// tensors are stored; steps are reversed exactly once from n down to 1, each needing d_{step-1}
+// (a Backward may use the input of the Forward just before it); every slot is released.
 std::string scheduleProblem(const CheckpointSchedule& schedule);
 // The optimal schedule; n >= 1. Throws std::invalid_argument when n exceeds kRevolveMaxSteps.
 CheckpointSchedule revolveSchedule(int n, int slots);
