@@ -1,4 +1,5 @@
 #include "TestData.h"
+#include "solvers/Comparison.h"
 #include "solvers/SolverRegistry.h"
 #include "theory/Revolve.h"
 
@@ -65,6 +66,12 @@ private Q_SLOTS:
         QCOMPARE(plan.options.at("slots"), std::string("4"));  // ceil(log2 16)
         QCOMPARE(plan.schedule->slots, 4);
         QCOMPARE(plan.schedule->recomputations(), griewankMinimalForwardSteps(16, 4) + 1 - 16);
+        // The comparison row counts the schedule's recomputations and simulates its memory.
+        const PlanCosts costs = planCosts(g, plan);
+        QCOMPARE(costs.recomputedBytes, 4 * plan.schedule->recomputations());
+        QCOMPARE(costs.recomputedCompute, double(plan.schedule->recomputations()));
+        QVERIFY(costs.peakChen < g.totalBytes());
+        QVERIFY(costs.peakPyTorch > costs.peakChen);
     }
 };
 
