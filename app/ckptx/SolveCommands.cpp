@@ -3,6 +3,7 @@
 
 #include "io/GraphJson.h"
 #include "io/PlanJson.h"
+#include "io/ResultJson.h"
 #include "solvers/SolverRegistry.h"
 #include "theory/DivisionTree.h"
 
@@ -34,11 +35,13 @@ std::string idList(const nlohmann::json& ids)
 
 int runSolve(const std::vector<std::string>& argv)
 {
-    Args args(argv, {"--solver", "--option"}, {"--json"});
+    Args args(argv, {"--solver", "--option", "-o"}, {"--json"});
     args.expectPositional({"GRAPH"});
     const std::string solver = args.requireOption("--solver");
     const auto graph = ckpt::readGraphFile(args.positional()[0]);
     const ckpt::Plan plan = ckpt::runSolver(solver, graph, solverOptions(args));
+    if (auto path = args.option("-o"))
+        ckpt::writePlanFile(*path, graph, plan);
     const nlohmann::json out = ckpt::planToJson(graph, plan, false);
     if (args.flag("--json")) {
         printJson(out);
@@ -103,7 +106,7 @@ int runTree(const std::vector<std::string>& argv)
     return Ok;
 }
 
-const CommandRegistration solve{{"solve", "solve GRAPH --solver NAME [--option KEY=VALUE ...] [--json]",
+const CommandRegistration solve{{"solve", "solve GRAPH --solver NAME [--option KEY=VALUE ...] [-o PLAN.json] [--json]",
                                  "checkpoints, segments and objective (Feng & Huang Eq. 2) from a solver", &runSolve}};
 const CommandRegistration sweep{{"sweep", "sweep GRAPH [--solver feng-acg|feng-lcg] [--option KEY=VALUE ...] [--json]",
                                  "every max term C of the Feng & Huang sweep with its checkpoints and objective",

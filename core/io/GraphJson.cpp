@@ -78,15 +78,7 @@ Graph parseGraphJson(const std::string& text, const std::string& file)
 
 Graph readGraphFile(const std::string& path)
 {
-    std::string text;
-    try {
-        text = readTextFile(path);
-    } catch (const std::runtime_error& e) {
-        // readTextFile already names the file; keep only the problem.
-        std::string what = e.what();
-        throw GraphError(what.substr(what.find(": ") + 2), {}, path);
-    }
-    return parseGraphJson(text, path);
+    return parseGraphJson(readInputFile(path), path);
 }
 
 std::string toGraphJson(const Graph& graph)

@@ -1,21 +1,23 @@
 #pragma once
-// JSON views of plans, sweeps and division trees: what `ckptx solve/sweep/tree --json`
-// print and what the GUI shows. Vertices are named by their ids.
+// Plan files (docs/FORMAT.md, "Plan files"): the graph's fingerprint, the solver and its
+// options, the checkpoint ids, the segments, the predicted peaks and any schedule. A plan is
+// only ever read against a graph, and refused (GraphError) when the fingerprints differ.
 #include "graph/Graph.h"
 #include "solvers/Plan.h"
-#include "theory/DivisionTree.h"
 
-#include <nlohmann/json.hpp>
+#include <string>
 
 namespace ckpt {
 
-// {"solver", "options", "checkpoints", "segments": [{"vertices", "entries", "exits", "cost",
-//  "independent"}], "checkpoint_bytes", "max_segment_cost", "objective", "is_plan",
-//  ["why_not_is"], "time_ms", "notes", ["sweep"]}
-nlohmann::json planToJson(const Graph& graph, const Plan& plan, bool withSweep = true);
-// {"entries": [{"c", "objective", "checkpoints", "reused"}], "winner", "winner_c", "winner_objective"}
-nlohmann::json sweepToJson(const Graph& graph, const Sweep& sweep);
-// {"root": node}, node = {"type", "source", "target", "cost", "segment_cost", "vertex_count", "children"}
-nlohmann::json divisionTreeToJson(const Graph& graph, const DivisionTree& tree);
+inline constexpr const char* kPlanSchema = "checkpoint-explorer/plan";
+inline constexpr int kPlanSchemaVersion = 1;
+
+std::string toPlanJson(const Graph& graph, const Plan& plan);
+void writePlanFile(const std::string& path, const Graph& graph, const Plan& plan);
+
+// The checkpoints are re-evaluated against `graph`; segments and peaks in the file are
+// informative only. `file` names the source in error messages.
+Plan parsePlanJson(const Graph& graph, const std::string& text, const std::string& file = "<input>");
+Plan readPlanFile(const std::string& path, const Graph& graph);
 
 }  // namespace ckpt

@@ -1,5 +1,7 @@
 #include "io/TextFile.h"
 
+#include "graph/GraphError.h"
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -21,6 +23,17 @@ std::string readTextFile(const std::string& path)
     std::ostringstream buffer;
     buffer << in.rdbuf();
     return buffer.str();
+}
+
+std::string readInputFile(const std::string& path)
+{
+    try {
+        return readTextFile(path);
+    } catch (const std::runtime_error& e) {
+        // readTextFile already names the file; keep only the problem.
+        const std::string what = e.what();
+        throw GraphError(what.substr(what.find(": ") + 2), {}, path);
+    }
 }
 
 void writeTextFileAtomically(const std::string& path, const std::string& text)

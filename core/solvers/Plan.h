@@ -1,6 +1,7 @@
 #pragma once
 // A Plan is what every solver returns: the checkpoints it chose, evaluated under Eq. 2.
 #include "theory/PlanEvaluation.h"
+#include "theory/Revolve.h"
 
 #include <cstdint>
 #include <map>
@@ -33,6 +34,9 @@ struct Plan {
     double wallTimeMs = 0;
     std::vector<std::string> notes;  // how the plan was made, in plain words (e.g. a fallback taken)
     std::optional<Sweep> sweep;
+    // Set by schedule-based solvers (griewank-logn): the plan is this nested schedule, and
+    // `evaluation` describes only the checkpoints its first sweep stores.
+    std::optional<CheckpointSchedule> schedule;
 
     const std::vector<VertexIndex>& checkpoints() const { return evaluation.checkpoints; }
     std::int64_t objective() const { return evaluation.objective; }

@@ -52,6 +52,9 @@ public:
     virtual std::string name() const = 0;
     virtual std::string description() const = 0;  // one line, names the paper and algorithm
     virtual std::vector<OptionSpec> options() const { return {}; }
+    // Quick on a 1,000-vertex graph (polynomial of low degree); `ckptx compare` runs only these
+    // unless solvers are named. Exponential or O(n^3) solvers say false.
+    virtual bool fast() const { return true; }
     // Throws SolverError when it refuses the input; never returns an invalid plan.
     virtual Plan solve(const Graph& graph, const SolverOptions& options) const = 0;
 };

@@ -1,9 +1,16 @@
 #include "solvers/SolverRegistry.h"
 
 #include "solvers/CheckpointAllSolver.h"
+#include "solvers/ChenGreedySolver.h"
+#include "solvers/ChenSqrtNSolver.h"
 #include "solvers/ExhaustiveSolver.h"
 #include "solvers/FengAcgSolver.h"
 #include "solvers/FengLcgSolver.h"
+#include "solvers/GriewankSolver.h"
+#include "solvers/HongDpSolver.h"
+#include "solvers/HongDynamicQuadraticSolver.h"
+#include "solvers/HongDynamicSolver.h"
+#include "solvers/RandomSolver.h"
 
 #include <chrono>
 #include <memory>
@@ -18,12 +25,34 @@ const std::vector<const Solver*>& allSolvers()
     static const FengAcgSolver fengAcg;
     static const ExhaustiveSolver exhaustive(true);
     static const ExhaustiveSolver exhaustiveGeneral(false);
+    static const ChenSqrtNSolver chenSqrtN{CandidateKind::Chain};
+    static const ChenGreedySolver chenGreedy{CandidateKind::Chain};
+    static const ChenSqrtNSolver apSqrtN{CandidateKind::ArticulationPoints};
+    static const ChenGreedySolver apGreedy{CandidateKind::ArticulationPoints};
+    static const ChenSqrtNSolver linearizedSqrtN{CandidateKind::Linearized};
+    static const ChenGreedySolver linearizedGreedy{CandidateKind::Linearized};
+    static const RandomSolver random;
+    static const GriewankSolver griewank;
+    static const HongDpSolver hongDp;
+    static const HongDynamicQuadraticSolver hongDynamicQuadratic;
+    static const HongDynamicSolver hongDynamic;
     static const std::vector<const Solver*> solvers{
         &checkpointAll,
         &fengLcg,
         &fengAcg,
         &exhaustive,
         &exhaustiveGeneral,
+        &chenSqrtN,
+        &chenGreedy,
+        &apSqrtN,
+        &apGreedy,
+        &linearizedSqrtN,
+        &linearizedGreedy,
+        &random,
+        &griewank,
+        &hongDp,
+        &hongDynamicQuadratic,
+        &hongDynamic,
     };
     return solvers;
 }

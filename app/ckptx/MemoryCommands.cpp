@@ -1,0 +1,140 @@
+// ckptx compare / simulate: solvers side by side, and a plan's memory over the training phases.
+#include "Cli.h"
+
+#include "io/GraphJson.h"
+#include "io/PlanJson.h"
+#include "solvers/Comparison.h"
+
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace ckptx {
+
+namespace {
+
+std::vector<std::string> splitList(const std::string& text)
+{
+    std::vector<std::string> out;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ','))
+        if (!item.empty())
+            out.push_back(item);
+    if (out.empty())
+        throw UsageError("--solvers needs at least one solver name");
+    return out;
+}
+
+nlohmann::json rowJson(const ckpt::ComparisonRow& row)
+{
+    nlohmann::json j = {{"solver", row.solver}, {"ok", !row.error}};
+    if (row.error) {
+        j["error"] = *row.error;
+        return j;
+    }
+    const ckpt::PlanCosts& c = row.costs;
+    j.update({{"checkpoints", c.checkpointCount},
+              {"objective", c.objective},
+              {"is_plan", c.isISPlan},
+              {"peak_chen", c.peakChen},
+              {"peak_pytorch", c.peakPyTorch},
+              {"recomputed_bytes", c.recomputedBytes},
+              {"recomputed_compute", c.recomputedCompute},
+              {"solve_ms", row.solveMs},
+              {"notes", row.notes}});
+    return j;
+}
+
+int runCompare(const std::vector<std::string>& argv)
+{
+    Args args(argv, {"--solvers"}, {"--json"});
+    args.expectPositional({"GRAPH"});
+    const auto graph = ckpt::readGraphFile(args.positional()[0]);
+    std::vector<std::string> names;
+    if (auto list = args.option("--solvers"))
+        names = splitList(*list);
+    const auto rows = ckpt::compareSolvers(graph, names);
+    if (args.flag("--json")) {
+        nlohmann::json out = {{"graph", graph.name()}, {"vertices", graph.vertexCount()}, {"rows", nlohmann::json::array()}};
+        for (const auto& row : rows)
+            out["rows"].push_back(rowJson(row));
+        printJson(out);
+        return Ok;
+    }
+    std::cout << std::left << std::setw(24) << "solver" << std::right << std::setw(6) << "ckpts" << std::setw(16)
+              << "objective" << std::setw(16) << "peak chen" << std::setw(16) << "peak pytorch" << std::setw(16)
+              << "recomp bytes" << std::setw(14) << "recomp cost" << std::setw(11) << "ms" << "\n";
+    for (const auto& row : rows) {
+        std::cout << std::left << std::setw(24) << row.solver << std::right;
+        if (row.error) {
+            std::cout << "  failed: " << *row.error << "\n";
+            continue;
+        }
+        const auto& c = row.costs;
+        std::cout << std::setw(6) << c.checkpointCount << std::setw(16) << c.objective << std::setw(16) << c.peakChen
+                  << std::setw(16) << c.peakPyTorch << std::setw(16) << c.recomputedBytes << std::setw(14)
+                  << c.recomputedCompute << std::setw(11) << std::fixed << std::setprecision(2) << row.solveMs
+                  << std::defaultfloat << "\n";
+    }
+    return Ok;
+}
+
+std::string joined(const std::vector<std::string>& items, char separator)
+{
+    std::string out;
+    for (const auto& s : items)
+        out += (out.empty() ? "" : std::string(1, separator)) + s;
+    return out;
+}
+
+int runSimulate(const std::vector<std::string>& argv)
+{
+    Args args(argv, {"--plan", "--model"}, {"--json", "--csv"});
+    args.expectPositional({"GRAPH"});
+    if (args.flag("--json") && args.flag("--csv"))
+        throw UsageError("--json and --csv exclude each other");
+    const auto graph = ckpt::readGraphFile(args.positional()[0]);
+    const auto plan = ckpt::readPlanFile(args.requireOption("--plan"), graph);
+    ckpt::MemoryModel model;
+    try {
+        model = ckpt::parseMemoryModel(args.requireOption("--model"));
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    const auto profile = ckpt::simulateMemory(graph, plan, model);
+    if (args.flag("--json")) {
+        nlohmann::json phases = nlohmann::json::array();
+        for (const auto& p : profile.phases)
+            phases.push_back({{"index", p.index}, {"end_bytes", p.endBytes}, {"peak_bytes", p.peakBytes}, {"live", p.live}});
+        printJson({{"model", ckpt::memoryModelName(model)},
+                   {"peak_bytes", profile.peakBytes},
+                   {"peak_phase", profile.peakPhase},
+                   {"phases", phases}});
+        return Ok;
+    }
+    if (args.flag("--csv")) {
+        std::cout << "index,end_bytes,peak_bytes,live\n";
+        for (const auto& p : profile.phases)
+            std::cout << p.index << "," << p.endBytes << "," << p.peakBytes << ",\"" << joined(p.live, ';') << "\"\n";
+        return Ok;
+    }
+    std::cout << "model " << ckpt::memoryModelName(model) << ": peak " << profile.peakBytes << " bytes at phase "
+              << profile.peakPhase << "\n";
+    for (const auto& p : profile.phases)
+        std::cout << std::setw(6) << p.index << std::setw(16) << p.endBytes << std::setw(16) << p.peakBytes << "  "
+                  << joined(p.live, ' ') << "\n";
+    return Ok;
+}
+
+const CommandRegistration compare{{"compare", "compare GRAPH [--solvers a,b,...] [--json]",
+                                   "one row per solver: checkpoints, Eq. 2 objective, peak under each memory "
+                                   "model, recomputation, solve time",
+                                   &runCompare}};
+const CommandRegistration simulate{{"simulate", "simulate GRAPH --plan PLAN.json --model chen|pytorch [--json|--csv]",
+                                    "memory per training phase (end, peak, live at the peak) of a saved plan",
+                                    &runSimulate}};
+
+}  // namespace
+
+}  // namespace ckptx

@@ -1,0 +1,42 @@
+#pragma once
+// Memory over the training-phase index (Hong et al. §5.1.1): phase 0 is before training,
+// 1..N the forward of vertices 1..N in topological order (vertex 0, the source, is the
+// input), N+1..2N the backward in reverse (phase 2N+1-k is the backward of vertex k), and
+// 2N+1 after training. N = vertexCount - 1; on a chain d_0..d_N this is the paper's numbering.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ckpt {
+
+enum class MemoryModel {
+    Chen,     // Chen et al. / Hong Alg. 2: checkpoints stay, a segment is re-forwarded whole
+    PyTorch,  // Hong Alg. 4: everything freed when no longer needed, plus the output-gradient buffer
+};
+
+std::string memoryModelName(MemoryModel model);
+// "chen" or "pytorch"; throws std::invalid_argument naming the choices otherwise.
+MemoryModel parseMemoryModel(const std::string& name);
+inline const std::vector<MemoryModel>& allMemoryModels()
+{
+    static const std::vector<MemoryModel> models{MemoryModel::Chen, MemoryModel::PyTorch};
+    return models;
+}
+
+struct PhaseMemory {
+    int index = 0;
+    std::int64_t endBytes = 0;   // live at the end of the phase
+    std::int64_t peakBytes = 0;  // largest live total within the phase (start included)
+    // What was live at that peak: vertex ids for values, "grad:ID" for a gradient kept for a
+    // tensor with several consumers, "grad-buffer" for Alg. 4's output-gradient buffer.
+    std::vector<std::string> live;
+};
+
+struct MemoryProfile {
+    MemoryModel model = MemoryModel::Chen;
+    std::int64_t peakBytes = 0;
+    int peakPhase = 0;
+    std::vector<PhaseMemory> phases;  // indices 0 .. 2N+1
+};
+
+}  // namespace ckpt

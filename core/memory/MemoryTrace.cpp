@@ -1,0 +1,111 @@
+#include "memory/MemoryTrace.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ckpt {
+
+std::string memoryModelName(MemoryModel model)
+{
+    return model == MemoryModel::Chen ? "chen" : "pytorch";
+}
+
+MemoryModel parseMemoryModel(const std::string& name)
+{
+    if (name == "chen")
+        return MemoryModel::Chen;
+    if (name == "pytorch")
+        return MemoryModel::PyTorch;
+    throw std::invalid_argument("unknown memory model \"" + name + "\" (known: chen, pytorch)");
+}
+
+MemoryTrace::MemoryTrace(const Graph& graph, bool recordLive)
+    : m_graph(graph), m_n(graph.vertexCount()), m_recordLive(recordLive), m_itemBytes(2 * m_n + 1, 0),
+      m_position(2 * m_n + 1, -1)
+{
+}
+
+void MemoryTrace::endPhase()
+{
+    snapshotIfPending();
+    if (!m_phases.empty())
+        m_phases.back().endBytes = m_current;
+}
+
+void MemoryTrace::beginPhase(int index)
+{
+    endPhase();
+    PhaseMemory phase;
+    phase.index = index;
+    phase.peakBytes = m_current;
+    m_phases.push_back(std::move(phase));
+    m_peakPending = true;
+}
+
+void MemoryTrace::alloc(int item, std::int64_t bytes)
+{
+    if (m_position[item] >= 0)
+        throw std::logic_error("memory model allocated " + itemName(item) + " twice");
+    m_itemBytes[item] = bytes;
+    m_position[item] = static_cast<int>(m_live.size());
+    m_live.push_back(item);
+    m_current += bytes;
+    if (!m_phases.empty() && m_current > m_phases.back().peakBytes) {
+        m_phases.back().peakBytes = m_current;
+        m_peakPending = true;
+    }
+}
+
+void MemoryTrace::release(int item)
+{
+    const int pos = m_position[item];
+    if (pos < 0)
+        return;
+    snapshotIfPending();
+    m_live[pos] = m_live.back();
+    m_position[m_live[pos]] = pos;
+    m_live.pop_back();
+    m_position[item] = -1;
+    m_current -= m_itemBytes[item];
+}
+
+void MemoryTrace::snapshotIfPending()
+{
+    if (!m_peakPending || m_phases.empty())
+        return;
+    m_peakPending = false;
+    if (!m_recordLive)
+        return;
+    std::vector<int> items = m_live;
+    std::sort(items.begin(), items.end());
+    auto& live = m_phases.back().live;
+    live.clear();
+    for (int item : items)
+        live.push_back(itemName(item));
+}
+
+std::string MemoryTrace::itemName(int item) const
+{
+    if (item < m_n)
+        return m_graph.vertex(item).id;
+    if (item < 2 * m_n)
+        return "grad:" + m_graph.vertex(item - m_n).id;
+    return "grad-buffer";
+}
+
+MemoryProfile MemoryTrace::finish(MemoryModel model)
+{
+    endPhase();
+    MemoryProfile profile;
+    profile.model = model;
+    profile.peakBytes = -1;
+    for (const PhaseMemory& p : m_phases)
+        if (p.peakBytes > profile.peakBytes) {
+            profile.peakBytes = p.peakBytes;
+            profile.peakPhase = p.index;
+        }
+    profile.phases = std::move(m_phases);
+    return profile;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,49 @@
+#pragma once
+// Bookkeeping shared by the memory models: allocations and frees of values, gradients and
+// the output-gradient buffer, grouped into training phases (see MemoryProfile.h).
+#include "graph/Graph.h"
+#include "memory/MemoryProfile.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ckpt {
+
+class MemoryTrace {
+public:
+    // recordLive: keep the names live at each phase's peak (costs O(live) per new peak).
+    MemoryTrace(const Graph& graph, bool recordLive);
+
+    // Ends the current phase (if any) and starts `index`; its peak starts at what is live.
+    void beginPhase(int index);
+    void allocValue(VertexIndex v) { alloc(v, m_graph.bytes(v)); }
+    void freeValue(VertexIndex v) { release(v); }
+    bool hasValue(VertexIndex v) const { return m_position[v] >= 0; }
+    void allocGradient(VertexIndex v) { alloc(m_n + v, m_graph.bytes(v)); }
+    void freeGradient(VertexIndex v) { release(m_n + v); }
+    bool hasGradient(VertexIndex v) const { return m_position[m_n + v] >= 0; }
+    void allocBuffer(std::int64_t bytes) { alloc(2 * m_n, bytes); }
+    void freeBuffer() { release(2 * m_n); }
+    std::int64_t liveBytes() const { return m_current; }
+
+    MemoryProfile finish(MemoryModel model);
+
+private:
+    void alloc(int item, std::int64_t bytes);
+    void release(int item);
+    void snapshotIfPending();
+    void endPhase();
+    std::string itemName(int item) const;
+
+    const Graph& m_graph;
+    const int m_n;
+    const bool m_recordLive;
+    std::vector<std::int64_t> m_itemBytes;
+    std::vector<int> m_position;  // index into m_live, -1 when not live
+    std::vector<int> m_live;
+    std::int64_t m_current = 0;
+    bool m_peakPending = false;  // a new phase peak was reached and not yet snapshotted
+    std::vector<PhaseMemory> m_phases;
+};
+
+}  // namespace ckpt

@@ -1,0 +1,30 @@
+#pragma once
+// The two memory models for a checkpoint plan on any graph (rules: docs/MEMORY-MODEL.md).
+//
+// Both share the forward (phase k computes vertex k; a non-checkpoint tensor is freed as soon
+// as all its consumers are computed; checkpoints are kept) and the backward order (phase
+// 2N+1-k is the backward of vertex k, which needs vertex k and its inputs). A segment
+// (evaluate()'s component of non-checkpoint vertices) is re-forwarded whole, from its entry
+// checkpoints, at the first backward phase that needs one of its tensors — the phase of its
+// topologically last exit.
+//
+// chen (Hong Alg. 2, Chen et al.): checkpoints stay until after training; a re-forwarded
+//   segment stays until its topologically first vertex has been backpropagated; no gradients.
+//   On a chain its peak equals Eq. 2/Eq. 6 exactly; on a DAG it is never below Eq. 2.
+// pytorch (Hong Alg. 4): every tensor except the input is freed at the end of its own backward
+//   phase; at the backward phase of each checkpoint the previous output-gradient buffer is
+//   released, the segments ending there are re-forwarded, and a new buffer as large as the
+//   largest tensor whose gradient is formed before the next checkpoint (the checkpoint's
+//   inputs, those segments and their entries) is allocated. A tensor with several consumers
+//   keeps its own accumulated gradient from its first consumer's backward to its own.
+//   On a chain its peak equals Eq. 9/12 exactly.
+#include "graph/Graph.h"
+#include "memory/MemoryProfile.h"
+#include "theory/PlanEvaluation.h"
+
+namespace ckpt {
+
+MemoryProfile simulatePlanMemory(const Graph& graph, const PlanEvaluation& plan, MemoryModel model,
+                                 bool recordLive = true);
+
+}  // namespace ckpt

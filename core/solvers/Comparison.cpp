@@ -1,0 +1,73 @@
+#include "solvers/Comparison.h"
+
+#include "memory/PlanMemory.h"
+#include "memory/ScheduleMemory.h"
+#include "solvers/SolverRegistry.h"
+
+namespace ckpt {
+
+MemoryProfile simulateMemory(const Graph& graph, const Plan& plan, MemoryModel model, bool recordLive)
+{
+    if (plan.schedule)
+        return simulateScheduleMemory(graph, *plan.schedule, model, recordLive);
+    return simulatePlanMemory(graph, plan.evaluation, model, recordLive);
+}
+
+PlanCosts planCosts(const Graph& graph, const Plan& plan)
+{
+    PlanCosts c;
+    c.checkpointCount = static_cast<int>(plan.checkpoints().size());
+    c.objective = plan.objective();
+    c.isISPlan = plan.evaluation.isISPlan;
+    c.peakChen = simulateMemory(graph, plan, MemoryModel::Chen, false).peakBytes;
+    c.peakPyTorch = simulateMemory(graph, plan, MemoryModel::PyTorch, false).peakBytes;
+    auto recompute = [&](VertexIndex v) {
+        c.recomputedBytes += graph.bytes(v);
+        c.recomputedCompute += graph.vertex(v).compute.value_or(1.0);
+    };
+    if (plan.schedule) {
+        // Forward actions after the first sweep (which computes each d_i once) are recomputations.
+        std::vector<bool> computed(graph.vertexCount(), false);
+        const auto& d = graph.topologicalOrder();
+        for (const ScheduleAction& a : plan.schedule->actions)
+            if (a.kind == ScheduleAction::Kind::Forward) {
+                if (computed[d[a.step]])
+                    recompute(d[a.step]);
+                computed[d[a.step]] = true;
+            }
+        return c;
+    }
+    for (const Segment& s : plan.evaluation.segments)
+        for (VertexIndex v : s.vertices)
+            recompute(v);
+    return c;
+}
+
+std::vector<ComparisonRow> compareSolvers(const Graph& graph, const std::vector<std::string>& solvers,
+                                          const SolverOptions& options)
+{
+    std::vector<std::string> names = solvers;
+    if (names.empty())
+        for (const Solver* s : allSolvers())
+            if (s->fast())
+                names.push_back(s->name());
+    std::vector<ComparisonRow> rows;
+    for (const std::string& name : names) {
+        ComparisonRow row;
+        row.solver = name;
+        try {
+            Plan plan = runSolver(name, graph, options);
+            row.solveMs = plan.wallTimeMs;
+            row.notes = plan.notes;
+            row.costs = planCosts(graph, plan);
+        } catch (const SolverCancelled&) {
+            throw;
+        } catch (const std::exception& e) {
+            row.error = e.what();
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+}  // namespace ckpt

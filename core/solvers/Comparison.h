@@ -1,0 +1,40 @@
+#pragma once
+// One row per solver for `ckptx compare` and the GUI: what the plan keeps, what it costs in
+// memory under each model, and what it recomputes. Failures are rows with a reason.
+#include "memory/MemoryProfile.h"
+#include "solvers/Plan.h"
+#include "solvers/Solver.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ckpt {
+
+struct PlanCosts {
+    int checkpointCount = 0;  // source and sink included
+    std::int64_t objective = 0;  // Feng & Huang Eq. 2
+    bool isISPlan = true;
+    std::int64_t peakChen = 0;
+    std::int64_t peakPyTorch = 0;
+    std::int64_t recomputedBytes = 0;  // bytes of all tensors computed again during the backward
+    double recomputedCompute = 0;      // their forward cost: vertex `compute`, 1 where absent
+};
+
+// A plan's memory under a model: the schedule's when it has one, else the checkpoint plan's.
+MemoryProfile simulateMemory(const Graph& graph, const Plan& plan, MemoryModel model, bool recordLive = true);
+PlanCosts planCosts(const Graph& graph, const Plan& plan);
+
+struct ComparisonRow {
+    std::string solver;
+    std::optional<std::string> error;  // set when the solver refused or failed
+    PlanCosts costs;
+    double solveMs = 0;
+    std::vector<std::string> notes;
+};
+
+// `solvers` empty = every fast() solver, in registry order. Unknown names become failed rows.
+std::vector<ComparisonRow> compareSolvers(const Graph& graph, const std::vector<std::string>& solvers,
+                                          const SolverOptions& options = {});
+
+}  // namespace ckpt

@@ -1,0 +1,163 @@
+#include "RandomGraphs.h"
+#include "TestData.h"
+#include "memory/PlanMemory.h"
+#include "memory/ScheduleMemory.h"
+#include "theory/CandidateChain.h"
+
+#include <QtTest>
+
+using namespace ckpt;
+
+namespace {
+
+// Chain positions from a bit mask over the interior vertices.
+std::vector<int> positionsOf(std::uint32_t mask, int vertices)
+{
+    std::vector<int> out{0};
+    for (int t = 1; t + 1 < vertices; ++t)
+        if (mask >> (t - 1) & 1u)
+            out.push_back(t);
+    if (vertices > 1)
+        out.push_back(vertices - 1);
+    return out;
+}
+
+std::vector<VertexIndex> verticesOf(const Graph& g, const std::vector<int>& positions)
+{
+    std::vector<VertexIndex> out;
+    for (int p : positions)
+        out.push_back(g.topologicalOrder()[p]);
+    return out;
+}
+
+}  // namespace
+
+class MemoryModelsTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void handWorkedChain()
+    {
+        // Feng & Huang supp. Fig. 2: checkpoints {v0, v2, v5} cost 10 + 9 + 10 + max(8, 6 + 7) = 42.
+        const Graph g = test::makeChain({10, 8, 9, 6, 7, 10});
+        const PlanEvaluation plan = evaluate(g, {0, 2, 5});
+        const MemoryProfile chen = simulatePlanMemory(g, plan, MemoryModel::Chen);
+        QCOMPARE(chen.peakBytes, 42);
+        // Eq. 9 at i = 5 (h = 2): 10 + 9 + 10 + (6 + 7) + max(9, 6, 7) = 51, at i = 2: 19 + 8 + 10 = 37.
+        const MemoryProfile torch = simulatePlanMemory(g, plan, MemoryModel::PyTorch);
+        QCOMPARE(torch.peakBytes, 51);
+        QCOMPARE(torch.peakPhase, 6);  // 2N + 1 - 5 with N = 5: the backward of v5
+        const std::vector<std::string> live{"v0", "v2", "v3", "v4", "v5", "grad-buffer"};
+        QCOMPARE(torch.phases[6].live, live);
+        // Phase structure: 0 .. 2N+1, the input alone before and after.
+        QCOMPARE(int(torch.phases.size()), 12);
+        for (const MemoryProfile* p : {&chen, &torch}) {
+            QCOMPARE(p->phases.front().endBytes, 10);
+            QCOMPARE(p->phases.back().endBytes, 10);
+            for (int k = 0; k < 12; ++k)
+                QCOMPARE(p->phases[k].index, k);
+        }
+        // Forward phase 3 computes v3 from v2 (a checkpoint): 10 + 9 + 6 live at its end.
+        QCOMPARE(torch.phases[3].endBytes, 25);
+        // Eq. 10: in the backward of v4 (phase 7) v5 is gone, v3, v4 and the buffer (9) remain.
+        QCOMPARE(torch.phases[7].peakBytes, 10 + 9 + 6 + 7 + 9);
+    }
+
+    void simulatorsEqualClosedFormsOnChains()
+    {
+        std::mt19937_64 rng(4);
+        for (int round = 0; round < 300; ++round) {
+            const int n = 1 + round % 20;
+            const Graph g = test::randomChain(rng, n);
+            const CandidateChain chain = topologicalChain(g);
+            const std::uint32_t mask = n > 2 ? static_cast<std::uint32_t>(rng()) & ((1u << (n - 2)) - 1) : 0;
+            const std::vector<int> positions = positionsOf(mask, n);
+            const PlanEvaluation plan = evaluate(g, verticesOf(g, positions));
+            const auto chen = simulatePlanMemory(g, plan, MemoryModel::Chen, false);
+            const auto torch = simulatePlanMemory(g, plan, MemoryModel::PyTorch, false);
+            QCOMPARE(chen.peakBytes, plan.objective);
+            QCOMPARE(chen.peakBytes, chenChainObjective(chain, positions));
+            QCOMPARE(torch.peakBytes, pytorchChainPeak(chain, positions));
+            QCOMPARE(int(torch.phases.size()), 2 * (n - 1) + 2);
+        }
+    }
+
+    void dagSimulationsAreConsistent()
+    {
+        // On DAGs the chen peak can exceed Eq. 2 (joins need all their inputs at once) but never
+        // falls below it; both models end with only the input live.
+        std::mt19937_64 rng(11);
+        for (int round = 0; round < 200; ++round) {
+            const Graph g = test::randomDag(rng, 3 + round % 25);
+            std::vector<VertexIndex> chosen;
+            for (VertexIndex v = 0; v < g.vertexCount(); ++v)
+                if (rng() % 3 == 0)
+                    chosen.push_back(v);
+            const PlanEvaluation plan = evaluate(g, chosen);
+            for (MemoryModel model : allMemoryModels()) {
+                const auto profile = simulatePlanMemory(g, plan, model, true);
+                QCOMPARE(profile.phases.back().endBytes, g.bytes(g.source()));
+                QCOMPARE(int(profile.phases.size()), 2 * g.vertexCount());
+                std::int64_t peak = 0;
+                for (const auto& phase : profile.phases) {
+                    QVERIFY(phase.peakBytes >= phase.endBytes);
+                    peak = std::max(peak, phase.peakBytes);
+                }
+                QCOMPARE(profile.peakBytes, peak);
+            }
+            QVERIFY(simulatePlanMemory(g, plan, MemoryModel::Chen, false).peakBytes >= plan.objective);
+        }
+    }
+
+    void accumulatedGradientOfASharedTensor()
+    {
+        // v1 feeds v2 and v3 (both checkpoints): its gradient is kept from v3's backward to its own.
+        const Graph g = test::makeGraph({1, 100, 10, 10, 1}, {{0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4}});
+        const PlanEvaluation plan = evaluate(g, {0, 1, 2, 3, 4});
+        const auto torch = simulatePlanMemory(g, plan, MemoryModel::PyTorch);
+        // Backward of v3 (phase 2*4+1-3 = 6): v0, v1, v2, v3 + buffer max(v1) + grad:v1.
+        const int phase = 2 * 4 + 1 - g.topologicalPosition(3);
+        QVERIFY(std::count(torch.phases[phase].live.begin(), torch.phases[phase].live.end(), "grad:v1") == 1);
+        QCOMPARE(torch.phases[phase].peakBytes, 1 + 100 + 10 + 10 + 100 + 100);
+    }
+
+    void scheduleWithEnoughSlotsKeepsEverything()
+    {
+        const Graph g = test::makeChain({3, 5, 7, 2, 4, 6});
+        const CheckpointSchedule schedule = revolveSchedule(5, 5);
+        QCOMPARE(schedule.recomputations(), 0);
+        QCOMPARE(simulateScheduleMemory(g, schedule, MemoryModel::Chen).peakBytes, g.totalBytes());
+        // Fewer slots: less memory, more recomputation.
+        const CheckpointSchedule tight = revolveSchedule(5, 1);
+        QVERIFY(tight.recomputations() > 0);
+        QVERIFY(simulateScheduleMemory(g, tight, MemoryModel::Chen).peakBytes < g.totalBytes());
+        const auto torch = simulateScheduleMemory(g, tight, MemoryModel::PyTorch);
+        QCOMPARE(torch.phases.back().endBytes, 3);
+    }
+
+    void everyScheduleReplaysCleanly()
+    {
+        // Each tensor is allocated only when absent (MemoryTrace throws otherwise), the phases run
+        // 0 .. 2N+1, the input alone remains, and more slots never cost more recomputation.
+        std::mt19937_64 rng(8);
+        for (int n = 1; n <= 30; ++n) {
+            const Graph g = test::randomChain(rng, n + 1);
+            std::int64_t previous = -1;
+            for (int slots = 0; slots <= 5; ++slots) {
+                const CheckpointSchedule s = revolveSchedule(n, slots);
+                for (MemoryModel model : allMemoryModels()) {
+                    const auto profile = simulateScheduleMemory(g, s, model);
+                    QCOMPARE(int(profile.phases.size()), 2 * n + 2);
+                    for (int k = 0; k < 2 * n + 2; ++k)
+                        QCOMPARE(profile.phases[k].index, k);
+                    QCOMPARE(profile.phases.back().endBytes, g.bytes(g.source()));
+                }
+                QVERIFY(previous < 0 || s.recomputations() <= previous);
+                previous = s.recomputations();
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(MemoryModelsTest)
+#include "tst_memorymodels.moc"
