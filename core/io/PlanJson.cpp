@@ -58,13 +58,11 @@ CheckpointSchedule parseSchedule(const json& root, int steps)
         if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string())
             throw GraphError("a schedule action is [\"forward|store|release|backward\", step]", at);
         ScheduleAction a{parseAction(pair[0].get<std::string>(), at), static_cast<int>(toInt64(pair[1], at + "/1"))};
-        if (a.step < 0 || a.step > steps)
-            throw GraphError("step " + std::to_string(a.step) + " is outside the chain (0.." + std::to_string(steps) +
-                                 ")",
-                             at + "/1");
         schedule.forwardSteps += a.kind == ScheduleAction::Kind::Forward;
         schedule.actions.push_back(a);
     }
+    if (const std::string problem = scheduleProblem(schedule); !problem.empty())
+        throw GraphError("the schedule cannot run: " + problem, "/schedule");
     return schedule;
 }
 

@@ -17,8 +17,9 @@ Plan ExhaustiveSolver::solve(const Graph& graph, const SolverOptions& options) c
     const int n = graph.vertexCount();
     if (n > maxVertices)
         throw SolverError(name() + " enumerates 2^(V-2) checkpoint sets and is limited to " +
-                          std::to_string(maxVertices) + " vertices; \"" + graph.name() + "\" has " +
-                          std::to_string(n));
+                          std::to_string(maxVertices) + " vertices; " +
+                          (graph.name().empty() ? std::string("the graph") : "\"" + graph.name() + "\"") + " has " +
+                          std::to_string(n) + (graph.hasVirtualVertices() ? " (virtual source or sink included)" : ""));
     // Bit k is the vertex at topological position k: the source is bit 0, the sink bit n-1.
     const auto& order = graph.topologicalOrder();
     std::vector<std::uint32_t> pred(n, 0), succ(n, 0), near(n, 0);

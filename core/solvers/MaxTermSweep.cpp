@@ -43,6 +43,7 @@ Sweep sweepMaxTerms(const std::vector<std::int64_t>& terms, const std::function<
             intervals.push_back({mid, hi});
         }
     }
+    options.report(1.0);
     for (int k = 0; k < n; ++k)
         if (sweep.winner < 0 || sweep.entries[k].objective < sweep.entries[sweep.winner].objective)
             sweep.winner = k;

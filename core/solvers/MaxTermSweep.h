@@ -20,9 +20,10 @@ enum class SweepMode {
     Every,
     // Solve C only where the least checkpoint bytes S(C) may change. S is non-increasing in
     // C, so when S(c_a) == S(c_b) every C between them has the same S and c_a's plan is a
-    // least-bytes plan under each of them; those entries reuse it (marked `reused`). Its
-    // objective is the smallest any least-bytes plan under such a C can have, and none of
-    // them can beat c_a's, so the winner is that of the Every mode.
+    // least-bytes plan under each of them; those entries reuse it (marked `reused`). The
+    // winner's objective is the optimum all the same: an optimal plan with max C* has
+    // S(C*) + C* = OPT; if C* was reused from c_a <= C*, c_a's plan has S(C*) bytes and a
+    // max <= c_a, so its objective is <= OPT too.
     Steps,
 };
 

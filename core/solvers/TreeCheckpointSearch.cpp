@@ -46,13 +46,27 @@ TreeCheckpointSearch::TreeCheckpointSearch(const Graph& graph, const DivisionTre
 
 std::vector<std::int64_t> TreeCheckpointSearch::maxTerms() const
 {
+    // A chain of k members has k(k+1)/2 runs but usually far fewer distinct costs, so new
+    // values are merged into the sorted distinct list whenever they outnumber it: memory
+    // stays in O(distinct values + k), not O(k^2).
     std::vector<std::int64_t> terms;
+    std::size_t sorted = 0;
+    auto compact = [&terms, &sorted] {
+        std::sort(terms.begin() + sorted, terms.end());
+        std::inplace_merge(terms.begin(), terms.begin() + sorted, terms.end());
+        terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
+        sorted = terms.size();
+    };
     for (const DivisionNode& node : m_tree.nodes())
         terms.push_back(node.segmentCost);
+    compact();
     for (const ConstrainedChain& chain : m_chains)
-        chain.appendSegmentCosts(terms);
-    std::sort(terms.begin(), terms.end());
-    terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
+        for (int p = 0; p < chain.length(); ++p) {
+            chain.appendSegmentCostsFrom(p, terms);
+            if (terms.size() - sorted > sorted + 4096)
+                compact();
+        }
+    compact();
     return terms;
 }
 

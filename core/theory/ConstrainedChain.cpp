@@ -30,16 +30,22 @@ std::int64_t ConstrainedChain::segmentCost(int p, int q) const
     return m_prefix[q] - m_bytes[q] - m_prefix[p];
 }
 
-void ConstrainedChain::appendSegmentCosts(std::vector<std::int64_t>& out) const
+void ConstrainedChain::appendSegmentCostsFrom(int p, std::vector<std::int64_t>& out) const
 {
-    const int k = length();
-    for (int p = 0; p < k; ++p)
-        for (int q = p + 1; q <= k; ++q)
-            out.push_back(segmentCost(p, q));
+    for (int q = p + 1; q <= length(); ++q)
+        out.push_back(segmentCost(p, q));
 }
 
 const ConstrainedChain::Solution& ConstrainedChain::solve(int from, int to, std::int64_t c, Workspace& work) const
 {
+    Solution& s = work.solution;
+    s.chosen.clear();
+    s.bytes = 0;
+    // The whole run fits C: no checkpoint needed (Alg. 5 step 1 for the run).
+    if (const std::int64_t whole = segmentCost(from, to); whole <= c) {
+        s.maxSegment = whole;
+        return s;
+    }
     constexpr std::int64_t unreachable = std::numeric_limits<std::int64_t>::max();
     const int n = to - from + 1;
     // best[q]: least bytes of checkpoints in (from, q] with x_q a checkpoint; prev: argmin.
@@ -83,8 +89,6 @@ const ConstrainedChain::Solution& ConstrainedChain::solve(int from, int to, std:
     }
     if (best[n - 1] == unreachable)
         throw std::logic_error("ConstrainedChain: a member exceeds C");
-    Solution& s = work.solution;
-    s.chosen.clear();
     s.bytes = best[n - 1];
     s.maxSegment = 0;
     for (int q = n - 1; q > 0; q = prev[q]) {

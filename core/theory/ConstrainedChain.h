@@ -22,8 +22,8 @@ public:
     int length() const { return static_cast<int>(m_memberCost.size()); }
     // Cost of the segment between checkpoints x_p and x_q (p < q) with nothing between.
     std::int64_t segmentCost(int p, int q) const;
-    // Every value segmentCost(p, q) takes, appended to `out` (not deduplicated).
-    void appendSegmentCosts(std::vector<std::int64_t>& out) const;
+    // segmentCost(p, q) for every q > p, appended to `out` (not deduplicated).
+    void appendSegmentCostsFrom(int p, std::vector<std::int64_t>& out) const;
 
     struct Solution {
         std::vector<int> chosen;       // positions strictly between from and to, descending

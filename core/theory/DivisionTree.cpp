@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <numeric>
-#include <unordered_set>
+#include <queue>
+#include <map>
 
 namespace ckpt {
 
@@ -28,7 +29,7 @@ namespace {
 class Divider {
 public:
     explicit Divider(const Graph& graph)
-        : m_graph(graph), m_local(graph.vertexCount(), -1), m_mark(graph.vertexCount(), 0)
+        : m_graph(graph), m_local(graph.vertexCount(), -1)
     {
     }
 
@@ -127,94 +128,147 @@ private:
 
     // Def. 6 / Alg. 4: the maximal proper IS inside a Complicate IS s_ij.
     //
-    // The paper tests every vertex pair (O(|V|^2 |E|)). Here: the interior of an IS s_pq
-    // inside s_ij is dominated by p (from i) and post-dominated by q (towards j), so the
-    // only pairs worth testing are (a dominator of x, a post-dominator of x) for interior
-    // vertices x; each pair's largest IS is found by peeling the doubly dominated set
-    // (peelToIndependent). Maximal IS are pairwise interior-disjoint (supp. Lemmas 1, 3 —
-    // two crossing IS would give s_ij a linear splitting vertex), so taking candidates by
-    // decreasing size and keeping those disjoint from the ones kept gives the division;
-    // the edges left over are single-edge members.
+    // The paper tests every vertex pair and stores every IS (O(|V|^2 |E|) time, O(|V|^4)
+    // space). Here we find the *connecting* vertices first: an interior vertex connects
+    // members iff no proper IS has it inside. The smallest IS with x inside is a closure:
+    // start from {x}; its source must strictly dominate the set (from i) and its target
+    // strictly post-dominate it (towards j), so take the nearest such vertices p, q; every
+    // other neighbour of the set is forced inside; repeat. If p, q reach i, j the closure is
+    // s_ij itself (it has one branch), so x connects; a forced vertex already known to connect
+    // ends the closure the same way. The members are then the components of the remaining
+    // interior grouped by the connecting vertices around them (supp. Lemmas 5, 6: each has
+    // exactly one source and one target), plus the edges between connecting vertices.
     std::vector<IndependentSegment> maximalMembers(const IndependentSegment& s)
     {
         const auto& vs = s.vertices;
         const int n = static_cast<int>(vs.size());
         for (int k = 0; k < n; ++k)
             m_local[vs[k]] = k;
-        const std::vector<int> idom = dominators(vs, true);
-        const std::vector<int> ipdom = dominators(vs, false);
-        const auto domTree = eulerIntervals(idom, 0);
-        const auto pdomTree = eulerIntervals(ipdom, n - 1);
+        const DominatorTree dom = dominators(vs, true);
+        const DominatorTree pdom = dominators(vs, false);
+        std::vector<std::vector<int>> near(n);
+        for (int a = 0; a < n; ++a)
+            for (VertexIndex w : m_graph.successors(vs[a]))
+                if (const int b = m_local[w]; b >= 0 && (a != 0 || b != n - 1)) {
+                    near[a].push_back(b);
+                    near[b].push_back(a);
+                }
 
-        // A vertex with one predecessor and one successor (a link of a chain) is never the
-        // source of a maximal member: s_pq would extend to s_(pred p)q, still proper since s_ij
-        // has no splitting vertex. Likewise for targets. Dominator chains skip such links.
-        std::vector<char> link(n, 0);
-        for (int k = 1; k + 1 < n; ++k)
-            link[k] = m_graph.predecessors(vs[k]).size() == 1 && m_graph.successors(vs[k]).size() == 1;
-        std::vector<int> up(n, -1), down(n, -1);  // nearest strict (post-)dominator that is no link
-        for (int x = 1; x < n; ++x)
-            up[x] = link[idom[x]] ? up[idom[x]] : idom[x];
-        for (int x = n - 2; x >= 0; --x)
-            down[x] = link[ipdom[x]] ? down[ipdom[x]] : ipdom[x];
-
-        std::unordered_set<std::int64_t> pairs;
-        for (int x = 1; x + 1 < n; ++x)
-            for (int p = up[x]; p >= 0; p = up[p])
-                for (int q = down[x]; q >= 0; q = down[q])
-                    if (p != 0 || q != n - 1)
-                        pairs.insert(static_cast<std::int64_t>(p) * n + q);
-
-        struct Candidate {
-            int p, q;
-            std::vector<VertexIndex> interior;
-        };
-        std::vector<Candidate> candidates;
-        for (std::int64_t key : pairs) {
-            const int p = static_cast<int>(key / n), q = static_cast<int>(key % n);
-            std::vector<VertexIndex> start;
-            for (int t = domTree.in[p] + 1; t < domTree.out[p]; ++t) {
-                const int y = domTree.order[t];
-                if (y != q && pdomTree.in[q] < pdomTree.in[y] && pdomTree.in[y] < pdomTree.out[q]) {
-                    start.push_back(vs[y]);
-                    m_mark[vs[y]] = 1;
+        enum : char { Unknown, Connecting, Inside };
+        std::vector<char> status(n, Unknown);
+        status[0] = status[n - 1] = Connecting;
+        std::vector<int> inClosure(n, -1), closure, deferred;
+        // Vertices still to expand, earliest first: a connecting vertex's closure then meets an
+        // earlier (already known) connecting vertex before it sweeps the rest of s_ij.
+        std::priority_queue<int, std::vector<int>, std::greater<int>> pending;
+        for (int x = 1; x + 1 < n; ++x) {
+            if (status[x] != Unknown)
+                continue;
+            closure.assign(1, x);
+            deferred.clear();
+            inClosure[x] = x;
+            int lowDom = x, lowPdom = x;  // common (post-)dominator of the closure
+            auto source = [&] { return inClosure[lowDom] == x ? dom.parent[lowDom] : lowDom; };
+            auto target = [&] { return inClosure[lowPdom] == x ? pdom.parent[lowPdom] : lowPdom; };
+            bool connects = false;
+            pending = {};
+            pending.push(x);
+            auto take = [&](int w) {
+                inClosure[w] = x;
+                closure.push_back(w);
+                pending.push(w);
+                lowDom = dom.meet(lowDom, w);
+                lowPdom = pdom.meet(lowPdom, w);
+            };
+            while (!connects) {
+                if (pending.empty()) {
+                    // The ends may have moved up past vertices set aside as ends: take them in.
+                    const int p = source(), q = target();
+                    const auto before = closure.size();
+                    for (int w : deferred)
+                        if (inClosure[w] != x && w != p && w != q) {
+                            connects = connects || status[w] == Connecting;
+                            take(w);
+                        }
+                    deferred.clear();
+                    if (closure.size() == before)
+                        break;
+                    connects = connects || (source() == 0 && target() == n - 1);
+                    continue;
+                }
+                const int v = pending.top();
+                pending.pop();
+                for (int w : near[v]) {
+                    if (inClosure[w] == x)
+                        continue;
+                    if (w == source() || w == target()) {
+                        deferred.push_back(w);
+                        continue;
+                    }
+                    if (status[w] == Connecting) {
+                        connects = true;
+                        break;
+                    }
+                    take(w);
+                    if (source() == 0 && target() == n - 1) {
+                        connects = true;
+                        break;
+                    }
                 }
             }
-            std::vector<VertexIndex> interior = peelToIndependent(m_graph, vs[p], vs[q], std::move(start), m_mark);
-            for (VertexIndex v : interior)
-                m_mark[v] = 0;
-            if (!interior.empty())
-                candidates.push_back({p, q, std::move(interior)});
+            if (connects)
+                status[x] = Connecting;
+            else
+                for (int v : closure)
+                    status[v] = Inside;
         }
-        std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-            return a.interior.size() != b.interior.size() ? a.interior.size() > b.interior.size()
-                                                          : std::tie(a.p, a.q) < std::tie(b.p, b.q);
-        });
 
-        std::vector<IndependentSegment> out;
-        std::vector<char> covered(n, 0);
-        std::unordered_set<std::int64_t> keptPairs;
-        for (Candidate& c : candidates) {
-            if (std::any_of(c.interior.begin(), c.interior.end(), [&](VertexIndex v) { return covered[m_local[v]]; }))
+        // Components of the inside vertices, each with its one source and one target.
+        std::vector<int> component(n, -1);
+        std::map<std::pair<int, int>, int> memberOf;  // (source, target) -> index in out
+        std::vector<std::vector<VertexIndex>> interiors;
+        std::vector<std::pair<int, int>> ends;
+        for (int x = 1; x + 1 < n; ++x) {
+            if (status[x] != Inside || component[x] >= 0)
                 continue;
-            std::vector<VertexIndex> members{vs[c.p]};
-            for (VertexIndex v : c.interior)
-                covered[m_local[v]] = 1;
-            std::sort(c.interior.begin(), c.interior.end(),
-                      [this](VertexIndex a, VertexIndex b) { return m_local[a] < m_local[b]; });
-            members.insert(members.end(), c.interior.begin(), c.interior.end());
-            members.push_back(vs[c.q]);
-            keptPairs.insert(static_cast<std::int64_t>(c.p) * n + c.q);
-            out.push_back(makeSegment(vs[c.p], vs[c.q], std::move(members), hasEdge(m_graph, vs[c.p], vs[c.q])));
+            std::vector<int> members{x};
+            component[x] = x;
+            int p = -1, q = -1;
+            for (std::size_t k = 0; k < members.size(); ++k)
+                for (int w : near[members[k]]) {
+                    if (status[w] == Connecting)
+                        (w < members[k] ? p : q) = w;  // local indices are topological
+                    else if (component[w] < 0) {
+                        component[w] = x;
+                        members.push_back(w);
+                    }
+                }
+            auto [it, fresh] = memberOf.try_emplace({p, q}, static_cast<int>(interiors.size()));
+            if (fresh) {
+                interiors.emplace_back();
+                ends.push_back({p, q});
+            }
+            for (int v : members)
+                interiors[it->second].push_back(vs[v]);
         }
+        std::vector<IndependentSegment> out;
+        for (std::size_t m = 0; m < interiors.size(); ++m) {
+            auto& inner = interiors[m];
+            std::sort(inner.begin(), inner.end(), [this](VertexIndex a, VertexIndex b) { return m_local[a] < m_local[b]; });
+            std::vector<VertexIndex> vertices{vs[ends[m].first]};
+            vertices.insert(vertices.end(), inner.begin(), inner.end());
+            vertices.push_back(vs[ends[m].second]);
+            out.push_back(makeSegment(vs[ends[m].first], vs[ends[m].second], std::move(vertices),
+                                      hasEdge(m_graph, vs[ends[m].first], vs[ends[m].second])));
+        }
+        // Edges between connecting vertices that no member owns (a Complicate IS never owns
+        // its own direct edge: Alg. 3 would have made it a branch).
         for (int a = 0; a < n; ++a) {
-            if (covered[a])
+            if (status[a] != Connecting)
                 continue;
             for (VertexIndex w : m_graph.successors(vs[a])) {
                 const int b = m_local[w];
-                // A Complicate IS never owns its direct edge (Alg. 3 would make it a branch).
-                if (b < 0 || covered[b] || (a == 0 && b == n - 1) ||
-                    keptPairs.count(static_cast<std::int64_t>(a) * n + b))
+                if (b < 0 || status[b] != Connecting || (a == 0 && b == n - 1) || memberOf.count({a, b}))
                     continue;
                 out.push_back(makeSegment(vs[a], w, {vs[a], w}, true));
             }
@@ -228,69 +282,70 @@ private:
         return out;
     }
 
+    // A dominator tree over local indices with binary lifting, so that the nearest common
+    // dominator of two vertices costs O(log n) even when the tree is deep.
+    struct DominatorTree {
+        int levels = 1;
+        std::vector<int> parent, depth;  // the root's parent is -1
+        std::vector<int> up;             // up[k * n + v]: the 2^k-th ancestor (the root above it)
+
+        DominatorTree(int n, int root) : parent(n, -1), depth(n, 0)
+        {
+            while ((1 << levels) < n)
+                ++levels;
+            up.assign(static_cast<std::size_t>(levels) * n, root);
+        }
+        void attach(int v, int to)
+        {
+            const int n = static_cast<int>(parent.size());
+            parent[v] = to;
+            depth[v] = depth[to] + 1;
+            up[v] = to;
+            for (int k = 1; k < levels; ++k)
+                up[k * n + v] = up[(k - 1) * n + up[(k - 1) * n + v]];
+        }
+        int meet(int a, int b) const
+        {
+            const int n = static_cast<int>(parent.size());
+            if (depth[a] < depth[b])
+                std::swap(a, b);
+            for (int k = levels - 1; k >= 0; --k)
+                if (depth[a] - (1 << k) >= depth[b])
+                    a = up[k * n + a];
+            if (a == b)
+                return a;
+            for (int k = levels - 1; k >= 0; --k)
+                if (up[k * n + a] != up[k * n + b]) {
+                    a = up[k * n + a];
+                    b = up[k * n + b];
+                }
+            return parent[a];
+        }
+    };
+
     // Immediate dominators (forward: from vs.front()) or post-dominators (towards
-    // vs.back()) inside the IS, as local indices; the root's is -1. In a DAG processed in
-    // topological order, idom(x) is the nearest common dominator of x's predecessors.
-    std::vector<int> dominators(const std::vector<VertexIndex>& vs, bool forward) const
+    // vs.back()) inside the IS. In a DAG processed in topological order, idom(x) is the
+    // nearest common dominator of x's predecessors.
+    DominatorTree dominators(const std::vector<VertexIndex>& vs, bool forward) const
     {
         const int n = static_cast<int>(vs.size());
-        std::vector<int> idom(n, -1), depth(n, 0);
-        auto meet = [&](int a, int b) {
-            while (a != b) {
-                if (depth[a] < depth[b])
-                    std::swap(a, b);
-                a = idom[a];
-            }
-            return a;
-        };
+        DominatorTree t(n, forward ? 0 : n - 1);
         for (int step = 1; step < n; ++step) {
             const int x = forward ? step : n - 1 - step;
             int d = -1;
             for (VertexIndex w : forward ? m_graph.predecessors(vs[x]) : m_graph.successors(vs[x])) {
                 const int k = m_local[w];
-                if (k < 0)
+                if (k < 0 || (forward ? (k == 0 && x == n - 1) : (k == n - 1 && x == 0)))
                     continue;
-                d = d < 0 ? k : meet(d, k);
+                d = d < 0 ? k : t.meet(d, k);
             }
-            idom[x] = d;
-            depth[x] = depth[d] + 1;
+            t.attach(x, d);
         }
-        return idom;
-    }
-
-    struct Euler {
-        std::vector<int> in, out, order;  // y is below x iff in[x] < in[y] < out[x]
-    };
-
-    static Euler eulerIntervals(const std::vector<int>& parent, int root)
-    {
-        const int n = static_cast<int>(parent.size());
-        std::vector<std::vector<int>> children(n);
-        for (int x = 0; x < n; ++x)
-            if (parent[x] >= 0)
-                children[parent[x]].push_back(x);
-        Euler e{std::vector<int>(n), std::vector<int>(n), {}};
-        std::vector<std::pair<int, std::size_t>> stack{{root, 0}};
-        e.in[root] = 0;
-        e.order.push_back(root);
-        while (!stack.empty()) {
-            auto& [x, next] = stack.back();
-            if (next < children[x].size()) {
-                const int c = children[x][next++];
-                e.in[c] = static_cast<int>(e.order.size());
-                e.order.push_back(c);
-                stack.push_back({c, 0});
-            } else {
-                e.out[x] = static_cast<int>(e.order.size());
-                stack.pop_back();
-            }
-        }
-        return e;
+        return t;
     }
 
     const Graph& m_graph;
     std::vector<int> m_local;
-    std::vector<char> m_mark;
 };
 
 }  // namespace

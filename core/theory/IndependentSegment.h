@@ -29,10 +29,10 @@ struct IndependentSegment {
 // Whether the graph has an edge from -> to (binary search over the sorted successors).
 bool hasEdge(const Graph& graph, VertexIndex from, VertexIndex to);
 
-// The interior vertices between p and q that form an IS with p and q: the vertices
-// dominated by p and post-dominated by q are peeled until no edge leaves the set except
-// into q or out of p. `candidate[v]` marks the starting set; on return it marks the result.
-// Returns the interior in topological order.
+// The largest interior that forms an IS with p and q inside a starting set of vertices
+// between them: vertices are peeled off until no edge leaves the set except out of p or
+// into q. `candidate[v]` marks the starting set; on return it marks the result. Returns
+// the interior (in the starting order).
 std::vector<VertexIndex> peelToIndependent(const Graph& graph, VertexIndex p, VertexIndex q,
                                            std::vector<VertexIndex> candidates, std::vector<char>& candidate);
 

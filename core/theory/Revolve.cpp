@@ -89,6 +89,57 @@ std::int64_t griewankMinimalForwardSteps(int n, int slots)
     return static_cast<std::int64_t>(r) * n - binomial(snapshots + r, snapshots + 1);
 }
 
+std::string scheduleProblem(const CheckpointSchedule& schedule)
+{
+    const int n = schedule.steps;
+    std::vector<bool> stored(n + 1, false);
+    stored[0] = true;
+    int current = 0, lastInput = -1, nextBackward = n, held = 0;
+    for (std::size_t k = 0; k < schedule.actions.size(); ++k) {
+        const ScheduleAction& a = schedule.actions[k];
+        const std::string at = "action " + std::to_string(k) + ": ";
+        if (a.step < 1 || a.step > n)
+            return at + "step " + std::to_string(a.step) + " is outside 1.." + std::to_string(n);
+        switch (a.kind) {
+        case ScheduleAction::Kind::Forward:
+            if (current != a.step - 1 && !stored[a.step - 1])
+                return at + "forward " + std::to_string(a.step) + " without its input";
+            if (current == a.step || stored[a.step])
+                return at + "forward " + std::to_string(a.step) + " of a tensor still held";
+            lastInput = a.step - 1;
+            current = a.step;
+            break;
+        case ScheduleAction::Kind::Store:
+            if (current != a.step || stored[a.step])
+                return at + "store " + std::to_string(a.step) + " of a tensor not just computed";
+            stored[a.step] = true;
+            if (++held > schedule.slots)
+                return at + "more than " + std::to_string(schedule.slots) + " slots in use";
+            break;
+        case ScheduleAction::Kind::Release:
+            if (!stored[a.step])
+                return at + "release " + std::to_string(a.step) + " of an empty slot";
+            stored[a.step] = false;
+            --held;
+            break;
+        case ScheduleAction::Kind::Backward:
+            if (a.step != nextBackward)
+                return at + "backward " + std::to_string(a.step) + " where " + std::to_string(nextBackward) +
+                       " is next";
+            if (current != a.step - 1 && !stored[a.step - 1] && !(current == a.step && lastInput == a.step - 1))
+                return at + "backward " + std::to_string(a.step) + " without its input";
+            --nextBackward;
+            current = -1;
+            break;
+        }
+    }
+    if (nextBackward != 0)
+        return "the schedule stops before the backward of step " + std::to_string(nextBackward);
+    if (held != 0)
+        return "slots are still in use at the end";
+    return {};
+}
+
 CheckpointSchedule revolveSchedule(int n, int slots)
 {
     if (n < 1 || n > kRevolveMaxSteps)

@@ -3,6 +3,7 @@
 // for a chain of n steps d_0 -> d_1 -> ... -> d_n: the reversal with `slots` checkpoint slots
 // besides the input d_0 that needs the fewest forward steps, as an explicit schedule.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace ckpt {
@@ -34,6 +35,11 @@ std::vector<std::vector<std::int64_t>> revolveCostTable(int n, int slots);
 // Griewank & Walther's closed form for the same count with S = slots + 1 snapshots (the input
 // is one): r·n − β(S+1, r−1), r the least with β(S, r) >= n, β(s, r) = C(s+r, s).
 std::int64_t griewankMinimalForwardSteps(int n, int slots);
+// Why the schedule cannot run, or "" when it can: each Forward needs its input (the previous
+// tensor, a stored one, or the input d_0) and computes a tensor not held; at most `slots`
+// tensors are stored; steps are reversed exactly once from n down to 1, each needing d_{step-1}
+// (a Backward may use the input of the Forward just before it); every slot is released.
+std::string scheduleProblem(const CheckpointSchedule& schedule);
 // The optimal schedule; n >= 1. Throws std::invalid_argument when n exceeds kRevolveMaxSteps.
 CheckpointSchedule revolveSchedule(int n, int slots);
 inline constexpr int kRevolveMaxSteps = 2000;

@@ -98,7 +98,9 @@ RandomGraphSpec randomGraph(RandomShape shape, int maxVertices, std::mt19937_64&
 {
     Builder b;
     const int source = b.add();
-    const int budget = uniform(rng, 1, std::max(1, maxVertices - 1));  // vertices after the source
+    // Vertices after the source; half of the graphs are at least half the maximum size.
+    const int top = std::max(1, maxVertices - 1);
+    const int budget = chance(rng, 0.5) ? uniform(rng, 1, top) : uniform(rng, std::max(1, top / 2), top);
     switch (shape) {
     case RandomShape::Chain:
         b.chain(source, budget);

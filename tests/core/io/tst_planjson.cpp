@@ -78,6 +78,10 @@ private Q_SLOTS:
             << "{\"schema\": \"checkpoint-explorer/plan\", \"version\": 1, \"graph\": {\"fingerprint\": \"FP\"}, "
                "\"solver\": \"s\", \"checkpoints\": [], \"schedule\": {\"slots\": 1, \"actions\": [[\"jump\", 1]]}}"
             << "/schedule/actions/0";
+        QTest::newRow("schedule that cannot run")
+            << "{\"schema\": \"checkpoint-explorer/plan\", \"version\": 1, \"graph\": {\"fingerprint\": \"FP\"}, "
+               "\"solver\": \"s\", \"checkpoints\": [], \"schedule\": {\"slots\": 1, \"actions\": [[\"backward\", 0]]}}"
+            << "/schedule";
     }
 
     void malformedPlansAreErrors()

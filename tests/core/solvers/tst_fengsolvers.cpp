@@ -44,7 +44,7 @@ SolverOptions withOption(const std::string& key, const std::string& value)
     return o;
 }
 
-int propertyGraphCount() { return std::getenv("CKPT_LONG") ? 100000 : 2100; }
+int propertyGraphCount() { return std::getenv("CKPT_LONG") ? 100000 : 4200; }
 
 }  // namespace
 

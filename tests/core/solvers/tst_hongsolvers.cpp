@@ -68,6 +68,8 @@ private Q_SLOTS:
             QCOMPARE(hongCheckpointSelection(chain).value, best.chen);
             const Plan dp = runSolver("hong-dp", g);
             QCOMPARE(dp.objective(), best.chen);
+            // Chen's model on a chain is Feng & Huang's Eq. 1, so Alg. 3 and Alg. 1 must agree.
+            QCOMPARE(dp.objective(), runSolver("feng-lcg", g).objective());
 
             for (auto select : {&hongDynamicQuadratic, &hongDynamicLinear}) {
                 const ChainSelection s = select(chain, {});

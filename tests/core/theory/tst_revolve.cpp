@@ -1,4 +1,5 @@
 #include "TestData.h"
+#include "solvers/Comparison.h"
 #include "solvers/SolverRegistry.h"
 #include "theory/Revolve.h"
 
@@ -21,46 +22,40 @@ private Q_SLOTS:
 
     void scheduleIsExecutable()
     {
-        // Replay: a Forward needs its input available (a Backward may use the input of the Forward
-        // just before it), each step is reversed exactly once, from n
-        // down to 1, and at most `slots` tensors are held besides the input.
         for (int n = 1; n <= 40; ++n)
             for (int slots = 0; slots <= 5; ++slots) {
                 const CheckpointSchedule s = revolveSchedule(n, slots);
-                std::vector<bool> stored(n + 1, false);
-                stored[0] = true;
-                int current = 0, lastInput = -1, nextBackward = n, held = 0, forwards = 0;
-                for (const ScheduleAction& a : s.actions) {
-                    switch (a.kind) {
-                    case ScheduleAction::Kind::Forward:
-                        QVERIFY(current == a.step - 1 || stored[a.step - 1]);
-                        lastInput = a.step - 1;
-                        current = a.step;
-                        ++forwards;
-                        break;
-                    case ScheduleAction::Kind::Store:
-                        QCOMPARE(current, a.step);
-                        stored[a.step] = true;
-                        QVERIFY(++held <= s.slots);
-                        break;
-                    case ScheduleAction::Kind::Release:
-                        QVERIFY(stored[a.step]);
-                        stored[a.step] = false;
-                        --held;
-                        break;
-                    case ScheduleAction::Kind::Backward:
-                        QCOMPARE(a.step, nextBackward--);
-                        QVERIFY(current == a.step - 1 || stored[a.step - 1] ||
-                                (current == a.step && lastInput == a.step - 1));
-                        current = -1;
-                        break;
-                    }
-                }
-                QCOMPARE(nextBackward, 0);
-                QCOMPARE(held, 0);
-                QCOMPARE(std::int64_t(forwards), s.forwardSteps);
+                QCOMPARE(scheduleProblem(s), std::string());
+                std::int64_t forwards = 0;
+                for (const ScheduleAction& a : s.actions)
+                    forwards += a.kind == ScheduleAction::Kind::Forward;
+                QCOMPARE(forwards, s.forwardSteps);
                 QCOMPARE(s.forwardSteps, griewankMinimalForwardSteps(n, slots) + 1);
             }
+    }
+
+    void brokenSchedulesAreNamed_data()
+    {
+        using K = ScheduleAction::Kind;
+        QTest::addColumn<int>("drop");  // index of the action removed from revolveSchedule(5, 2)
+        QTest::addColumn<QString>("problem");
+        const CheckpointSchedule s = revolveSchedule(5, 2);
+        for (int k = 0; k < int(s.actions.size()); ++k) {
+            const K kind = s.actions[k].kind;
+            if (kind == K::Forward && k == 0)
+                QTest::newRow("first forward") << k << "store 1 of a tensor not just computed";
+            if (kind == K::Release)
+                QTest::newRow(qPrintable("release " + QString::number(k))) << k << "slots are still in use";
+        }
+    }
+
+    void brokenSchedulesAreNamed()
+    {
+        QFETCH(int, drop);
+        QFETCH(QString, problem);
+        CheckpointSchedule s = revolveSchedule(5, 2);
+        s.actions.erase(s.actions.begin() + drop);
+        QVERIFY2(scheduleProblem(s).find(problem.toStdString()) != std::string::npos, scheduleProblem(s).c_str());
     }
 
     void solverCarriesTheSchedule()
@@ -71,6 +66,12 @@ private Q_SLOTS:
         QCOMPARE(plan.options.at("slots"), std::string("4"));  // ceil(log2 16)
         QCOMPARE(plan.schedule->slots, 4);
         QCOMPARE(plan.schedule->recomputations(), griewankMinimalForwardSteps(16, 4) + 1 - 16);
+        // The comparison row counts the schedule's recomputations and simulates its memory.
+        const PlanCosts costs = planCosts(g, plan);
+        QCOMPARE(costs.recomputedBytes, 4 * plan.schedule->recomputations());
+        QCOMPARE(costs.recomputedCompute, double(plan.schedule->recomputations()));
+        QVERIFY(costs.peakChen < g.totalBytes());
+        QVERIFY(costs.peakPyTorch > costs.peakChen);
     }
 };
 
