@@ -23,6 +23,7 @@ struct ImportOptions {
     std::vector<std::int64_t> inputShape;  // e.g. {1, 3, 224, 224}
     std::string dtype = "float32";         // float32, float64, float16, bfloat16
     Granularity granularity = Granularity::Op;
+    std::string device = "cpu";  // where the model runs: cpu, or cuda in a CUDA build (profiling)
 };
 
 // Bad input: the message is one line and starts with the model file.

@@ -242,7 +242,7 @@ void TorchProgram::load()
         fail("forward takes (" + list + "); ckptx-torch feeds it exactly one tensor");
     }
     m_module.eval();
-    m_module.to(dtypes().at(m_options.dtype));
+    m_module.to(device(), dtypes().at(m_options.dtype));
     for (const at::Tensor& p : m_module.parameters())
         m_parameterBytes += static_cast<std::int64_t>(p.nbytes());
     for (const at::Tensor& b : m_module.buffers())
@@ -258,7 +258,24 @@ void TorchProgram::load()
 
 torch::Tensor TorchProgram::randomInput() const
 {
-    return torch::randn(m_options.inputShape, torch::TensorOptions().dtype(dtypes().at(m_options.dtype)));
+    return torch::randn(m_options.inputShape, torch::TensorOptions().dtype(dtypes().at(m_options.dtype)).device(device()));
+}
+
+c10::Device TorchProgram::device() const
+{
+    return m_options.device == "cuda" ? c10::Device(c10::kCUDA) : c10::Device(c10::kCPU);
+}
+
+void TorchProgram::refreshStatics()
+{
+    const Lookup lookup = [&](const Value* v) { return m_statics.at(v); };
+    for (Node* node : m_nodes) {
+        if (m_kind.at(node) != NodeKind::Static)
+            continue;
+        auto outputs = execute(node, lookup);
+        for (std::size_t i = 0; i < outputs.size(); ++i)
+            m_statics[node->outputs()[i]] = std::move(outputs[i]);
+    }
 }
 
 std::vector<const Value*> TorchProgram::dependencies(Node* node) const
@@ -495,17 +512,19 @@ void TorchProgram::analyse()
     if (m_options.granularity == Granularity::Module)
         mergeModuleCalls(groupOfNode, groupCount);
     buildGroups(groupOfNode, env);
+    // The sink is the model output, which may be a view of its group's tensor (a flatten).
+    m_groups[m_sink].shape = out.toTensor().sizes().vec();
     for (auto& group : m_groups)
         for (const Node* n : group.nodes)
             group.compute += compute[n];
 }
 
-// Consecutive op-level groups from the same module call become one group, unless that would
-// close a cycle (an op of another group between them feeding the next one).
+// Consecutive op-level groups from the same module call become one group when only the last of
+// them is read from outside: a module-level vertex is the one tensor a module call leaves.
 void TorchProgram::mergeModuleCalls(std::vector<int>& groupOfNode, int groupCount) const
 {
     std::vector<std::string> path(groupCount);
-    std::vector<std::set<int>> deps(groupCount), succ(groupCount);
+    std::vector<std::set<int>> succ(groupCount);
     auto groupOfValue = [&](const Value* v) {
         return v == inputValue() ? 0 : groupOfNode[m_position.at(v->node())];
     };
@@ -517,10 +536,8 @@ void TorchProgram::mergeModuleCalls(std::vector<int>& groupOfNode, int groupCoun
             path[g] = modulePath(m_nodes[i]);
         for (const Value* d : dependencies(m_nodes[i]))
             for (const Value* p : producers(d))
-                if (groupOfValue(p) != g) {
-                    deps[g].insert(groupOfValue(p));
+                if (groupOfValue(p) != g)
                     succ[groupOfValue(p)].insert(g);
-                }
     }
     std::vector<int> merged(groupCount);
     std::set<int> run{0};
@@ -529,23 +546,11 @@ void TorchProgram::mergeModuleCalls(std::vector<int>& groupOfNode, int groupCoun
     for (int g = 1; g < groupCount; ++g) {
         const int first = *run.begin();
         bool join = g > 1 && !path[g].empty() && path[g] == path[first];
-        if (join) {
-            // A dep outside the run that the run reaches would put a cycle through the merge.
-            std::vector<int> stack(run.begin(), run.end());
-            std::set<int> visited(run.begin(), run.end());
-            while (join && !stack.empty()) {
-                const int at = stack.back();
-                stack.pop_back();
-                for (int s : succ[at]) {
-                    if (s == g || visited.count(s))
-                        continue;
-                    if (deps[g].count(s))
-                        join = false;
-                    visited.insert(s);
-                    stack.push_back(s);
-                }
-            }
-        }
+        // A vertex stands for one tensor: the run may only feed g, which also rules out a
+        // cycle through the merge.
+        for (int member : run)
+            for (int s : succ[member])
+                join = join && (s == g || run.count(s));
         if (!join) {
             run.clear();
             ++current;

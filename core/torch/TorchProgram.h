@@ -51,7 +51,11 @@ public:
 
     Graph toGraph() const;
     torch::Tensor randomInput() const;
+    c10::Device device() const;
 
+    // Re-runs the ops computed from parameters and constants alone with autograd on, so
+    // gradients reach parameters through them (the analysis ran them without).
+    void refreshStatics();
     // Runs group g: reads the exports of its deps from `env`, adds its own exports to it.
     // Group 0 only runs the in-place ops on the input, if any.
     void runGroup(int g, Env& env) const;

@@ -93,6 +93,14 @@ class InceptionLike(nn.Module):
         return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
 
 
+def mlp():
+    """A plain chain whose activations dominate its memory (no convolution workspaces)."""
+    layers = []
+    for _ in range(12):
+        layers += [nn.Linear(256, 256), nn.ReLU()]
+    return nn.Sequential(*layers, nn.Linear(256, 10))
+
+
 class TwoInputs(nn.Module):
     def forward(self, x, y):
         return x + y
@@ -114,6 +122,9 @@ for name, (make, side) in TRACED.items():
         save(trace(make(), side), name)
 for name, cls in (("residual", Residual), ("dense", Dense), ("inception_like", InceptionLike)):
     save(trace(cls(), 16), name)
+model = mlp().eval()
+with torch.no_grad():
+    save(torch.jit.trace(model, torch.randn(4, 256), check_trace=False), "mlp")
 save(torch.jit.script(tvm.resnet18().eval()), "resnet18_scripted")
 
 # Broken inputs for the importer's error messages.
