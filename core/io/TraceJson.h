@@ -19,7 +19,7 @@ struct PhaseMemory {
 
 struct StepMemory {
     std::int64_t peakBytes = 0;
-    double stepMs = 0;  // mean over the iterations
+    double stepMs = 0;  // mean over the iterations after the first (all of them when just one)
     std::vector<PhaseMemory> phases;
 };
 

@@ -437,14 +437,17 @@ ProfileTrace profileTraining(const Graph& graph, const ProfileOptions& options)
     }
     // The measured steps reset the gradients first, so nothing but the step itself is live
     // beyond the baseline; the comparison afterwards keeps a copy of one step's gradients.
+    // With several iterations the first is a warm-up (oneDNN primitives, allocator caches) and
+    // stays out of the mean time.
     auto measure = [&](bool checkpointed) {
         StepMemory step;
         double total = 0, ms = 0;
         for (int i = 0; i < trace.iterations; ++i) {
             step = profiler.step(checkpointed, ms);
-            total += ms;
+            if (i > 0 || trace.iterations == 1)
+                total += ms;
         }
-        step.stepMs = total / trace.iterations;
+        step.stepMs = total / std::max(1, trace.iterations - 1);
         return step;
     };
     trace.regular = measure(false);

@@ -24,7 +24,8 @@ struct ProfileOptions {
 // reverse topological order and, for each, re-forwards from the checkpoints before it the
 // non-checkpoint vertices it needs, with autograd, and back-propagates its gradient through
 // them. Gradients sum where a tensor has several consumers. Both run `iterations` times;
-// memory and gradients are those of the last iteration, times the mean.
+// memory and gradients are those of the last iteration; the time is the mean of all but the
+// first (a warm-up) when there are several.
 //
 // `graph` must be the model's import at the same granularity (ids are matched). Throws
 // TorchImportError for bad input; a gradient mismatch is reported in the trace, not thrown.
