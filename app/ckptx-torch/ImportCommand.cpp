@@ -20,10 +20,11 @@ int runImport(const std::vector<std::string>& argv)
     try {
         options.inputShape = ckpt::torchx::parseInputShape(args.requireOption("--input"));
         options.granularity = ckpt::torchx::parseGranularity(args.option("--granularity").value_or("op"));
+        options.dtype = args.option("--dtype").value_or("float32");
+        ckpt::torchx::checkDtype(options.dtype);
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
-    options.dtype = args.option("--dtype").value_or("float32");
     const std::string out = args.requireOption("-o");
 
     const auto start = std::chrono::steady_clock::now();

@@ -47,6 +47,8 @@ int runProfile(const std::vector<std::string>& argv)
         options.model.granularity = ckpt::torchx::parseGranularity(
             granularity == graph.metadata().end() ? "op" : nlohmann::json::parse(granularity->second).get<std::string>());
         options.iterations = std::stoi(args.option("--iterations").value_or("1"));
+        options.model.dtype = args.option("--dtype").value_or("float32");
+        ckpt::torchx::checkDtype(options.model.dtype);
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     } catch (const nlohmann::json::exception& e) {
@@ -57,7 +59,6 @@ int runProfile(const std::vector<std::string>& argv)
     options.model.device = args.option("--device").value_or("cpu");
     if (options.model.device != "cpu" && options.model.device != "cuda")
         throw UsageError("--device must be cpu or cuda");
-    options.model.dtype = args.option("--dtype").value_or("float32");
     options.checkpoints = readCheckpoints(args.requireOption("--plan"));
     const std::string out = args.requireOption("-o");
 
@@ -86,7 +87,7 @@ int runProfile(const std::vector<std::string>& argv)
 
 const CommandRegistration profile{
     {"profile",
-     "profile MODEL.pt --graph GRAPH.json --plan PLAN.json --input 1x3x224x224 --device cpu|cuda [--iterations K] -o "
+     "profile MODEL.pt --graph GRAPH.json --plan PLAN.json --input 1x3x224x224 --device cpu|cuda [--iterations K] [--dtype float32] -o "
      "TRACE.json [--json]",
      "run a regular and a checkpointed training step; compare gradients; memory per training phase", &runProfile}};
 

@@ -35,6 +35,8 @@ struct TorchImportError : std::runtime_error {
 std::vector<std::int64_t> parseInputShape(const std::string& text);
 std::string formatInputShape(const std::vector<std::int64_t>& shape);
 Granularity parseGranularity(const std::string& text);  // "op" | "module"
+// Throws std::invalid_argument unless the dtype is one ImportOptions takes.
+void checkDtype(const std::string& dtype);
 std::string granularityName(Granularity granularity);
 
 Graph importTorchScript(const ImportOptions& options);

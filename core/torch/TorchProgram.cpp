@@ -189,6 +189,12 @@ Granularity parseGranularity(const std::string& text)
     throw std::invalid_argument("granularity must be op or module, got \"" + text + "\"");
 }
 
+void checkDtype(const std::string& dtype)
+{
+    if (!dtypes().count(dtype))
+        throw std::invalid_argument("dtype must be float32, float64, float16 or bfloat16, got \"" + dtype + "\"");
+}
+
 std::string granularityName(Granularity granularity)
 {
     return granularity == Granularity::Op ? "op" : "module";
@@ -197,8 +203,7 @@ std::string granularityName(Granularity granularity)
 TorchProgram::TorchProgram(const ImportOptions& options)
     : m_options(options)
 {
-    if (!dtypes().count(options.dtype))
-        throw std::invalid_argument("dtype must be float32, float64, float16 or bfloat16, got \"" + options.dtype + "\"");
+    checkDtype(options.dtype);
     // LibTorch starts with one intra-op thread here; use the machine.
     at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     load();
