@@ -1,8 +1,28 @@
 #include "Cli.h"
 
+#include "graph/GraphError.h"
+
 #include <iostream>
 
 namespace ckptx {
+
+namespace {
+
+std::string& programName()
+{
+    static std::string name = "ckptx";
+    return name;
+}
+
+void printUsage(std::ostream& out)
+{
+    out << "usage: " << programName() << " COMMAND [ARGS] [--json]\n\ncommands:\n";
+    for (const auto& [name, command] : commandRegistry())
+        out << "  " << command.synopsis << "\n      " << command.summary << "\n";
+    out << "\nexit codes: 0 ok, 1 invalid input, 2 usage\n";
+}
+
+}  // namespace
 
 Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& valueOptions,
            const std::set<std::string>& flags)
@@ -91,7 +111,40 @@ void printJson(const nlohmann::json& object)
 
 void printError(const std::string& message)
 {
-    std::cerr << "ckptx: " << message << std::endl;
+    std::cerr << programName() << ": " << message << std::endl;
+}
+
+int dispatch(const std::string& program, int argc, char** argv)
+{
+    programName() = program;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        printUsage(std::cerr);
+        return Usage;
+    }
+    const std::string name = args.front();
+    if (name == "help" || name == "--help" || name == "-h") {
+        printUsage(std::cout);
+        return Ok;
+    }
+    auto it = commandRegistry().find(name);
+    if (it == commandRegistry().end()) {
+        printError("unknown command \"" + name + "\" (see " + program + " help)");
+        return Usage;
+    }
+    args.erase(args.begin());
+    try {
+        return it->second.run(args);
+    } catch (const UsageError& e) {
+        printError(std::string(e.what()) + "\nusage: " + program + " " + it->second.synopsis);
+        return Usage;
+    } catch (const ckpt::GraphError& e) {
+        printError(e.what());
+        return InvalidInput;
+    } catch (const std::exception& e) {
+        printError(e.what());
+        return InvalidInput;
+    }
 }
 
 }  // namespace ckptx

@@ -55,7 +55,11 @@ struct CommandRegistration {
 
 // Prints one JSON object on stdout (the --json contract).
 void printJson(const nlohmann::json& object);
-// One-line error on stderr, prefixed "ckptx: ".
+// One-line error on stderr, prefixed with the program name ("ckptx: ").
 void printError(const std::string& message);
+
+// The whole main(): runs the registered command named by argv[1] and maps exceptions to exit
+// codes. `program` names the executable in usage and error lines (ckptx, ckptx-torch).
+int dispatch(const std::string& program, int argc, char** argv);
 
 }  // namespace ckptx

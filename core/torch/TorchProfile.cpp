@@ -1,0 +1,464 @@
+#include "TorchProfile.h"
+
+#include "TorchProgram.h"
+
+#include <c10/util/ThreadLocalDebugInfo.h>
+#include <torch/csrc/autograd/autograd.h>
+#ifdef CKPT_TORCH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <torch/cuda.h>
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
+
+namespace ckpt::torchx {
+
+namespace {
+
+// Allocated bytes over time: one sample per allocation or free on CPU, one per mark on CUDA;
+// each sample holds the bytes after it and the peak since the previous sample.
+class MemoryMeter {
+public:
+    struct Sample {
+        std::int64_t current = 0, peak = 0;
+    };
+    virtual ~MemoryMeter() = default;
+    // A position in the sample list: everything before it has happened.
+    virtual std::size_t mark() = 0;
+    std::vector<Sample> samples() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_samples;
+    }
+    std::int64_t current() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_samples.empty() ? 0 : m_samples.back().current;
+    }
+
+protected:
+    void add(Sample s)
+    {
+        std::lock_guard lock(m_mutex);
+        m_samples.push_back(s);
+    }
+    std::size_t size() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_samples.size();
+    }
+
+private:
+    mutable std::mutex m_mutex;
+    std::vector<Sample> m_samples;
+};
+
+// c10's memory reporting: installed as the profiler's thread-local debug info, it is told
+// about every CPU allocation (size > 0) and free (size < 0) on this thread and on the
+// autograd threads the step runs, which inherit the debug info.
+class CpuMemoryMeter : public MemoryMeter, public c10::MemoryReportingInfoBase {
+public:
+    void reportMemoryUsage(void*, int64_t size, int64_t, int64_t, c10::Device device) override
+    {
+        if (!device.is_cpu())
+            return;
+        std::lock_guard lock(m_total);
+        m_bytes += size;
+        add({m_bytes, m_bytes});
+    }
+    bool memoryProfilingEnabled() const override { return true; }
+    std::size_t mark() override { return size(); }
+
+private:
+    std::mutex m_total;
+    std::int64_t m_bytes = 0;
+};
+
+#ifdef CKPT_TORCH_CUDA
+// The caching allocator's statistics: bytes handed to tensors (not the reserved pool).
+class CudaMemoryMeter : public MemoryMeter {
+public:
+    std::size_t mark() override
+    {
+        namespace alloc = c10::cuda::CUDACachingAllocator;
+        const auto stats = alloc::getDeviceStats(0);
+        const auto& bytes = stats.allocated_bytes[static_cast<std::size_t>(alloc::StatType::AGGREGATE)];
+        add({bytes.current, bytes.peak});
+        alloc::resetPeakStats(0);
+        return size();
+    }
+};
+#endif
+
+struct Schedule {
+    std::vector<int> order;                 // groups in the graph's topological order
+    std::vector<std::vector<int>> consumers;  // per group
+    int sink = 0;
+};
+
+// Phase i (1..N) ends at forwardEnd[i-1]; backward phase N+k ends where the gradient of the
+// vertex before order[N-k] is complete (for the input vertex: where backward ends); 2N+1 at
+// stepEnd. Positions are made monotone, an empty phase repeats the bytes of the previous end.
+StepMemory phasesOf(const std::vector<MemoryMeter::Sample>& samples, std::size_t stepStart,
+                    const std::vector<std::size_t>& forwardEnd, const std::vector<std::size_t>& gradientDone,
+                    std::size_t backwardEnd, std::size_t stepEnd)
+{
+    const std::size_t n = forwardEnd.size();
+    std::vector<std::size_t> ends{stepStart};
+    ends.insert(ends.end(), forwardEnd.begin(), forwardEnd.end());
+    for (std::size_t k = n; k-- > 0;)
+        ends.push_back(k == 0 ? backwardEnd : gradientDone[k - 1]);
+    ends.push_back(stepEnd);
+    StepMemory step;
+    auto bytesAt = [&](std::size_t position) { return position == 0 ? 0 : samples[position - 1].current; };
+    std::size_t previous = stepStart;
+    for (std::size_t i = 0; i < ends.size(); ++i) {
+        const std::size_t end = std::max(previous, std::min(ends[i], stepEnd));
+        PhaseMemory phase;
+        phase.index = static_cast<int>(i);
+        phase.endBytes = bytesAt(end);
+        phase.peakBytes = i == 0 ? phase.endBytes : bytesAt(previous);
+        for (std::size_t s = previous; s < end; ++s)
+            phase.peakBytes = std::max(phase.peakBytes, samples[s].peak);
+        step.peakBytes = std::max(step.peakBytes, phase.peakBytes);
+        step.phases.push_back(phase);
+        previous = end;
+    }
+    return step;
+}
+
+class Profiler {
+public:
+    Profiler(const Graph& graph, const ProfileOptions& options, MemoryMeter& meter)
+        : m_graph(graph), m_options(options), m_meter(meter), m_program(options.model)
+    {
+        matchGraph();
+        for (const at::Tensor& p : m_program.module().parameters())
+            p.requires_grad_(true);
+        torch::manual_seed(0);
+        m_input = m_program.randomInput().requires_grad_(true);
+    }
+
+    const Schedule& schedule() const { return m_schedule; }
+    const std::vector<OpGroup>& groups() const { return m_program.groups(); }
+    const std::vector<bool>& checkpoints() const { return m_isCheckpoint; }
+
+    // One step; `checkpointed` selects the plan. Leaves the gradients in the parameters and input.
+    StepMemory step(bool checkpointed, double& ms)
+    {
+        for (const at::Tensor& p : m_program.module().parameters())
+            p.mutable_grad().reset();
+        m_input.mutable_grad().reset();
+        synchronize();
+        const auto start = std::chrono::steady_clock::now();
+        m_program.refreshStatics();
+        const std::size_t stepStart = m_meter.mark();
+        const std::size_t n = m_schedule.order.size();
+        m_forwardEnd.assign(n, 0);
+        m_gradientDone.assign(n, 0);
+        std::size_t backwardEnd = 0;
+        if (checkpointed)
+            backwardEnd = checkpointedStep();
+        else
+            backwardEnd = regularStep();
+        synchronize();
+        const std::size_t stepEnd = m_meter.mark();
+        ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        return phasesOf(m_meter.samples(), stepStart, m_forwardEnd, m_gradientDone, backwardEnd, stepEnd);
+    }
+
+    // Parameter and input gradients by name ("input", "layer1.0.conv1.weight").
+    std::vector<std::pair<std::string, at::Tensor>> gradients()
+    {
+        std::vector<std::pair<std::string, at::Tensor>> out;
+        for (const auto& p : m_program.module().named_parameters())
+            out.emplace_back(p.name, p.value.grad().defined() ? p.value.grad().clone() : at::Tensor());
+        out.emplace_back("input", m_input.grad().defined() ? m_input.grad().clone() : at::Tensor());
+        return out;
+    }
+
+private:
+    void synchronize()
+    {
+#ifdef CKPT_TORCH_CUDA
+        if (m_program.device().is_cuda())
+            torch::cuda::synchronize();
+#endif
+    }
+
+    void matchGraph()
+    {
+        const auto& groups = m_program.groups();
+        std::map<std::string, int> groupOf;
+        for (std::size_t g = 0; g < groups.size(); ++g)
+            groupOf[groups[g].id] = static_cast<int>(g);
+        const std::string file = m_options.model.modelPath;
+        for (const Vertex& v : m_graph.vertices()) {
+            if (v.isVirtual)
+                continue;
+            if (!groupOf.count(v.id))
+                failImport(file, "the graph has vertex \"" + v.id + "\" which this model, imported at " +
+                                     granularityName(m_options.model.granularity) + " granularity, does not have");
+        }
+        if (static_cast<int>(groups.size()) != m_graph.vertexCount())
+            failImport(file, "the graph has " + std::to_string(m_graph.vertexCount()) + " vertices, the model " +
+                                 std::to_string(groups.size()));
+        m_schedule.consumers.assign(groups.size(), {});
+        for (std::size_t g = 0; g < groups.size(); ++g)
+            for (int d : groups[g].deps)
+                m_schedule.consumers[d].push_back(static_cast<int>(g));
+        for (VertexIndex v : m_graph.topologicalOrder())
+            m_schedule.order.push_back(groupOf.at(m_graph.vertex(v).id));
+        m_schedule.sink = m_program.sinkGroup();
+        m_isCheckpoint.assign(groups.size(), false);
+        m_isCheckpoint[0] = m_isCheckpoint[m_schedule.sink] = true;
+        for (const std::string& id : m_options.checkpoints) {
+            if (!groupOf.count(id))
+                failImport(file, "the plan checkpoints \"" + id + "\", which is not a vertex of the graph");
+            m_isCheckpoint[groupOf.at(id)] = true;
+        }
+        m_position.assign(groups.size(), 0);
+        for (std::size_t k = 0; k < m_schedule.order.size(); ++k)
+            m_position[m_schedule.order[k]] = static_cast<int>(k);
+    }
+
+    std::vector<at::Tensor> exportedTensors(int g, const Env& env) const
+    {
+        std::vector<at::Tensor> tensors;
+        for (const Value* v : m_program.groups()[g].exports)
+            if (auto it = env.find(v); it != env.end())
+                collectTensors(it->second, tensors);
+        return tensors;
+    }
+
+    // Marks where the gradient of group g is complete (the latest of its tensors' hooks).
+    void hookGradients(int g, const Env& env)
+    {
+        for (at::Tensor& t : exportedTensors(g, env)) {
+            if (!t.requires_grad())
+                continue;
+            const int k = m_position[g];
+            t.register_hook([this, k](const at::Tensor&) { m_gradientDone[k] = std::max(m_gradientDone[k], m_meter.mark()); });
+        }
+    }
+
+    void release(int g, Env& env) const
+    {
+        for (const Value* v : m_program.groups()[g].exports)
+            env.erase(v);
+    }
+
+    // Runs `groups` (topological order) in turn; a group's values go once its last consumer
+    // among them has run, unless `keep` says otherwise, as a Python forward drops its locals.
+    void forward(const std::vector<int>& groups, Env& env, const std::vector<bool>& keep, bool marks)
+    {
+        std::vector<int> remaining(m_program.groups().size(), 0);
+        std::vector<bool> member(remaining.size(), false);
+        for (int g : groups)
+            member[g] = true;
+        for (int g : groups)
+            for (int d : m_program.groups()[g].deps)
+                ++remaining[d];
+        for (int g : groups) {
+            m_program.runGroup(g, env);
+            if (torch::GradMode::is_enabled() && !keep[g])
+                hookGradients(g, env);
+            for (int d : m_program.groups()[g].deps)
+                if (--remaining[d] == 0 && !keep[d])
+                    release(d, env);
+            if (marks)
+                m_forwardEnd[m_position[g]] = m_meter.mark();
+        }
+    }
+
+    std::size_t regularStep()
+    {
+        Env env;
+        env[m_program.inputValue()] = m_input;
+        std::vector<bool> keep(m_program.groups().size(), false);
+        keep[m_schedule.sink] = true;
+        forward(m_schedule.order, env, keep, true);
+        at::Tensor out = m_program.output(env).toTensor();
+        env.clear();
+        at::Tensor loss = out.mean();
+        loss.backward();
+        const std::size_t end = m_meter.mark();
+        return end;
+    }
+
+    std::size_t checkpointedStep()
+    {
+        Env env;
+        env[m_program.inputValue()] = m_input;
+        {
+            torch::NoGradGuard noGrad;
+            forward(m_schedule.order, env, m_isCheckpoint, true);
+        }
+        // The kept tensors become leaves, so each re-forward's backward stops at them and
+        // leaves their gradient in .grad for the re-forward of the checkpoint that made them.
+        for (auto& [value, stored] : env)
+            if (value != m_program.inputValue() && stored.isTensor() && stored.toTensor().is_floating_point())
+                stored = stored.toTensor().detach().requires_grad_(true);
+        for (std::size_t k = m_schedule.order.size(); k-- > 1;) {
+            const int c = m_schedule.order[k];
+            if (!m_isCheckpoint[c])
+                continue;
+            m_gradientDone[k] = m_meter.mark();
+            reforwardAndBackward(c, env);
+        }
+        m_gradientDone[0] = std::max(m_gradientDone[0], m_meter.mark());
+        env.clear();
+        return m_meter.mark();
+    }
+
+    // Checkpoint c's vertices to recompute: the non-checkpoint ancestors reached without
+    // crossing a checkpoint, then c itself, in topological order.
+    std::vector<int> region(int c) const
+    {
+        std::set<int> members{c};
+        std::vector<int> stack{c};
+        while (!stack.empty()) {
+            const int g = stack.back();
+            stack.pop_back();
+            for (int d : m_program.groups()[g].deps)
+                if (!m_isCheckpoint[d] && members.insert(d).second)
+                    stack.push_back(d);
+        }
+        std::vector<int> ordered(members.begin(), members.end());
+        std::sort(ordered.begin(), ordered.end(), [&](int a, int b) { return m_position[a] < m_position[b]; });
+        return ordered;
+    }
+
+    void reforwardAndBackward(int c, Env& env)
+    {
+        // Only c's gradient is needed from here on: the stored tensor goes before the re-forward
+        // makes it again.
+        std::vector<at::Tensor> grads;
+        for (const at::Tensor& t : exportedTensors(c, env))
+            grads.push_back(t.requires_grad() ? t.grad() : at::Tensor());
+        release(c, env);
+        {
+            Env local;
+            for (int g : region(c))
+                for (int d : m_program.groups()[g].deps)
+                    if (m_isCheckpoint[d])
+                        for (const Value* v : m_program.groups()[d].exports)
+                            if (auto it = env.find(v); it != env.end())
+                                local[v] = it->second;
+            std::vector<bool> keep = m_isCheckpoint;
+            forward(region(c), local, keep, false);
+            std::vector<at::Tensor> outputs, outputGrads;
+            if (c == m_schedule.sink) {
+                outputs.push_back(m_program.output(local).toTensor().mean());
+                outputGrads.push_back(at::Tensor());
+            } else {
+                const auto recomputed = exportedTensors(c, local);
+                for (std::size_t i = 0; i < recomputed.size() && i < grads.size(); ++i)
+                    if (grads[i].defined() && recomputed[i].requires_grad()) {
+                        outputs.push_back(recomputed[i]);
+                        outputGrads.push_back(grads[i]);
+                    }
+            }
+            if (!outputs.empty())
+                torch::autograd::backward(outputs, outputGrads);
+        }
+    }
+
+    const Graph& m_graph;
+    const ProfileOptions& m_options;
+    MemoryMeter& m_meter;
+    TorchProgram m_program;
+    at::Tensor m_input;
+    Schedule m_schedule;
+    std::vector<bool> m_isCheckpoint;
+    std::vector<int> m_position;
+    std::vector<std::size_t> m_forwardEnd, m_gradientDone;
+};
+
+std::string compareGradients(const std::vector<std::pair<std::string, at::Tensor>>& regular,
+                             const std::vector<std::pair<std::string, at::Tensor>>& checkpointed, double rtol,
+                             double atol)
+{
+    for (std::size_t i = 0; i < regular.size(); ++i) {
+        const auto& [name, a] = regular[i];
+        const at::Tensor& b = checkpointed[i].second;
+        if (a.defined() != b.defined())
+            return name + ": only the " + (a.defined() ? "regular" : "checkpointed") + " step has a gradient";
+        if (!a.defined())
+            continue;
+        if (!at::allclose(b, a, rtol, atol)) {
+            const double diff = (b - a).abs().max().item<double>();
+            return name + ": gradients differ (max |checkpointed - regular| = " + std::to_string(diff) + ")";
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+ProfileTrace profileTraining(const Graph& graph, const ProfileOptions& options)
+{
+    std::unique_ptr<MemoryMeter> meterOwner;
+    std::shared_ptr<CpuMemoryMeter> cpuMeter;
+    std::unique_ptr<c10::DebugInfoGuard> reporting;
+    if (options.model.device == "cuda") {
+#ifdef CKPT_TORCH_CUDA
+        if (!torch::cuda::is_available())
+            throw TorchImportError("no CUDA device is available");
+        meterOwner = std::make_unique<CudaMemoryMeter>();
+#else
+        throw TorchImportError("this ckptx-torch was built without CUDA (configure with -DCKPT_TORCH_CUDA=ON against a CUDA LibTorch)");
+#endif
+    } else if (options.model.device == "cpu") {
+        // Installed before the model loads so that every live byte is counted.
+        cpuMeter = std::make_shared<CpuMemoryMeter>();
+        reporting = std::make_unique<c10::DebugInfoGuard>(c10::DebugInfoKind::PROFILER_STATE, cpuMeter);
+    } else {
+        throw std::invalid_argument("device must be cpu or cuda, got \"" + options.model.device + "\"");
+    }
+    MemoryMeter& meter = cpuMeter ? static_cast<MemoryMeter&>(*cpuMeter) : *meterOwner;
+
+    Profiler profiler(graph, options, meter);
+    ProfileTrace trace;
+    trace.model = options.model.modelPath;
+    trace.device = options.model.device;
+    trace.inputShape = options.model.inputShape;
+    trace.iterations = std::max(1, options.iterations);
+    trace.rtol = options.rtol;
+    trace.atol = options.atol;
+    for (int g : profiler.schedule().order) {
+        trace.vertices.push_back(profiler.groups()[g].id);
+        if (profiler.checkpoints()[g])
+            trace.checkpoints.push_back(profiler.groups()[g].id);
+    }
+    // The measured steps reset the gradients first, so nothing but the step itself is live
+    // beyond the baseline; the comparison afterwards keeps a copy of one step's gradients.
+    // With several iterations the first is a warm-up (oneDNN primitives, allocator caches) and
+    // stays out of the mean time.
+    auto measure = [&](bool checkpointed) {
+        StepMemory step;
+        double total = 0, ms = 0;
+        for (int i = 0; i < trace.iterations; ++i) {
+            step = profiler.step(checkpointed, ms);
+            if (i > 0 || trace.iterations == 1)
+                total += ms;
+        }
+        step.stepMs = total / std::max(1, trace.iterations - 1);
+        return step;
+    };
+    trace.regular = measure(false);
+    trace.checkpointed = measure(true);
+    trace.baselineBytes = trace.regular.phases.front().endBytes;
+    const auto checkpointedGradients = profiler.gradients();
+    double ms = 0;
+    profiler.step(false, ms);
+    trace.mismatch = compareGradients(profiler.gradients(), checkpointedGradients, options.rtol, options.atol);
+    trace.gradientsMatch = trace.mismatch.empty();
+    return trace;
+}
+
+}  // namespace ckpt::torchx

@@ -1,0 +1,34 @@
+#pragma once
+// Measuring a training step with LibTorch: a regular step and a step that executes a
+// checkpoint plan, with their gradients compared and their memory per training phase.
+// Only our types here (see TorchImport.h).
+#include "TorchImport.h"
+#include "io/TraceJson.h"
+
+#include <string>
+#include <vector>
+
+namespace ckpt::torchx {
+
+struct ProfileOptions {
+    ImportOptions model;                   // granularity and shape as the graph was imported
+    std::vector<std::string> checkpoints;  // vertex ids; the input and the output are always kept
+    int iterations = 1;
+    // Gradients must satisfy |a - b| <= atol + rtol * |b| elementwise (torch.allclose).
+    double rtol = 1e-4;
+    double atol = 1e-5;
+};
+
+// The regular step: forward, loss = mean(output), backward. The checkpointed step: the forward
+// keeps only the checkpoints' tensors (no autograd); the backward takes the checkpoints in
+// reverse topological order and, for each, re-forwards from the checkpoints before it the
+// non-checkpoint vertices it needs, with autograd, and back-propagates its gradient through
+// them. Gradients sum where a tensor has several consumers. Both run `iterations` times;
+// memory and gradients are those of the last iteration; the time is the mean of all but the
+// first (a warm-up) when there are several.
+//
+// `graph` must be the model's import at the same granularity (ids are matched). Throws
+// TorchImportError for bad input; a gradient mismatch is reported in the trace, not thrown.
+ProfileTrace profileTraining(const Graph& graph, const ProfileOptions& options);
+
+}  // namespace ckpt::torchx

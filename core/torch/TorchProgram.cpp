@@ -1,0 +1,748 @@
+#include "TorchProgram.h"
+
+#include "graph/GraphBuilder.h"
+#include "graph/GraphError.h"
+
+#include <ATen/Parallel.h>
+#include <nlohmann/json.hpp>
+
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace ckpt::torchx {
+
+namespace {
+
+const std::map<std::string, c10::ScalarType>& dtypes()
+{
+    static const std::map<std::string, c10::ScalarType> table{{"float32", c10::kFloat},
+                                                               {"float64", c10::kDouble},
+                                                               {"float16", c10::kHalf},
+                                                               {"bfloat16", c10::kBFloat16}};
+    return table;
+}
+
+const c10::StorageImpl* storageOf(const at::Tensor& t)
+{
+    if (!t.defined() || !t.has_storage() || t.storage().nbytes() == 0)
+        return nullptr;
+    return t.storage().unsafeGetStorageImpl();
+}
+
+std::int64_t numel(const std::vector<at::Tensor>& tensors)
+{
+    std::int64_t n = 0;
+    for (const auto& t : tensors)
+        n += t.defined() ? t.numel() : 0;
+    return n;
+}
+
+// FLOPs (a multiply-add is 2) for the ops that dominate compute; the element count of the
+// outputs for every other op, as the issue asks.
+double computeOf(const Node* node, const std::vector<c10::IValue>& inputs, const std::vector<c10::IValue>& outputs)
+{
+    std::vector<at::Tensor> out;
+    for (const auto& v : outputs)
+        collectTensors(v, out);
+    const std::string kind = node->kind().toUnqualString();
+    const double outElements = static_cast<double>(numel(out));
+    auto tensorInput = [&](std::size_t i) { return i < inputs.size() && inputs[i].isTensor() ? inputs[i].toTensor() : at::Tensor(); };
+    if (kind == "_convolution" || kind == "conv1d" || kind == "conv2d" || kind == "conv3d" || kind == "convolution") {
+        at::Tensor weight = tensorInput(1);
+        if (weight.defined() && weight.dim() > 0 && weight.size(0) > 0)
+            return 2.0 * outElements * static_cast<double>(weight.numel() / weight.size(0));
+    }
+    if (kind == "linear" || kind == "matmul" || kind == "mm" || kind == "bmm") {
+        at::Tensor a = tensorInput(0);
+        if (a.defined() && a.dim() > 0)
+            return 2.0 * outElements * static_cast<double>(a.size(-1));
+    }
+    if (kind == "addmm" || kind == "baddbmm") {
+        at::Tensor a = tensorInput(1);
+        if (a.defined() && a.dim() > 0)
+            return 2.0 * outElements * static_cast<double>(a.size(-1));
+    }
+    return outElements;
+}
+
+bool writesAnInput(const Node* node, int* written)
+{
+    const c10::FunctionSchema* schema = node->maybeSchema();
+    if (!schema)
+        return false;
+    const auto& args = schema->arguments();
+    for (std::size_t i = 0; i < args.size() && i < node->inputs().size(); ++i) {
+        if (args[i].alias_info() && args[i].alias_info()->isWrite()) {
+            *written = static_cast<int>(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+// Values used inside a node's blocks but defined outside it.
+void freeValues(const torch::jit::Block* block, const Node* owner, std::vector<const Value*>& out)
+{
+    for (const Node* n : block->nodes()) {
+        for (const Value* v : n->inputs()) {
+            if (!v->node()->isBefore(owner) && v->node() != owner->owningGraph()->param_node())
+                continue;
+            if (std::find(out.begin(), out.end(), v) == out.end())
+                out.push_back(v);
+        }
+        for (const auto* inner : n->blocks())
+            freeValues(inner, owner, out);
+    }
+    for (const Value* v : block->outputs())
+        if ((v->node()->isBefore(owner) || v->node() == owner->owningGraph()->param_node()) &&
+            std::find(out.begin(), out.end(), v) == out.end())
+            out.push_back(v);
+}
+
+}  // namespace
+
+void failImport(const std::string& file, const std::string& problem)
+{
+    throw TorchImportError(file + ": " + problem);
+}
+
+std::string firstLine(const std::string& message)
+{
+    const auto start = std::min(message.find_first_not_of("\n "), message.size());
+    std::string line = message.substr(start, message.find('\n', start) - start);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+        line.pop_back();
+    return line;
+}
+
+std::string dtypeName(c10::ScalarType type)
+{
+    for (const auto& [name, t] : dtypes())
+        if (t == type)
+            return name;
+    switch (type) {
+    case c10::kLong: return "int64";
+    case c10::kInt: return "int32";
+    case c10::kShort: return "int16";
+    case c10::kChar: return "int8";
+    case c10::kByte: return "uint8";
+    case c10::kBool: return "bool";
+    default: return c10::toString(type);
+    }
+}
+
+void collectTensors(const c10::IValue& value, std::vector<at::Tensor>& out)
+{
+    if (value.isTensor())
+        out.push_back(value.toTensor());
+    else if (value.isTensorList())
+        for (const at::Tensor& t : value.toTensorVector())
+            out.push_back(t);
+    else if (value.isList())
+        for (const c10::IValue& item : value.toListRef())
+            collectTensors(item, out);
+    else if (value.isTuple())
+        for (const c10::IValue& item : value.toTupleRef().elements())
+            collectTensors(item, out);
+}
+
+std::vector<std::int64_t> parseInputShape(const std::string& text)
+{
+    std::vector<std::int64_t> shape;
+    std::stringstream in(text);
+    std::string part;
+    while (std::getline(in, part, 'x')) {
+        if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 9)
+            throw std::invalid_argument("input shape \"" + text + "\" is not like 1x3x224x224");
+        shape.push_back(std::stoll(part));
+        if (shape.back() == 0)
+            throw std::invalid_argument("input shape \"" + text + "\" has a zero dimension");
+    }
+    if (shape.empty())
+        throw std::invalid_argument("input shape \"" + text + "\" is not like 1x3x224x224");
+    return shape;
+}
+
+std::string formatInputShape(const std::vector<std::int64_t>& shape)
+{
+    std::string text;
+    for (std::int64_t d : shape)
+        text += (text.empty() ? "" : "x") + std::to_string(d);
+    return text;
+}
+
+Granularity parseGranularity(const std::string& text)
+{
+    if (text == "op")
+        return Granularity::Op;
+    if (text == "module")
+        return Granularity::Module;
+    throw std::invalid_argument("granularity must be op or module, got \"" + text + "\"");
+}
+
+void checkDtype(const std::string& dtype)
+{
+    if (!dtypes().count(dtype))
+        throw std::invalid_argument("dtype must be float32, float64, float16 or bfloat16, got \"" + dtype + "\"");
+}
+
+std::string granularityName(Granularity granularity)
+{
+    return granularity == Granularity::Op ? "op" : "module";
+}
+
+TorchProgram::TorchProgram(const ImportOptions& options)
+    : m_options(options)
+{
+    checkDtype(options.dtype);
+    // LibTorch starts with one intra-op thread here; use the machine.
+    at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    load();
+    analyse();
+}
+
+void TorchProgram::fail(const std::string& problem) const
+{
+    failImport(m_options.modelPath, problem);
+}
+
+void TorchProgram::load()
+{
+    const std::string& path = m_options.modelPath;
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        fail("cannot open the file");
+    char magic[4] = {};
+    in.read(magic, sizeof magic);
+    if (in.gcount() < 4 || std::memcmp(magic, "PK\x03\x04", 4) != 0)
+        fail("not a TorchScript file (not a zip archive)");
+    try {
+        m_module = torch::jit::load(path);
+    } catch (const c10::Error& e) {
+        const std::string message = e.what_without_backtrace();
+        if (message.find("maximum supported version") != std::string::npos) {
+            const auto from = message.find("Attempted to read");
+            fail("written by a newer PyTorch than this LibTorch " TORCH_VERSION " can read (" +
+                 firstLine(from == std::string::npos ? message : message.substr(from)) + ")");
+        }
+        fail("a zip archive but not a TorchScript module (" + firstLine(message) + ")");
+    }
+    auto forward = m_module.find_method("forward");
+    if (!forward)
+        fail("the module has no forward method");
+    const auto& args = forward->function().getSchema().arguments();
+    if (args.size() != 2 || !args[1].type()->isSubtypeOf(*c10::TensorType::get())) {
+        std::string list;
+        for (std::size_t i = 1; i < args.size(); ++i)
+            list += (i > 1 ? ", " : "") + args[i].name() + ": " + args[i].type()->annotation_str();
+        fail("forward takes (" + list + "); ckptx-torch feeds it exactly one tensor");
+    }
+    m_module.eval();
+    m_module.to(device(), dtypes().at(m_options.dtype));
+    for (const at::Tensor& p : m_module.parameters())
+        m_parameterBytes += static_cast<std::int64_t>(p.nbytes());
+    for (const at::Tensor& b : m_module.buffers())
+        m_bufferBytes += static_cast<std::int64_t>(b.nbytes());
+    m_graph = forward->graph()->copy();
+    torch::jit::Inline(*m_graph);
+    torch::jit::EliminateDeadCode(m_graph);
+    for (Node* n : m_graph->nodes()) {
+        m_position[n] = static_cast<int>(m_nodes.size());
+        m_nodes.push_back(n);
+    }
+}
+
+torch::Tensor TorchProgram::randomInput() const
+{
+    return torch::randn(m_options.inputShape, torch::TensorOptions().dtype(dtypes().at(m_options.dtype)).device(device()));
+}
+
+c10::Device TorchProgram::device() const
+{
+    return m_options.device == "cuda" ? c10::Device(c10::kCUDA) : c10::Device(c10::kCPU);
+}
+
+void TorchProgram::refreshStatics()
+{
+    const Lookup lookup = [&](const Value* v) { return m_statics.at(v); };
+    for (Node* node : m_nodes) {
+        if (m_kind.at(node) != NodeKind::Static)
+            continue;
+        auto outputs = execute(node, lookup);
+        for (std::size_t i = 0; i < outputs.size(); ++i)
+            m_statics[node->outputs()[i]] = std::move(outputs[i]);
+    }
+}
+
+std::vector<const Value*> TorchProgram::dependencies(Node* node) const
+{
+    std::vector<const Value*> deps(node->inputs().begin(), node->inputs().end());
+    for (const auto* block : node->blocks())
+        freeValues(block, node, deps);
+    return deps;
+}
+
+const std::vector<const Value*>& TorchProgram::producers(const Value* value) const
+{
+    if (auto it = m_producers.find(value); it != m_producers.end())
+        return it->second;
+    std::vector<const Value*> result;
+    if (!m_statics.count(value)) {
+        const Node* node = value->node();
+        auto kind = m_kind.find(node);
+        if (kind != m_kind.end() && kind->second == NodeKind::Transparent) {
+            for (const Value* dep : dependencies(const_cast<Node*>(node)))
+                for (const Value* p : producers(dep))
+                    if (std::find(result.begin(), result.end(), p) == result.end())
+                        result.push_back(p);
+        } else {
+            result.push_back(value);
+        }
+    }
+    return m_producers[value] = std::move(result);
+}
+
+// The module path of the innermost module call a node was inlined from. Call stacks name
+// each callee by its attribute only ("0" for layers[0]), so the path is found among the
+// caller's descendants by that last name and the callee's type; "SELF" is a method call on
+// the same module.
+std::string TorchProgram::modulePath(const Node* node) const
+{
+    std::string path;
+    auto stack = node->callstack();
+    if (!stack)
+        return path;
+    for (const auto& entry : (*stack)->vec()) {
+        const auto& info = std::get<2>(entry);
+        if (!info || info->instance_name().empty() || info->instance_name() == "SELF")
+            continue;
+        const std::string key = path + "|" + info->instance_name() + "|" + info->class_type()->repr_str();
+        auto cached = m_pathCache.find(key);
+        if (cached == m_pathCache.end()) {
+            std::string best;
+            const std::string prefix = path.empty() ? "" : path + ".";
+            for (const auto& item : m_module.named_modules()) {
+                const std::string& name = item.name;
+                if (name.empty() || name.rfind(prefix, 0) != 0 || item.value.type() != info->class_type())
+                    continue;
+                const std::string last = name.substr(name.find_last_of('.') + 1);
+                if (last == info->instance_name() && (best.empty() || name.size() < best.size()))
+                    best = name;
+            }
+            cached = m_pathCache.emplace(key, best.empty() ? prefix + info->instance_name() : best).first;
+        }
+        path = cached->second;
+    }
+    return path;
+}
+
+std::vector<c10::IValue> TorchProgram::execute(Node* node, const Lookup& lookup) const
+{
+    using namespace torch::jit;
+    const Symbol kind = node->kind();
+    if (kind == prim::Constant)
+        return {toIValue(node->output()).value()};
+    if (kind == prim::GetAttr)
+        return {lookup(node->input()).toObject()->getAttr(node->s(attr::name))};
+    if (kind == prim::SetAttr) {
+        lookup(node->inputs()[0]).toObject()->setAttr(node->s(attr::name), lookup(node->inputs()[1]));
+        return {};
+    }
+    if (kind == prim::If)
+        return runBlock(node->blocks()[lookup(node->inputs()[0]).toBool() ? 0 : 1], {}, lookup);
+    if (kind == prim::Loop) {
+        const std::int64_t maxTrips = lookup(node->inputs()[0]).toInt();
+        bool more = lookup(node->inputs()[1]).toBool();
+        std::vector<c10::IValue> carried;
+        for (std::size_t i = 2; i < node->inputs().size(); ++i)
+            carried.push_back(lookup(node->inputs()[i]));
+        for (std::int64_t trip = 0; more && trip < maxTrips; ++trip) {
+            std::vector<c10::IValue> inputs{trip};
+            inputs.insert(inputs.end(), carried.begin(), carried.end());
+            auto outputs = runBlock(node->blocks()[0], std::move(inputs), lookup);
+            more = outputs[0].toBool();
+            carried.assign(outputs.begin() + 1, outputs.end());
+        }
+        return carried;
+    }
+    Stack stack;
+    for (const Value* v : node->inputs())
+        stack.push_back(lookup(v));
+    // Container plumbing is built into TorchScript's interpreter rather than registered as ops.
+    if (kind == prim::unchecked_cast)
+        return {stack.back()};
+    if (kind == prim::ListConstruct) {
+        c10::impl::GenericList list(node->output()->type()->expectRef<ListType>().getElementType());
+        for (auto& item : stack)
+            list.push_back(std::move(item));
+        return {c10::IValue(std::move(list))};
+    }
+    if (kind == prim::ListUnpack) {
+        const auto list = stack.back().toListRef();
+        return std::vector<c10::IValue>(list.begin(), list.end());
+    }
+    if (kind == prim::TupleConstruct) {
+        const auto& type = node->output()->type()->expect<TupleType>();
+        if (type->schema())
+            return {c10::ivalue::Tuple::createNamed(std::move(stack), type)};
+        return {c10::ivalue::Tuple::create(std::move(stack))};
+    }
+    if (kind == prim::TupleUnpack) {
+        const auto& elements = stack.back().toTupleRef().elements();
+        return std::vector<c10::IValue>(elements.begin(), elements.end());
+    }
+    if (kind == prim::DictConstruct) {
+        const auto& type = node->output()->type()->expectRef<DictType>();
+        c10::impl::GenericDict dict(type.getKeyType(), type.getValueType());
+        for (std::size_t i = 0; i + 1 < stack.size(); i += 2)
+            dict.insert_or_assign(stack[i], stack[i + 1]);
+        return {c10::IValue(std::move(dict))};
+    }
+    {
+        auto op = m_operations.find(node);
+        if (op == m_operations.end())
+            op = m_operations.emplace(node, node->getOperation()).first;
+        op->second(stack);
+    }
+    return std::vector<c10::IValue>(stack.end() - static_cast<std::ptrdiff_t>(node->outputs().size()), stack.end());
+}
+
+std::vector<c10::IValue> TorchProgram::runBlock(torch::jit::Block* block, std::vector<c10::IValue> inputs,
+                                                const Lookup& outer) const
+{
+    Env local;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        local[block->inputs()[i]] = std::move(inputs[i]);
+    Lookup lookup = [&](const Value* v) {
+        auto it = local.find(v);
+        return it != local.end() ? it->second : outer(v);
+    };
+    for (Node* n : block->nodes()) {
+        auto outputs = execute(n, lookup);
+        for (std::size_t i = 0; i < outputs.size(); ++i)
+            local[n->outputs()[i]] = std::move(outputs[i]);
+    }
+    std::vector<c10::IValue> result;
+    for (const Value* v : block->outputs())
+        result.push_back(lookup(v));
+    return result;
+}
+
+void TorchProgram::analyse()
+{
+    torch::NoGradGuard noGrad;
+    Env env;
+    m_statics[m_graph->inputs()[0]] = m_module._ivalue();
+    env[inputValue()] = randomInput();
+
+    std::unordered_set<const c10::StorageImpl*> seen;
+    std::unordered_map<const c10::StorageImpl*, int> owner;  // storage -> op-level group
+    for (const at::Tensor& t : m_module.parameters())
+        seen.insert(storageOf(t));
+    for (const at::Tensor& t : m_module.buffers())
+        seen.insert(storageOf(t));
+    owner[storageOf(env[inputValue()].toTensor())] = 0;
+
+    std::vector<int> groupOfNode(m_nodes.size(), -1);
+    std::unordered_map<const Node*, double> compute;
+    int groupCount = 1;
+    Lookup lookup = [&](const Value* v) {
+        auto it = m_statics.find(v);
+        return it != m_statics.end() ? it->second : env.at(v);
+    };
+    for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+        Node* node = m_nodes[i];
+        const auto deps = dependencies(node);
+        const bool isStatic = std::all_of(deps.begin(), deps.end(), [&](const Value* v) { return m_statics.count(v) > 0; });
+        std::vector<c10::IValue> inputs, outputs;
+        try {
+            for (const Value* v : node->inputs())
+                inputs.push_back(lookup(v));
+            outputs = execute(node, lookup);
+        } catch (const c10::Error& e) {
+            fail("the model rejects input " + formatInputShape(m_options.inputShape) + ": " +
+                 firstLine(e.what_without_backtrace()));
+        } catch (const std::exception& e) {
+            fail("the model rejects input " + formatInputShape(m_options.inputShape) + ": " + firstLine(e.what()));
+        }
+        std::vector<at::Tensor> tensors;
+        for (const auto& v : outputs)
+            collectTensors(v, tensors);
+        auto& store = isStatic ? m_statics : env;
+        for (std::size_t k = 0; k < outputs.size(); ++k)
+            store[node->outputs()[k]] = outputs[k];
+        if (isStatic) {
+            m_kind[node] = NodeKind::Static;
+            for (const auto& t : tensors)
+                seen.insert(storageOf(t));
+            continue;
+        }
+        bool fresh = false;
+        for (const auto& t : tensors)
+            fresh |= storageOf(t) && !seen.count(storageOf(t));
+        int written = -1;
+        if (fresh) {
+            m_kind[node] = NodeKind::Allocating;
+            groupOfNode[i] = groupCount++;
+            for (const auto& t : tensors)
+                if (storageOf(t) && !seen.count(storageOf(t)))
+                    owner[storageOf(t)] = groupOfNode[i];
+        } else if (writesAnInput(node, &written)) {
+            m_kind[node] = NodeKind::InPlace;
+            const auto* storage = inputs[written].isTensor() ? storageOf(inputs[written].toTensor()) : nullptr;
+            if (!owner.count(storage))
+                fail("in-place update of a parameter or buffer (" + std::string(node->kind().toQualString()) +
+                     ") is not supported");
+            groupOfNode[i] = owner.at(storage);
+        } else {
+            m_kind[node] = NodeKind::Transparent;
+        }
+        for (const auto& t : tensors)
+            seen.insert(storageOf(t));
+        if (m_kind[node] != NodeKind::Transparent)
+            compute[node] = computeOf(node, inputs, outputs);
+    }
+    const c10::IValue& out = lookup(outputValue());
+    if (!out.isTensor())
+        fail("forward returns " + out.type()->annotation_str() + "; ckptx-torch needs it to return one tensor");
+    if (m_options.granularity == Granularity::Module)
+        mergeModuleCalls(groupOfNode, groupCount);
+    buildGroups(groupOfNode, env);
+    // The sink is the model output, which may be a view of its group's tensor (a flatten).
+    m_groups[m_sink].shape = out.toTensor().sizes().vec();
+    for (auto& group : m_groups)
+        for (const Node* n : group.nodes)
+            group.compute += compute[n];
+}
+
+// Consecutive op-level groups from the same module call become one group when only the last of
+// them is read from outside: a module-level vertex is the one tensor a module call leaves.
+void TorchProgram::mergeModuleCalls(std::vector<int>& groupOfNode, int groupCount) const
+{
+    std::vector<std::string> path(groupCount);
+    std::vector<std::set<int>> succ(groupCount);
+    auto groupOfValue = [&](const Value* v) {
+        return v == inputValue() ? 0 : groupOfNode[m_position.at(v->node())];
+    };
+    for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+        const int g = groupOfNode[i];
+        if (g < 0)
+            continue;
+        if (m_kind.at(m_nodes[i]) == NodeKind::Allocating)
+            path[g] = modulePath(m_nodes[i]);
+        for (const Value* d : dependencies(m_nodes[i]))
+            for (const Value* p : producers(d))
+                if (groupOfValue(p) != g)
+                    succ[groupOfValue(p)].insert(g);
+    }
+    std::vector<int> merged(groupCount);
+    std::set<int> run{0};
+    merged[0] = 0;
+    int current = 0;
+    for (int g = 1; g < groupCount; ++g) {
+        const int first = *run.begin();
+        bool join = g > 1 && !path[g].empty() && path[g] == path[first];
+        // A vertex stands for one tensor: the run may only feed g, which also rules out a
+        // cycle through the merge.
+        for (int member : run)
+            for (int s : succ[member])
+                join = join && (s == g || run.count(s));
+        if (!join) {
+            run.clear();
+            ++current;
+        }
+        run.insert(g);
+        merged[g] = current;
+    }
+    for (int& g : groupOfNode)
+        if (g >= 0)
+            g = merged[g];
+}
+
+void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& env)
+{
+    const int count = 1 + *std::max_element(groupOfNode.begin(), groupOfNode.end());
+    std::vector<OpGroup> groups(std::max(count, 1));
+    std::vector<std::set<int>> deps(groups.size());
+    std::vector<std::vector<const Value*>> exports(groups.size());
+    auto groupOfValue = [&](const Value* v) {
+        return v == inputValue() ? 0 : groupOfNode[m_position.at(v->node())];
+    };
+    auto exportValue = [&](int from, const Value* v) {
+        if (std::find(exports[from].begin(), exports[from].end(), v) == exports[from].end())
+            exports[from].push_back(v);
+    };
+    for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+        const int g = groupOfNode[i];
+        if (g < 0)
+            continue;
+        groups[g].nodes.push_back(m_nodes[i]);
+        for (const Value* d : dependencies(m_nodes[i]))
+            for (const Value* p : producers(d))
+                if (groupOfValue(p) != g) {
+                    deps[g].insert(groupOfValue(p));
+                    exportValue(groupOfValue(p), p);
+                }
+    }
+    const auto& outputProducers = producers(outputValue());
+    if (outputProducers.size() != 1)
+        fail("the model output is not computed from the input by one tensor operation");
+    const int sink = groupOfValue(outputProducers.front());
+    exportValue(sink, outputProducers.front());
+
+    // Keep the groups the output needs; dead code the tracer kept goes.
+    std::vector<bool> needed(groups.size(), false);
+    std::vector<int> stack{sink};
+    needed[sink] = true;
+    while (!stack.empty()) {
+        const int g = stack.back();
+        stack.pop_back();
+        for (int d : deps[g])
+            if (!needed[d]) {
+                needed[d] = true;
+                stack.push_back(d);
+            }
+    }
+    if (!needed[0])
+        fail("the model output does not depend on its input");
+    std::vector<int> renumber(groups.size(), -1);
+    std::map<std::string, int> seenIds;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        if (!needed[g])
+            continue;
+        renumber[g] = static_cast<int>(m_groups.size());
+        OpGroup group = std::move(groups[g]);
+        group.exports = exports[g];
+        std::vector<std::string> kinds;
+        for (const Node* n : group.nodes) {
+            const std::string kind = n->kind().toQualString();
+            if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+                kinds.push_back(kind);
+            if (group.module.empty() && m_kind.at(n) == NodeKind::Allocating)
+                group.module = modulePath(n);
+        }
+        for (const auto& k : kinds)
+            group.op += (group.op.empty() ? "" : "+") + k;
+        std::string base;
+        if (g == 0) {
+            base = "input";
+            group.op = "input";
+        } else {
+            const std::string opName = group.nodes.empty() ? "op" : group.nodes.front()->kind().toUnqualString();
+            if (m_options.granularity == Granularity::Module)
+                base = group.module.empty() ? opName : group.module;
+            else
+                base = group.module.empty() ? opName : group.module + "/" + opName;
+        }
+        const int n = ++seenIds[base];
+        group.id = n == 1 ? base : base + "#" + std::to_string(n);
+        std::vector<at::Tensor> tensors;
+        for (const Value* v : group.exports)
+            collectTensors(env.at(v), tensors);
+        std::set<const c10::StorageImpl*> counted;
+        for (const auto& t : tensors)
+            if (storageOf(t) && counted.insert(storageOf(t)).second)
+                group.bytes += static_cast<std::int64_t>(t.storage().nbytes());
+        if (!tensors.empty()) {
+            group.shape = tensors.front().sizes().vec();
+            group.dtype = dtypeName(tensors.front().scalar_type());
+        }
+        m_groups.push_back(std::move(group));
+    }
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        if (renumber[g] >= 0)
+            for (int d : deps[g])
+                m_groups[renumber[g]].deps.push_back(renumber[d]);
+    m_sink = renumber[sink];
+}
+
+c10::IValue TorchProgram::lazyValue(const Value* value, const Env& env, Env& local) const
+{
+    if (auto it = m_statics.find(value); it != m_statics.end())
+        return it->second;
+    if (auto it = local.find(value); it != local.end())
+        return it->second;
+    if (auto it = env.find(value); it != env.end())
+        return it->second;
+    Node* node = const_cast<Node*>(value->node());
+    auto kind = m_kind.find(node);
+    if (kind == m_kind.end() || kind->second != NodeKind::Transparent)
+        throw std::logic_error("value %" + value->debugName() + " is not available (its group has not run)");
+    auto outputs = execute(node, [&](const Value* v) { return lazyValue(v, env, local); });
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+        local[node->outputs()[i]] = std::move(outputs[i]);
+    return local.at(value);
+}
+
+void TorchProgram::runGroup(int g, Env& env) const
+{
+    Env local;
+    const Lookup lookup = [&](const Value* v) { return lazyValue(v, env, local); };
+    for (Node* n : m_groups[g].nodes) {
+        auto outputs = execute(n, lookup);
+        for (std::size_t i = 0; i < outputs.size(); ++i)
+            local[n->outputs()[i]] = std::move(outputs[i]);
+    }
+    for (const Value* v : m_groups[g].exports)
+        if (auto it = local.find(v); it != local.end())
+            env[v] = it->second;
+}
+
+c10::IValue TorchProgram::output(Env& env) const
+{
+    Env local;
+    return lazyValue(outputValue(), env, local);
+}
+
+Graph TorchProgram::toGraph() const
+{
+    GraphBuilder builder;
+    std::string name = m_options.modelPath.substr(m_options.modelPath.find_last_of('/') + 1);
+    if (auto dot = name.rfind('.'); dot != std::string::npos && dot > 0)
+        name = name.substr(0, dot);
+    builder.setName(name);
+    nlohmann::json shape = m_options.inputShape;
+    builder.setMetadata("source_format", "\"torchscript\"");
+    builder.setMetadata("granularity", nlohmann::json(granularityName(m_options.granularity)).dump());
+    builder.setMetadata("input_shape", shape.dump());
+    builder.setMetadata("input_dtype", nlohmann::json(m_options.dtype).dump());
+    builder.setMetadata("parameter_bytes", std::to_string(m_parameterBytes));
+    builder.setMetadata("buffer_bytes", std::to_string(m_bufferBytes));
+    builder.setMetadata("libtorch_version", nlohmann::json(TORCH_VERSION).dump());
+    for (const auto& group : m_groups) {
+        Vertex v;
+        v.id = group.id;
+        v.name = group.id;
+        v.op = group.op;
+        v.bytes = group.bytes;
+        v.shape = group.shape;
+        v.dtype = group.dtype;
+        v.compute = group.compute;
+        v.module = group.module;
+        builder.addVertex(std::move(v));
+    }
+    for (const auto& group : m_groups)
+        for (int d : group.deps)
+            builder.addEdge(m_groups[d].id, group.id);
+    try {
+        return builder.build();
+    } catch (const GraphError& e) {
+        fail("the imported graph is invalid: " + std::string(e.what()));
+    }
+}
+
+Graph importTorchScript(const ImportOptions& options)
+{
+    return TorchProgram(options).toGraph();
+}
+
+}  // namespace ckpt::torchx

@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+"""Writes the TorchScript test models into a folder: torchvision networks with random
+weights (nothing is downloaded), small residual/dense/inception-like networks for the
+profiling tests, and broken files for the importer's error paths.
+
+usage: make_models.py OUT_DIR
+"""
+import io
+import os
+import sys
+import zipfile
+
+import torch
+import torch.nn as nn
+import torchvision.models as tvm
+
+torch.manual_seed(0)
+torch.set_num_threads(max(1, os.cpu_count() or 1))
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+
+# name -> (constructor, trace input side)
+TRACED = {
+    "alexnet": (lambda: tvm.alexnet(), 64),
+    "vgg11": (lambda: tvm.vgg11(), 64),
+    "vgg16": (lambda: tvm.vgg16(), 64),
+    "vgg19": (lambda: tvm.vgg19(), 64),
+    "resnet18": (lambda: tvm.resnet18(), 64),
+    "resnet50": (lambda: tvm.resnet50(), 64),
+    "resnet152": (lambda: tvm.resnet152(), 64),
+    "densenet121": (lambda: tvm.densenet121(), 64),
+    "densenet201": (lambda: tvm.densenet201(), 64),
+    "inception_v3": (lambda: tvm.inception_v3(init_weights=False, aux_logits=False), 299),
+    "mobilenet_v2": (lambda: tvm.mobilenet_v2(), 64),
+    "squeezenet": (lambda: tvm.squeezenet1_0(), 64),
+}
+
+
+class Residual(nn.Module):
+    """Two residual blocks, one with a projection shortcut."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.a1 = nn.Conv2d(8, 8, 3, padding=1)
+        self.a2 = nn.Conv2d(8, 8, 3, padding=1)
+        self.b1 = nn.Conv2d(8, 16, 3, stride=2, padding=1)
+        self.b2 = nn.Conv2d(16, 16, 3, padding=1)
+        self.proj = nn.Conv2d(8, 16, 1, stride=2)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = torch.relu(self.stem(x))
+        x = torch.relu(x + self.a2(torch.relu(self.a1(x))))
+        x = torch.relu(self.proj(x) + self.b2(torch.relu(self.b1(x))))
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+class Dense(nn.Module):
+    """A dense block: every layer reads the concatenation of all earlier ones."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.layers = nn.ModuleList(nn.Sequential(nn.BatchNorm2d(8 + 4 * i), nn.ReLU(), nn.Conv2d(8 + 4 * i, 4, 3, padding=1))
+                                    for i in range(4))
+        self.fc = nn.Linear(24, 10)
+
+    def forward(self, x):
+        features = [self.stem(x)]
+        for layer in self.layers:
+            features.append(layer(torch.cat(features, 1)))
+        return self.fc(torch.cat(features, 1).mean(dim=(2, 3)))
+
+
+class InceptionLike(nn.Module):
+    """Parallel branches of different depth joined by concatenation, twice."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.b1 = nn.Conv2d(8, 4, 1)
+        self.b2 = nn.Sequential(nn.Conv2d(8, 4, 1), nn.ReLU(inplace=True), nn.Conv2d(4, 4, 3, padding=1))
+        self.b3 = nn.Sequential(nn.AvgPool2d(3, 1, 1), nn.Conv2d(8, 4, 1))
+        self.c1 = nn.Conv2d(12, 6, 1)
+        self.c2 = nn.Sequential(nn.Conv2d(12, 6, 3, padding=1), nn.ReLU(), nn.Conv2d(6, 6, 3, padding=1))
+        self.fc = nn.Linear(12, 10)
+
+    def forward(self, x):
+        x = torch.relu(self.stem(x))
+        x = torch.cat([self.b1(x), self.b2(x), self.b3(x)], 1)
+        x = torch.cat([self.c1(x), self.c2(x)], 1)
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+
+def mlp():
+    """A plain chain whose activations dominate its memory (no convolution workspaces)."""
+    layers = []
+    for _ in range(12):
+        layers += [nn.Linear(256, 256), nn.ReLU()]
+    return nn.Sequential(*layers, nn.Linear(256, 10))
+
+
+class TwoInputs(nn.Module):
+    def forward(self, x, y):
+        return x + y
+
+
+def trace(model, side):
+    model.eval()
+    with torch.no_grad():
+        return torch.jit.trace(model, torch.randn(1, 3, side, side), check_trace=False)
+
+
+def save(module, name):
+    torch.jit.save(module, os.path.join(out, name + ".pt"))
+
+
+only = set(sys.argv[2:])
+for name, (make, side) in TRACED.items():
+    if not only or name in only:
+        save(trace(make(), side), name)
+for name, cls in (("residual", Residual), ("dense", Dense), ("inception_like", InceptionLike)):
+    save(trace(cls(), 16), name)
+model = mlp().eval()
+with torch.no_grad():
+    save(torch.jit.trace(model, torch.randn(4, 256), check_trace=False), "mlp")
+save(torch.jit.script(tvm.resnet18().eval()), "resnet18_scripted")
+
+# Broken inputs for the importer's error messages.
+with open(os.path.join(out, "not_a_zip.pt"), "w") as f:
+    f.write("this is not a model\n")
+torch.save(nn.Linear(2, 2).state_dict(), os.path.join(out, "state_dict.pt"))
+save(torch.jit.script(TwoInputs()), "two_inputs")
+buffer = io.BytesIO()
+torch.jit.save(torch.jit.script(nn.Linear(2, 2)), buffer)
+with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as src, \
+        zipfile.ZipFile(os.path.join(out, "newer_pytorch.pt"), "w", zipfile.ZIP_STORED) as dst:
+    for item in src.infolist():
+        data = src.read(item.filename)
+        if item.filename.endswith("/version"):
+            data = b"99\n"  # a file format version no LibTorch 1.13 can read
+        dst.writestr(item, data)
