@@ -109,20 +109,28 @@ QString kindName(TreeDisplay::Kind kind)
 
 int TreeDisplay::smallestContaining(const std::vector<VertexIndex>& vertices) const
 {
-    int best = -1;
-    std::size_t bestSize = 0;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        const Node& n = nodes[i];
-        auto holds = [&](VertexIndex v) {
-            return v == n.source || v == n.target || std::find(n.interior.begin(), n.interior.end(), v) != n.interior.end();
-        };
-        if (!vertices.empty() && std::all_of(vertices.begin(), vertices.end(), holds) &&
-            (best < 0 || n.interior.size() <= bestSize)) {  // ties: the deeper node
-            best = int(i);
-            bestSize = n.interior.size();
+    // One vertex: the smallest IS around it (a single edge merely touching it says nothing), so
+    // it must be interior; several: the smallest IS holding them all, endpoints included. The
+    // graph's source and sink are interior to no IS: they fall back to endpoints.
+    auto search = [&](bool interiorOnly) {
+        int best = -1;
+        std::size_t bestSize = 0;
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            const Node& n = nodes[i];
+            auto holds = [&](VertexIndex v) {
+                return (!interiorOnly && (v == n.source || v == n.target)) ||
+                       std::find(n.interior.begin(), n.interior.end(), v) != n.interior.end();
+            };
+            if (!vertices.empty() && std::all_of(vertices.begin(), vertices.end(), holds) &&
+                (best < 0 || n.interior.size() <= bestSize)) {  // ties: the deeper node
+                best = int(i);
+                bestSize = n.interior.size();
+            }
         }
-    }
-    return best;
+        return best;
+    };
+    const int around = vertices.size() == 1 ? search(true) : -1;
+    return around >= 0 ? around : search(false);
 }
 
 DivisionTreeView::DivisionTreeView(QWidget* parent) : QGraphicsView(parent)

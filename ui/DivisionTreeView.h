@@ -30,7 +30,8 @@ struct TreeDisplay {
         QString explanation;  // why this IS has its type, in plain words (from the core)
     };
     std::vector<Node> nodes;  // nodes[0] is the root
-    // The deepest node whose IS (source, target, interior) holds every given vertex; -1 if none.
+    // The smallest IS holding every given vertex (a single vertex: in its interior when it can);
+    // -1 if none.
     int smallestContaining(const std::vector<VertexIndex>& vertices) const;
 };
 

@@ -73,6 +73,16 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_tree, &DivisionTreeView::nodeSelected, this, &MainWindow::onTreeNodeSelected);
     connect(dagView(), &DagView::vertexSelectionChanged, this, &MainWindow::onDagSelectionChanged);
     connect(m_solvers, &SolversPanel::selectedPlansChanged, this, &MainWindow::updateMemoryChart);
+    connect(m_vertexTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        // Rows picked in the vertex table are selected (and shown) in the graph.
+        std::vector<VertexIndex> vertices;
+        for (const QModelIndex& row : m_vertexTable->selectionModel()->selectedRows())
+            vertices.push_back(VertexIndex(row.row()));
+        if (vertices.empty() || !dagView()->graph())
+            return;
+        dagView()->selectVertices(vertices);
+        dagView()->centerOn(dagView()->vertexItem(vertices.front()));
+    });
     connect(m_memoryModel, &QComboBox::currentIndexChanged, this, &MainWindow::updateMemoryChart);
     resize(1500, 1000);
 }

@@ -231,6 +231,12 @@ private Q_SLOTS:
         QCOMPARE(dag->vertexItem(id(g, "block2.conv2"))->emphasis(), E::Interior);
         dag->selectVertices({id(g, "block1.conv1"), id(g, "block3.conv1")});
         QCOMPARE(tree->selectedNode(), 0);
+        // The vertex table selects in the graph too (and so in the tree).
+        w.window.vertexTable()->selectRow(id(g, "block2.downsample"));
+        QCOMPARE(dag->selectedVertices(), std::vector<VertexIndex>{id(g, "block2.downsample")});
+        // One vertex: the smallest IS around it, here block2's downsample branch.
+        QCOMPARE(t.nodes[std::size_t(tree->selectedNode())].source, id(g, "block1.add"));
+        QCOMPARE(t.nodes[std::size_t(tree->selectedNode())].interior, std::vector<VertexIndex>{id(g, "block2.downsample")});
 
         // Runs of single edges start collapsed; selecting a hidden node expands its ancestors.
         const int linear = treeNode(t, g, TreeDisplay::Kind::Linear, "conv1", "block1.add");
