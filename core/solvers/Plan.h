@@ -1,6 +1,7 @@
 #pragma once
 // A Plan is what every solver returns: the checkpoints it chose, evaluated under Eq. 2.
 #include "theory/PlanEvaluation.h"
+#include "theory/StageSchedule.h"
 
 #include <cstdint>
 #include <map>
@@ -29,6 +30,12 @@ struct Plan {
     double wallTimeMs = 0;
     std::vector<std::string> notes;  // how the plan was made, in plain words (e.g. a fallback taken)
     std::optional<Sweep> sweep;
+    // Exact (MILP) solvers: whether the objective is proven optimal, and the proven lower bound
+    // on it (equal to the objective when proven).
+    std::optional<bool> provenOptimal;
+    std::optional<double> lowerBound;
+    // checkmate-milp: the stage schedule (R, S) and its execution plan (Checkmate Alg. 1).
+    std::optional<StageSchedule> schedule;
 
     const std::vector<VertexIndex>& checkpoints() const { return evaluation.checkpoints; }
     std::int64_t objective() const { return evaluation.objective; }

@@ -1,6 +1,8 @@
 #include "solvers/SolverRegistry.h"
 
+#include "solvers/CheckmateMilpSolver.h"
 #include "solvers/CheckpointAllSolver.h"
+#include "solvers/OptimalSolver.h"
 
 #include <chrono>
 #include <memory>
@@ -11,8 +13,12 @@ const std::vector<const Solver*>& allSolvers()
 {
     // One line per solver; the order is the order users see them in.
     static const CheckpointAllSolver checkpointAll;
+    static const OptimalSolver optimal;
+    static const CheckmateMilpSolver checkmateMilp;
     static const std::vector<const Solver*> solvers{
         &checkpointAll,
+        &optimal,
+        &checkmateMilp,
     };
     return solvers;
 }
