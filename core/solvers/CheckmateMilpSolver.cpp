@@ -47,7 +47,7 @@ CheckmateColumns buildModel(MilpModel& m, const StageGraph& g, const CheckmateSe
         }
     if (!minCompute)
         c.peak = m.addContinuous(0, 1e30, 1.0);
-    const double budget = minCompute ? settings.budget / unit - 1e-6 : 1e30;
+    const double budget = minCompute ? settings.budget / unit : 1e30;
     for (int t = 0; t < n; ++t)
         for (int k = 0; k <= t; ++k)
             c.u[t][k] = m.addContinuous(0, budget, 0);  // (8): U <= M_budget
@@ -181,10 +181,7 @@ CheckmateOutcome solveCheckmate(const Graph& training, const CheckmateSettings& 
     std::optional<StageSchedule> start;
     for (const auto* keep : {&everything, &gradients}) {
         StageSchedule s = scheduleFromKept(g, training, *keep, settings.fixedBytes);
-        std::int64_t peak = 0;
-        const std::vector<char> none(n, 0);
-        for (int t = 0; t < n; ++t)
-            peak = std::max(peak, stagePeak(g, t, s.S[t], s.R[t], t + 1 < n ? s.S[t + 1] : none, settings.fixedBytes));
+        const std::int64_t peak = modelPeak(g, s.R, s.S, settings.fixedBytes);
         const bool fits = settings.mode == CheckmateSettings::Mode::MinCompute
                               ? peak <= settings.budget
                               : s.cost <= 2 * forwardCost + backwardCost + 1e-6;
@@ -234,9 +231,8 @@ Plan CheckmateMilpSolver::solve(const Graph& graph, const SolverOptions& options
     const Graph training = asTrainingGraph(graph);
     CheckmateSettings settings;
     const std::string mode = options.text("mode", "memory");
-    if (mode == "compute")
-        settings.mode = CheckmateSettings::Mode::MinCompute;
-    else if (mode != "memory")
+    settings.mode = mode == "compute" ? CheckmateSettings::Mode::MinCompute : CheckmateSettings::Mode::MinMemory;
+    if (mode != "compute" && mode != "memory")
         throw SolverError("option mode must be \"compute\" or \"memory\", got \"" + mode + "\"");
     settings.fixedBytes = options.integer("fixed-bytes", fixedOverheadBytes(graph));
     if (settings.mode == CheckmateSettings::Mode::MinCompute) {

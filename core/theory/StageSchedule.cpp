@@ -68,6 +68,16 @@ std::int64_t stagePeak(const StageGraph& g, int t, const std::vector<char>& st, 
     return peak;
 }
 
+std::int64_t modelPeak(const StageGraph& g, const StageMatrix& R, const StageMatrix& S, std::int64_t fixedBytes)
+{
+    const int n = g.size();
+    const std::vector<char> none(n, 0);
+    std::int64_t peak = fixedBytes;
+    for (int t = 0; t < n; ++t)
+        peak = std::max(peak, stagePeak(g, t, S[t], R[t], nextRow(S, t, none), fixedBytes));
+    return peak;
+}
+
 std::vector<ScheduleStatement> executionPlan(const StageGraph& g, const StageMatrix& R, const StageMatrix& S)
 {
     using Kind = ScheduleStatement::Kind;

@@ -63,6 +63,9 @@ struct ReplayResult {
 std::int64_t stagePeak(const StageGraph& g, int t, const std::vector<char>& st, const std::vector<char>& rt,
                        const std::vector<char>& next, std::int64_t fixedBytes);
 
+// The largest U[t][k] of the whole schedule: the memory the MILP's constraint (8) sees.
+std::int64_t modelPeak(const StageGraph& g, const StageMatrix& R, const StageMatrix& S, std::int64_t fixedBytes);
+
 // Alg. 1 (row-major scan of R and FREE), plus the frees described above.
 std::vector<ScheduleStatement> executionPlan(const StageGraph& g, const StageMatrix& R, const StageMatrix& S);
 
