@@ -229,7 +229,7 @@ MilpResult MilpModel::solve(const MilpLimits& limits) const
     Cbc_Model* model = Cbc_newModel();
     Cbc_loadProblem(model, columns, rows, colStart.data(), index.data(), value.data(), m_lower.data(),
                     m_upper.data(), m_objective.data(), rowLower.data(), rowUpper.data());
-    for (int c = 0; c < columns; ++c)
+    for (int c = 0; c < columns && !limits.relax; ++c)
         if (m_integer[c])
             Cbc_setInteger(model, c);
     Cbc_setObjSense(model, 1);
@@ -252,13 +252,19 @@ MilpResult MilpModel::solve(const MilpLimits& limits) const
         Cbc_solve(model);
     }
 
-    const double* best = Cbc_bestSolution(model);
+    // Without integer columns Cbc_solve solves the LP and keeps no "best solution".
+    const bool hasIntegers = Cbc_getNumIntegers(model) > 0;
+    const double* best = hasIntegers ? Cbc_bestSolution(model)
+                                     : (Cbc_isProvenOptimal(model) ? Cbc_getColSolution(model) : nullptr);
     if (best) {
         result.values.assign(best, best + columns);
         result.objective = 0;
         for (int c = 0; c < columns; ++c)
             result.objective += m_objective[c] * result.values[c];
     }
+    for (int i = 1; hasIntegers && i < Cbc_numberSavedSolutions(model); ++i)
+        if (const double* other = Cbc_savedSolution(model, i))
+            result.otherSolutions.emplace_back(other, other + columns);
     result.bound = Cbc_getBestPossibleObjValue(model);
     if (limits.cancel && limits.cancel->load())
         result.status = MilpStatus::Cancelled;

@@ -37,6 +37,7 @@ struct MilpLimits {
     double seconds = 60;
     std::optional<double> cutoff;  // only solutions with objective below this are wanted
     bool integralObjective = false;  // every solution's objective is an integer: stop at gap < 1
+    bool relax = false;  // solve the LP relaxation only (integer columns become continuous)
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const MilpProgress&)> progress;
 };
@@ -46,6 +47,7 @@ struct MilpResult {
     double objective = 0;  // of `values`, when there is a solution
     double bound = 0;      // proven lower bound (minimization)
     std::vector<double> values;
+    std::vector<std::vector<double>> otherSolutions;  // further solutions CBC kept (worse ones)
     double seconds = 0;
     std::string message;
 

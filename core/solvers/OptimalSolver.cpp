@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <set>
+#include <cstdio>
 #include <sstream>
 
 namespace ckpt {
@@ -66,6 +67,75 @@ int separate(const Graph& g, const Segment& segment, double limit, CutPool& pool
     return added;
 }
 
+// Separation at a fractional LP point: from every vertex grow a connected set, always taking the
+// neighbour with the smallest x next, until it costs more than T; keep it when the point
+// violates its row (see solveFrom for the two row forms).
+int separateFractional(const Graph& g, const std::vector<double>& x, double tValue, double lo, double hi, CutPool& pool)
+{
+    const int n = g.vertexCount();
+    int added = 0;
+    std::vector<char> taken(n, 0);
+    for (VertexIndex start = 0; start < n; ++start) {
+        if (x[start] > 0.999)
+            continue;
+        std::vector<VertexIndex> set;
+        std::vector<std::pair<double, VertexIndex>> frontier{{x[start], start}};
+        std::int64_t cost = 0;
+        double xSum = 0;
+        while (!frontier.empty() && cost <= tValue) {
+            auto it = std::min_element(frontier.begin(), frontier.end());
+            const VertexIndex v = it->second;
+            frontier.erase(it);
+            if (taken[v])
+                continue;
+            taken[v] = 1;
+            set.push_back(v);
+            cost += g.bytes(v);
+            xSum += x[v];
+            for (auto list : {g.predecessors(v), g.successors(v)})
+                for (VertexIndex w : list)
+                    if (!taken[w] && x[w] < 0.999)
+                        frontier.push_back({x[w], w});
+        }
+        for (VertexIndex v : set)
+            taken[v] = 0;
+        if (cost <= tValue)
+            continue;
+        const double c = static_cast<double>(cost);
+        const bool violated = c > hi ? xSum < 1 - 1e-6 : tValue + (c - lo) * xSum < c - 1e-6 * c;
+        if (violated)
+            added += pool.add(std::move(set), cost) ? 1 : 0;
+    }
+    return added;
+}
+
+// The interval's MILP over the pooled sets (see solveFrom); x[v] and t are its columns.
+MilpModel intervalModel(const Graph& g, const CutPool& pool, double lo, double hi, std::vector<int>& x, int& t)
+{
+    MilpModel m;
+    x.resize(g.vertexCount());
+    for (VertexIndex v = 0; v < g.vertexCount(); ++v)
+        x[v] = m.addBinary(static_cast<double>(g.bytes(v)));
+    m.fix(x[g.source()], 1);
+    m.fix(x[g.sink()], 1);
+    t = m.addContinuous(lo, hi, 1.0);
+    for (const ConnectedSet& c : pool.sets()) {
+        if (c.cost <= lo)
+            continue;
+        std::vector<MilpModel::Term> row;
+        const double coefficient = c.cost > hi ? 1.0 : static_cast<double>(c.cost) - lo;
+        for (VertexIndex v : c.vertices)
+            row.push_back({x[v], coefficient});
+        if (c.cost > hi) {
+            m.addRow(row, 'G', 1);
+        } else {
+            row.push_back({t, 1});
+            m.addRow(row, 'G', static_cast<double>(c.cost));
+        }
+    }
+    return m;
+}
+
 // A cheap warm start: cut the topological order greedily into runs of at most T bytes, for
 // every interval boundary T, and keep the best plan (valid in the general model).
 std::vector<VertexIndex> greedyRuns(const Graph& g, const std::vector<std::int64_t>& thresholds, std::int64_t& best)
@@ -101,7 +171,7 @@ std::vector<std::int64_t> boundaries(const Graph& g)
         if (v.bytes > 0 && (smallest == 0 || v.bytes < smallest))
             smallest = v.bytes;
     std::vector<std::int64_t> out{0};
-    for (double t = std::max<std::int64_t>(smallest, 1); t < g.totalBytes(); t = std::ceil(t * 1.25))
+    for (double t = std::max<std::int64_t>(smallest, 1); t < g.totalBytes(); t = std::ceil(t * 1.08))
         out.push_back(static_cast<std::int64_t>(t));
     out.push_back(std::max<std::int64_t>(g.totalBytes(), 1));
     return out;
@@ -138,10 +208,13 @@ Plan OptimalSolver::solve(const Graph& graph, const SolverOptions& options) cons
 //     sum_{v in C} x_v >= 1                         for pooled connected C with b(C) > hi,
 //     T + (b(C) - lo) sum_{v in C} x_v >= b(C)      for pooled connected C with lo < b(C) <= hi,
 // a relaxation of "every segment costs at most T" that is exact once the pool holds a violated
-// set for every too-expensive segment. Each round solves it on CBC, evaluates the plan with
-// evaluate() and adds connected sets from segments costing more than T (row generation); the
-// round whose plan satisfies all segments proves the interval's optimum. Intervals whose lower
-// end cannot beat the incumbent are skipped; CBC's cutoff prunes the rest.
+// set for every too-expensive segment. Phase 1 strengthens the pool on each interval's LP
+// relaxation (cheap) and records its LP value, a lower bound for every plan whose max segment
+// lies in the interval. Phase 2 visits the intervals by ascending LP bound: each round solves
+// the MILP on CBC (cutoff: the incumbent), evaluates the plans CBC kept with evaluate() and adds
+// connected sets from segments costing more than T (row generation); a round whose best plan
+// satisfies every segment and is proven optimal closes the interval. Intervals whose bound
+// reaches the incumbent close at once, so the smallest open bound is always a proven lower bound.
 Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, const std::vector<Plan>& warmStarts) const
 {
     using Clock = std::chrono::steady_clock;
@@ -162,62 +235,100 @@ Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, 
         }
     }
     const std::int64_t startObjective = best.objective;
+    auto report = [&options, &best](double bound) {
+        if (options.milpProgress)
+            options.milpProgress({static_cast<double>(best.objective), std::min<double>(bound, best.objective), 0});
+    };
 
     CutPool pool;
     for (VertexIndex v = 0; v < n; ++v)
         pool.add({v}, graph.bytes(v));
-    bool timedOut = false;
-    double openBound = static_cast<double>(best.objective);  // lower bound of what is left open
-    int rounds = 0, cbcCalls = 0;
-    for (std::size_t iv = 0; iv + 1 < bounds.size() && !timedOut; ++iv) {
+    int rounds = 0, cbcCalls = 0, lpSolves = 0;
+
+    struct Interval {
+        double lo = 0, hi = 0, bound = 0;
+    };
+    std::vector<Interval> intervals;
+    for (std::size_t iv = 0; iv + 1 < bounds.size(); ++iv) {
         const double lo = static_cast<double>(iv == 0 ? 0 : bounds[iv]), hi = static_cast<double>(bounds[iv + 1]);
-        if (lo + forced >= best.objective)
-            break;  // intervals ascend: no later one can improve either
-        for (;;) {
+        intervals.push_back({lo, hi, lo + forced});
+    }
+    auto openBound = [&intervals, &best](std::size_t from) {
+        double b = static_cast<double>(best.objective);
+        for (std::size_t i = from; i < intervals.size(); ++i)
+            b = std::min(b, intervals[i].bound);
+        return b;
+    };
+
+    // Phase 1: LP bounds and a pool that is tight on every interval's LP relaxation.
+    bool timedOut = false;
+    for (Interval& in : intervals) {
+        for (int lpRound = 0; lpRound < 200 && in.bound < best.objective - 0.5; ++lpRound) {
             options.checkCancelled();
             if (remaining() <= 0) {
                 timedOut = true;
-                openBound = lo + forced;
                 break;
             }
-            MilpModel m;
-            std::vector<int> x(n);
-            for (VertexIndex v = 0; v < n; ++v)
-                x[v] = m.addBinary(static_cast<double>(graph.bytes(v)));
-            m.fix(x[graph.source()], 1);
-            m.fix(x[graph.sink()], 1);
-            const int t = m.addContinuous(lo, hi, 1.0);
-            for (const ConnectedSet& c : pool.sets()) {
-                if (c.cost <= lo)
-                    continue;
-                std::vector<MilpModel::Term> row;
-                const double coefficient = c.cost > hi ? 1.0 : static_cast<double>(c.cost) - lo;
-                for (VertexIndex v : c.vertices)
-                    row.push_back({x[v], coefficient});
-                if (c.cost > hi) {
-                    m.addRow(row, 'G', 1);
-                } else {
-                    row.push_back({t, 1});
-                    m.addRow(row, 'G', static_cast<double>(c.cost));
-                }
+            std::vector<int> x;
+            int t = 0;
+            MilpLimits limits;
+            limits.relax = true;
+            limits.seconds = remaining();
+            const MilpResult lp = intervalModel(graph, pool, in.lo, in.hi, x, t).solve(limits);
+            ++lpSolves;
+            if (lp.status == MilpStatus::Infeasible) {
+                in.bound = static_cast<double>(best.objective);
+                break;
             }
-            if (best.maxSegmentCost <= hi) {
+            if (!lp.hasSolution())
+                break;
+            in.bound = std::max(in.bound, lp.objective - 1e-6 * std::abs(lp.objective));
+            std::vector<double> xv(n);
+            for (VertexIndex v = 0; v < n; ++v)
+                xv[v] = lp.values[x[v]];
+            if (separateFractional(graph, xv, lp.values[t], in.lo, in.hi, pool) == 0)
+                break;
+        }
+        if (timedOut)
+            break;
+    }
+    std::stable_sort(intervals.begin(), intervals.end(),
+                     [](const Interval& a, const Interval& b) { return a.bound < b.bound; });
+    report(openBound(0));
+
+    // Phase 2: the MILP with row generation, best bound first.
+    std::size_t current = 0;
+    for (; current < intervals.size() && !timedOut; ++current) {
+        Interval& in = intervals[current];
+        double roundSeconds = 1;
+        while (in.bound < best.objective - 0.5) {
+            options.checkCancelled();
+            if (remaining() <= 0) {
+                timedOut = true;
+                break;
+            }
+            std::vector<int> x;
+            int t = 0;
+            MilpModel m = intervalModel(graph, pool, in.lo, in.hi, x, t);
+            if (best.maxSegmentCost <= in.hi) {
                 std::vector<double> start(m.columnCount(), 0);
                 for (VertexIndex v : best.checkpoints)
                     start[x[v]] = 1;
-                start[t] = std::max(lo, static_cast<double>(best.maxSegmentCost));
+                start[t] = std::max(in.lo, static_cast<double>(best.maxSegmentCost));
                 m.setStart(std::move(start));
             }
             MilpLimits limits;
-            limits.seconds = remaining();
+            // Rounds that only need a violated plan stop early; a proof gets more time.
+            limits.seconds = std::min(remaining(), roundSeconds);
             limits.cutoff = best.objective - 0.5;
             limits.integralObjective = true;
             limits.cancel = options.cancel;
             const double incumbent = static_cast<double>(best.objective);
+            const double floor = in.bound, others = openBound(current + 1);
             if (options.milpProgress)
-                limits.progress = [&options, incumbent, lo, forced](const MilpProgress& p) {
+                limits.progress = [&options, incumbent, floor, others](const MilpProgress& p) {
                     options.milpProgress({std::min(incumbent, p.incumbent),
-                                          std::min(incumbent, std::max(p.bound, lo + forced)), p.seconds});
+                                          std::min({incumbent, others, std::max(p.bound, floor)}), p.seconds});
                 };
             const MilpResult r = m.solve(limits);
             ++cbcCalls;
@@ -227,43 +338,51 @@ Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, 
                 throw SolverError("CBC failed: " + r.message);
             if (r.status == MilpStatus::Infeasible)
                 break;  // nothing in this interval beats the incumbent
+            in.bound = std::max(in.bound, r.bound);
             if (!r.hasSolution()) {
-                timedOut = true;
-                openBound = std::max(lo + forced, r.bound);
-                break;
+                roundSeconds *= 4;
+                continue;
             }
-            std::vector<VertexIndex> chosen;
-            for (VertexIndex v = 0; v < n; ++v)
-                if (r.values[x[v]] > 0.5)
-                    chosen.push_back(v);
-            PlanEvaluation e = evaluate(graph, chosen);
-            if (e.objective < best.objective)
-                best = e;
-            const double tValue = r.values[t];
-            if (e.maxSegmentCost <= tValue + 0.5) {
-                if (r.status != MilpStatus::Optimal) {
-                    timedOut = true;
-                    openBound = std::max(lo + forced, r.bound);
-                }
-                break;
+            // Every plan CBC kept: evaluate it, and cut off the ones with a segment above T.
+            int added = 0;
+            bool bestHolds = false;
+            for (std::size_t k = 0; k <= r.otherSolutions.size(); ++k) {
+                const std::vector<double>& values = k == 0 ? r.values : r.otherSolutions[k - 1];
+                std::vector<VertexIndex> chosen;
+                for (VertexIndex v = 0; v < n; ++v)
+                    if (values[x[v]] > 0.5)
+                        chosen.push_back(v);
+                PlanEvaluation e = evaluate(graph, chosen);
+                const double tValue = values[t];
+                if (e.maxSegmentCost <= tValue + 0.5)
+                    bestHolds = bestHolds || k == 0;
+                else
+                    for (const Segment& s : e.segments)
+                        if (s.cost > tValue + 0.5)
+                            added += separate(graph, s, tValue, pool);
+                if (e.objective < best.objective)
+                    best = std::move(e);
             }
+            if (bestHolds && r.status == MilpStatus::Optimal)
+                break;  // the interval's relaxation is exact at its optimum: closed
             ++rounds;
-            for (const Segment& s : e.segments)
-                if (s.cost > tValue + 0.5)
-                    separate(graph, s, tValue, pool);
+            if (bestHolds || added == 0)
+                roundSeconds *= 4;  // the plan holds (or no new rows): CBC must prove it
         }
-        if (options.milpProgress && !timedOut)
-            options.milpProgress({static_cast<double>(best.objective),
-                                  std::min<double>(best.objective, hi + forced), 0});
+        if (!timedOut)
+            in.bound = static_cast<double>(best.objective);
+        report(openBound(current));
     }
 
     Plan plan = makePlan(graph, *this, options, best.checkpoints);
-    plan.provenOptimal = !timedOut;
-    plan.lowerBound = timedOut ? std::min<double>(openBound, best.objective) : best.objective;
+    const double lowerBound = timedOut ? openBound(current) : static_cast<double>(best.objective);
+    plan.provenOptimal = !timedOut || lowerBound >= best.objective - 0.5;
+    plan.lowerBound = std::min<double>(lowerBound, best.objective);
     plan.notes.push_back("started from " + startedFrom + " (objective " + std::to_string(startObjective) + ")");
-    plan.notes.push_back(std::to_string(cbcCalls) + " CBC solves, " + std::to_string(rounds) +
-                         " row-generation rounds, " + std::to_string(pool.sets().size()) + " connected sets");
-    if (timedOut)
+    plan.notes.push_back(std::to_string(cbcCalls) + " CBC MILP solves, " + std::to_string(lpSolves) + " LP solves, " +
+                         std::to_string(rounds) + " row-generation rounds, " + std::to_string(pool.sets().size()) +
+                         " connected sets, " + std::to_string(intervals.size()) + " intervals of T");
+    if (!*plan.provenOptimal)
         plan.notes.push_back("time limit reached: proven lower bound " + std::to_string(*plan.lowerBound) + ", gap " +
                              std::to_string(100.0 * (best.objective - *plan.lowerBound) / std::max<double>(1, best.objective)) + "%");
     else
