@@ -233,6 +233,7 @@ MilpResult MilpModel::solve(const MilpLimits& limits) const
         if (m_integer[c])
             Cbc_setInteger(model, c);
     Cbc_setObjSense(model, 1);
+    Cbc_setParameter(model, "timeMode", "elapsed");  // wall-clock seconds, not CPU seconds
     Cbc_setParameter(model, "sec", number(std::max(0.01, limits.seconds)).c_str());
     if (limits.integralObjective)
         Cbc_setParameter(model, "allowableGap", "0.999");
