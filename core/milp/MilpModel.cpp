@@ -233,6 +233,10 @@ MilpResult MilpModel::solve(const MilpLimits& limits) const
         if (m_integer[c])
             Cbc_setInteger(model, c);
     Cbc_setObjSense(model, 1);
+    // CBC 2.10's preprocessing can crash in CglPreProcess::postProcess when a time limit or a MIP
+    // start leaves it mid-way (seen on the Checkmate MILP of vgg_unet); the models here are small
+    // enough to do without it.
+    Cbc_setParameter(model, "preprocess", "off");
     Cbc_setParameter(model, "timeMode", "elapsed");  // wall-clock seconds, not CPU seconds
     Cbc_setParameter(model, "sec", number(std::max(0.01, limits.seconds)).c_str());
     if (limits.integralObjective)

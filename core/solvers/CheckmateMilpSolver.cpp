@@ -174,18 +174,32 @@ CheckmateOutcome solveCheckmate(const Graph& training, const CheckmateSettings& 
     out.variables = m.columnCount();
     out.rows = m.rowCount();
 
-    // MIP start: the cheapest of two baselines that fits (keep everything / keep only gradients).
-    std::vector<char> everything(n, 1), gradients(n, 0);
+    // MIP start: the cheapest baseline schedule that fits (002 §5.1.1): keep everything, only
+    // gradients, or gradients plus every s-th forward node (a linearized Chen-style stride).
+    std::vector<std::vector<char>> keeps{std::vector<char>(n, 1)};
+    std::vector<int> forwardNodes;
     for (int k = 0; k < n; ++k)
-        gradients[k] = training.vertex(g.vertex[k]).backward;
+        if (!training.vertex(g.vertex[k]).backward)
+            forwardNodes.push_back(k);
+    for (std::size_t stride = 1; stride <= forwardNodes.size() + 1; ++stride) {
+        std::vector<char> keep(n, 0);
+        for (int k = 0; k < n; ++k)
+            keep[k] = training.vertex(g.vertex[k]).backward;
+        for (std::size_t f = stride - 1; stride <= forwardNodes.size() && f < forwardNodes.size(); f += stride)
+            keep[forwardNodes[f]] = 1;
+        keeps.push_back(std::move(keep));
+    }
     std::optional<StageSchedule> start;
-    for (const auto* keep : {&everything, &gradients}) {
-        StageSchedule s = scheduleFromKept(g, training, *keep, settings.fixedBytes);
+    for (const auto& keep : keeps) {
+        StageSchedule s = scheduleFromKept(g, training, keep, settings.fixedBytes);
         const std::int64_t peak = modelPeak(g, s.R, s.S, settings.fixedBytes);
         const bool fits = settings.mode == CheckmateSettings::Mode::MinCompute
                               ? peak <= settings.budget
                               : s.cost <= 2 * forwardCost + backwardCost + 1e-6;
-        if (fits && (!start || s.cost < start->cost))
+        const bool better = !start || (settings.mode == CheckmateSettings::Mode::MinCompute
+                                           ? s.cost < start->cost
+                                           : peak < modelPeak(g, start->R, start->S, settings.fixedBytes));
+        if (fits && better)
             start = std::move(s);
     }
     if (start)
