@@ -103,7 +103,7 @@ BudgetSweepResult budgetSweep(const Graph& graph, const BudgetSweepSettings& set
                 } else if (out.status == MilpStatus::Infeasible) {
                     row = failure(name, "infeasible", "no schedule fits in " + std::to_string(budget) + " bytes");
                 } else {
-                    row = failure(name, toString(out.status),
+                    row = failure(name, out.tooLarge ? "too large" : toString(out.status),
                                   out.message.empty() ? "no schedule within " + std::to_string(settings.timeLimit) + " s"
                                                       : out.message);
                 }

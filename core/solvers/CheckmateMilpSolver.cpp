@@ -180,6 +180,7 @@ CheckmateOutcome solveCheckmate(const Graph& training, const CheckmateSettings& 
     // 600 columns per second of limit are refused with this message instead of overrunning.
     if (out.variables > kColumnsPerSecond * settings.seconds) {
         out.status = MilpStatus::NoSolution;
+        out.tooLarge = true;
         out.message = "the MILP has " + std::to_string(out.variables) + " variables and " + std::to_string(out.rows) +
                       " rows; CBC's root LP alone would overrun the time limit of " +
                       std::to_string(static_cast<int>(settings.seconds)) + " s (at most " +

@@ -28,6 +28,7 @@ struct CheckmateOutcome {
     double bound = 0;  // proven lower bound on the objective (compute units, or bytes)
     double gap = 0;
     int variables = 0, rows = 0;
+    bool tooLarge = false;  // not attempted: CBC could not keep the time limit (see message)
     std::string message;
 };
 

@@ -162,6 +162,27 @@ std::vector<VertexIndex> greedyRuns(const Graph& g, const std::vector<std::int64
     return bestSet;
 }
 
+// Repair (an incumbent heuristic): a plan whose segments exceed T gets extra checkpoints that cut
+// each such segment, in topological order, into runs of at most T bytes.
+std::vector<VertexIndex> repaired(const PlanEvaluation& plan, double t, const Graph& g)
+{
+    std::vector<VertexIndex> out = plan.checkpoints;
+    for (const Segment& s : plan.segments) {
+        if (s.cost <= t)
+            continue;
+        std::int64_t run = 0;
+        for (VertexIndex v : s.vertices) {
+            if (run + g.bytes(v) > t) {
+                out.push_back(v);
+                run = 0;
+            } else {
+                run += g.bytes(v);
+            }
+        }
+    }
+    return out;
+}
+
 // Interval boundaries for the max-segment term T: 0, then geometric steps of 1.25 from the
 // smallest positive vertex size up to the total size.
 std::vector<std::int64_t> boundaries(const Graph& g)
@@ -284,8 +305,17 @@ Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, 
                 break;
             in.bound = std::max(in.bound, lp.objective - 1e-6 * std::abs(lp.objective));
             std::vector<double> xv(n);
-            for (VertexIndex v = 0; v < n; ++v)
+            std::vector<VertexIndex> rounded;
+            for (VertexIndex v = 0; v < n; ++v) {
                 xv[v] = lp.values[x[v]];
+                if (xv[v] >= 0.5)
+                    rounded.push_back(v);
+            }
+            // Incumbent heuristic: round the LP point, then repair the segments above T.
+            PlanEvaluation fixed =
+                evaluate(graph, repaired(evaluate(graph, rounded), std::max(lp.values[t], in.lo), graph));
+            if (fixed.objective < best.objective)
+                best = std::move(fixed);
             if (separateFractional(graph, xv, lp.values[t], in.lo, in.hi, pool) == 0)
                 break;
         }
@@ -352,12 +382,16 @@ Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, 
                         chosen.push_back(v);
                 PlanEvaluation e = evaluate(graph, chosen);
                 const double tValue = values[t];
-                if (e.maxSegmentCost <= tValue + 0.5)
+                if (e.maxSegmentCost <= tValue + 0.5) {
                     bestHolds = bestHolds || k == 0;
-                else
+                } else {
                     for (const Segment& s : e.segments)
                         if (s.cost > tValue + 0.5)
                             added += separate(graph, s, tValue, pool);
+                    PlanEvaluation fixed = evaluate(graph, repaired(e, std::max(tValue, in.lo), graph));
+                    if (fixed.objective < best.objective)
+                        best = std::move(fixed);
+                }
                 if (e.objective < best.objective)
                     best = std::move(e);
             }
