@@ -76,8 +76,8 @@ BudgetSweepResult budgetSweep(const Graph& graph, const BudgetSweepSettings& set
     };
 
     for (const std::string& name : settings.solvers) {
-        if (settings.cancel)
-            SolverOptions{{}, settings.cancel, {}, {}}.checkCancelled();
+        if (settings.cancel && settings.cancel->load())
+            throw SolverCancelled();
         const auto start = std::chrono::steady_clock::now();
         if (name == "checkmate-milp") {
             const int points = std::max(1, settings.points);
