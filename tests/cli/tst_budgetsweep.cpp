@@ -1,11 +1,11 @@
 // ckptx budget-sweep: one JSON object, unknown solvers as rows with a reason, CSV, usage errors.
-// (Lives outside tests/app so that it does not need the GUI library; it skips when ckptx is not built.)
+// (It skips when ckptx is not built.)
 #include "TestData.h"
+#include "ToolRun.h"
 
 #include "graph/GraphBuilder.h"
 #include "io/GraphJson.h"
 
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -21,11 +21,9 @@ private:
 
     int run(const QStringList& args, QByteArray& out)
     {
-        QProcess p;
-        p.start(test::binPath("ckptx"), QStringList{"budget-sweep"} + args);
-        p.waitForFinished(120000);
-        out = p.readAllStandardOutput();
-        return p.exitCode();
+        const test::ToolRun r = test::runCkptx(QStringList{"budget-sweep"} + args);
+        out = r.out;
+        return r.exitCode;
     }
 
 private Q_SLOTS:
