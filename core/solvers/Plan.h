@@ -2,6 +2,7 @@
 // A Plan is what every solver returns: the checkpoints it chose, evaluated under Eq. 2.
 #include "theory/PlanEvaluation.h"
 #include "theory/Revolve.h"
+#include "theory/StageSchedule.h"
 
 #include <cstdint>
 #include <map>
@@ -37,6 +38,12 @@ struct Plan {
     // Set by schedule-based solvers (griewank-logn): the plan is this nested schedule, and
     // `evaluation` describes only the checkpoints its first sweep stores.
     std::optional<CheckpointSchedule> schedule;
+    // Exact (MILP) solvers: whether the objective is proven optimal, and the proven lower bound
+    // on it (equal to the objective when proven).
+    std::optional<bool> provenOptimal;
+    std::optional<double> lowerBound;
+    // checkmate-milp: the stage schedule (R, S) and its execution plan (Checkmate Alg. 1).
+    std::optional<StageSchedule> stageSchedule;
 
     const std::vector<VertexIndex>& checkpoints() const { return evaluation.checkpoints; }
     std::int64_t objective() const { return evaluation.objective; }

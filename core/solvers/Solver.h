@@ -33,10 +33,21 @@ struct OptionSpec {
     std::string description;
 };
 
+// What a mixed-integer solver knows while it runs: the best plan found so far (incumbent)
+// and the proven lower bound, in the solver's objective units.
+struct MilpProgress {
+    double incumbent = 0;  // +infinity while there is none
+    double bound = 0;
+    double seconds = 0;
+};
+
 struct SolverOptions {
     std::map<std::string, std::string> values;
     const std::atomic<bool>* cancel = nullptr;          // polled; set it to stop the solver
     std::function<void(double fraction)> progress;      // 0..1, may be empty
+    // MILP solvers (core/milp) report incumbent and bound here; may be empty. Called from a
+    // helper thread while CBC runs, never concurrently with itself.
+    std::function<void(const MilpProgress&)> milpProgress;
 
     std::int64_t integer(const std::string& key, std::int64_t fallback) const;
     double number(const std::string& key, double fallback) const;

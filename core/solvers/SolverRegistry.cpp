@@ -1,5 +1,6 @@
 #include "solvers/SolverRegistry.h"
 
+#include "solvers/CheckmateMilpSolver.h"
 #include "solvers/CheckpointAllSolver.h"
 #include "solvers/ChenGreedySolver.h"
 #include "solvers/ChenSqrtNSolver.h"
@@ -10,6 +11,7 @@
 #include "solvers/HongDpSolver.h"
 #include "solvers/HongDynamicQuadraticSolver.h"
 #include "solvers/HongDynamicSolver.h"
+#include "solvers/OptimalSolver.h"
 #include "solvers/RandomSolver.h"
 
 #include <chrono>
@@ -36,6 +38,8 @@ const std::vector<const Solver*>& allSolvers()
     static const HongDpSolver hongDp;
     static const HongDynamicQuadraticSolver hongDynamicQuadratic;
     static const HongDynamicSolver hongDynamic;
+    static const OptimalSolver optimal;
+    static const CheckmateMilpSolver checkmateMilp;
     static const std::vector<const Solver*> solvers{
         &checkpointAll,
         &fengLcg,
@@ -53,6 +57,8 @@ const std::vector<const Solver*>& allSolvers()
         &hongDp,
         &hongDynamicQuadratic,
         &hongDynamic,
+        &optimal,
+        &checkmateMilp,
     };
     return solvers;
 }

@@ -3,30 +3,15 @@
 #include "io/PlanJson.h"
 #include "solvers/SolverRegistry.h"
 
-#include <QProcess>
+#include "ToolRun.h"
+
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
 
 using namespace ckpt;
-
-namespace {
-
-struct Run {
-    int exitCode = -1;
-    std::string out, err;
-};
-
-Run ckptx(const QStringList& args)
-{
-    QProcess p;
-    p.start(test::binPath("ckptx"), args);
-    p.waitForFinished(60000);
-    return {p.exitCode(), p.readAllStandardOutput().toStdString(), p.readAllStandardError().toStdString()};
-}
-
-}  // namespace
+using namespace ckpt::test;
 
 class MemoryCommandsTest : public QObject {
     Q_OBJECT
@@ -35,15 +20,15 @@ private Q_SLOTS:
     void compareJson()
     {
         const QString graph = test::sourcePath("resources/examples/residual.json");
-        const Run r = ckptx({"compare", graph, "--solvers", "checkpoint-all,chen-sqrtn,hong-dynamic", "--json"});
+        const ToolRun r = runCkptx({"compare", graph, "--solvers", "checkpoint-all,chen-sqrtn,hong-dynamic", "--json"});
         QCOMPARE(r.exitCode, 0);
-        const auto j = nlohmann::json::parse(r.out);
+        const auto j = nlohmann::json::parse(r.out.toStdString());
         QCOMPARE(j["rows"].size(), 3u);
         QCOMPARE(j["rows"][0]["recomputed_bytes"].get<std::int64_t>(), 0);
         QVERIFY(!j["rows"][1]["ok"].get<bool>());
         QVERIFY(j["rows"][1]["error"].get<std::string>().find("needs a chain") != std::string::npos);
         QVERIFY(j["rows"][2]["peak_pytorch"].get<std::int64_t>() > 0);
-        QCOMPARE(ckptx({"compare", graph, "--solvers", ""}).exitCode, 2);
+        QCOMPARE(runCkptx({"compare", graph, "--solvers", ""}).exitCode, 2);
     }
 
     void simulateAPlan()
@@ -54,9 +39,9 @@ private Q_SLOTS:
         const QString plan = dir.filePath("plan.json");
         writePlanFile(plan.toStdString(), g, runSolver("hong-dynamic", g));
 
-        const Run r = ckptx({"simulate", QString::fromStdString(graphPath), "--plan", plan, "--model", "pytorch", "--json"});
+        const ToolRun r = runCkptx({"simulate", QString::fromStdString(graphPath), "--plan", plan, "--model", "pytorch", "--json"});
         QCOMPARE(r.exitCode, 0);
-        const auto j = nlohmann::json::parse(r.out);
+        const auto j = nlohmann::json::parse(r.out.toStdString());
         QCOMPARE(j["phases"].size(), 50u);  // 0 .. 2*24+1
         std::int64_t peak = 0;
         for (const auto& p : j["phases"])
@@ -66,15 +51,15 @@ private Q_SLOTS:
         const auto planJson = nlohmann::json::parse(ckpt::toPlanJson(g, runSolver("hong-dynamic", g)));
         QCOMPARE(peak, planJson["predicted_peaks"]["pytorch"].get<std::int64_t>());
 
-        const Run csv = ckptx({"simulate", QString::fromStdString(graphPath), "--plan", plan, "--model", "chen", "--csv"});
+        const ToolRun csv = runCkptx({"simulate", QString::fromStdString(graphPath), "--plan", plan, "--model", "chen", "--csv"});
         QCOMPARE(csv.exitCode, 0);
-        QVERIFY(csv.out.rfind("index,end_bytes,peak_bytes,live\n0,", 0) == 0);
+        QVERIFY(csv.out.startsWith("index,end_bytes,peak_bytes,live\n0,"));
 
-        QCOMPARE(ckptx({"simulate", QString::fromStdString(graphPath), "--plan", plan, "--model", "tf"}).exitCode, 2);
-        const Run wrong = ckptx({"simulate", test::sourcePath("resources/examples/alexnet-chain.json"), "--plan", plan,
+        QCOMPARE(runCkptx({"simulate", QString::fromStdString(graphPath), "--plan", plan, "--model", "tf"}).exitCode, 2);
+        const ToolRun wrong = runCkptx({"simulate", test::sourcePath("resources/examples/alexnet-chain.json"), "--plan", plan,
                                  "--model", "chen"});
         QCOMPARE(wrong.exitCode, 1);
-        QVERIFY(wrong.err.find("different graph") != std::string::npos);
+        QVERIFY(wrong.err.contains("different graph"));
     }
 };
 

@@ -1,32 +1,20 @@
 // ckptx solve / sweep / tree: the JSON contract and the exit codes.
 #include "TestData.h"
 
-#include <QProcess>
+#include "ToolRun.h"
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-Run ckptx(const QStringList& args)
-{
-    QProcess p;
-    p.start(ckpt::test::binPath("ckptx"), args);
-    p.waitForFinished(60000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
-
 QString example(const char* name)
 {
     return ckpt::test::sourcePath(QStringLiteral("resources/examples/%1.json").arg(name));
 }
 
-nlohmann::json parse(const Run& r) { return nlohmann::json::parse(r.out.toStdString()); }
+nlohmann::json parse(const ckpt::test::ToolRun& r) { return nlohmann::json::parse(r.out.toStdString()); }
 
 }  // namespace
 
@@ -36,7 +24,7 @@ class SolveCommandsTest : public QObject {
 private Q_SLOTS:
     void solveJson()
     {
-        const Run r = ckptx({"solve", example("supp-fig2-chain"), "--solver", "feng-acg", "--json"});
+        const ckpt::test::ToolRun r = ckpt::test::runCkptx({"solve", example("supp-fig2-chain"), "--solver", "feng-acg", "--json"});
         QCOMPARE(r.exitCode, 0);
         const auto j = parse(r);
         QCOMPARE(j["solver"].get<std::string>(), std::string("feng-acg"));
@@ -53,10 +41,10 @@ private Q_SLOTS:
 
     void solveWithOption()
     {
-        const Run r = ckptx({"solve", example("residual"), "--solver", "feng-acg", "--option", "sweep=every", "--json"});
+        const ckpt::test::ToolRun r = ckpt::test::runCkptx({"solve", example("residual"), "--solver", "feng-acg", "--option", "sweep=every", "--json"});
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(parse(r)["options"]["sweep"].get<std::string>(), std::string("every"));
-        const Run general = ckptx({"solve", example("residual"), "--solver", "exhaustive-general", "--json"});
+        const ckpt::test::ToolRun general = ckpt::test::runCkptx({"solve", example("residual"), "--solver", "exhaustive-general", "--json"});
         QCOMPARE(general.exitCode, 0);
         QVERIFY(!parse(general)["is_plan"].get<bool>());
         QVERIFY(parse(general)["objective"].get<std::int64_t>() < parse(r)["objective"].get<std::int64_t>());
@@ -64,7 +52,7 @@ private Q_SLOTS:
 
     void sweepJson()
     {
-        const Run r = ckptx({"sweep", example("supp-fig2-chain"), "--json"});
+        const ckpt::test::ToolRun r = ckpt::test::runCkptx({"sweep", example("supp-fig2-chain"), "--json"});
         QCOMPARE(r.exitCode, 0);
         const auto j = parse(r);
         QCOMPARE(j["entries"].size(), 11u);
@@ -78,7 +66,7 @@ private Q_SLOTS:
 
     void treeJson()
     {
-        const Run r = ckptx({"tree", example("fig4-complicate"), "--json"});
+        const ckpt::test::ToolRun r = ckpt::test::runCkptx({"tree", example("fig4-complicate"), "--json"});
         QCOMPARE(r.exitCode, 0);
         const auto root = parse(r)["root"];
         QCOMPARE(root["type"].get<std::string>(), std::string("complicate"));
@@ -112,7 +100,7 @@ private Q_SLOTS:
         QFETCH(QStringList, args);
         QFETCH(int, exitCode);
         QFETCH(QString, message);
-        const Run r = ckptx(args);
+        const ckpt::test::ToolRun r = ckpt::test::runCkptx(args);
         QCOMPARE(r.exitCode, exitCode);
         QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
         QVERIFY(r.out.isEmpty());
@@ -134,10 +122,10 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(json.toUtf8());
         f.close();
-        const Run r = ckptx({"solve", path, "--solver", "exhaustive", "--json"});
+        const ckpt::test::ToolRun r = ckpt::test::runCkptx({"solve", path, "--solver", "exhaustive", "--json"});
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.err.contains("limited to 24 vertices"));
-        QCOMPARE(ckptx({"solve", path, "--solver", "feng-lcg", "--json"}).exitCode, 0);
+        QCOMPARE(ckpt::test::runCkptx({"solve", path, "--solver", "feng-lcg", "--json"}).exitCode, 0);
     }
 };
 

@@ -1,29 +1,16 @@
 // The ckptx command line: exit codes (0 ok, 1 invalid input, 2 usage) and the --json contract.
 #include "TestData.h"
+#include "ToolRun.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 using namespace ckpt;
+using namespace ckpt::test;
 
 namespace {
-
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-Run ckptx(const QStringList& args)
-{
-    QProcess p;
-    p.start(test::binPath("ckptx"), args);
-    if (!p.waitForFinished(60000))
-        qFatal("ckptx did not finish");
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
 
 QString example(const char* name) { return test::sourcePath(QString("resources/examples/") + name); }
 
@@ -35,7 +22,7 @@ class CkptxTest : public QObject {
 private Q_SLOTS:
     void infoJson()
     {
-        Run r = ckptx({"info", example("supp-fig2-chain.json"), "--json"});
+        ToolRun r = runCkptx({"info", example("supp-fig2-chain.json"), "--json"});
         QCOMPARE(r.exitCode, 0);
         QJsonParseError error;
         QJsonObject o = QJsonDocument::fromJson(r.out, &error).object();
@@ -50,14 +37,14 @@ private Q_SLOTS:
 
     void infoText()
     {
-        Run r = ckptx({"info", example("residual.json")});
+        ToolRun r = runCkptx({"info", example("residual.json")});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("chain:       no"));
     }
 
     void validate()
     {
-        Run ok = ckptx({"validate", example("dense-block.json"), "--json"});
+        ToolRun ok = runCkptx({"validate", example("dense-block.json"), "--json"});
         QCOMPARE(ok.exitCode, 0);
         QCOMPARE(QJsonDocument::fromJson(ok.out).object()["valid"].toBool(), true);
 
@@ -68,7 +55,7 @@ private Q_SLOTS:
         f.write("{\"vertices\": [{\"id\": \"a\", \"bytes\": 1}, {\"id\": \"b\", \"bytes\": 1}],"
                 " \"edges\": [{\"from\": \"a\", \"to\": \"b\"}, {\"from\": \"b\", \"to\": \"a\"}]}");
         f.close();
-        Run r = ckptx({"validate", bad, "--json"});
+        ToolRun r = runCkptx({"validate", bad, "--json"});
         QCOMPARE(r.exitCode, 1);
         QJsonObject o = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(o["valid"].toBool(), false);
@@ -82,10 +69,10 @@ private Q_SLOTS:
             QSKIP("../shared/data/checkmate-graphs is absent");
         QTemporaryDir dir;
         const QString out = dir.filePath("vgg.json");
-        Run r = ckptx({"convert", test::sharedPath("data/checkmate-graphs/VGG16_256_224x224x3_test_nx.json"), out, "--json"});
+        ToolRun r = runCkptx({"convert", test::sharedPath("data/checkmate-graphs/VGG16_256_224x224x3_test_nx.json"), out, "--json"});
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(QJsonDocument::fromJson(r.out).object()["vertices"].toInt(), 22);
-        Run info = ckptx({"info", out, "--json"});
+        ToolRun info = runCkptx({"info", out, "--json"});
         QCOMPARE(info.exitCode, 0);
         QCOMPARE(QJsonDocument::fromJson(info.out).object()["edges"].toInt(), 21);
     }
@@ -107,7 +94,7 @@ private Q_SLOTS:
     {
         QFETCH(QStringList, args);
         QFETCH(int, code);
-        Run r = ckptx(args);
+        ToolRun r = runCkptx(args);
         QCOMPARE(r.exitCode, code);
         if (code != 0)
             QVERIFY(r.err.startsWith("ckptx: ") || r.err.startsWith("usage:"));

@@ -1,0 +1,140 @@
+#include "solvers/BudgetSweep.h"
+
+#include "solvers/CheckmateMilpSolver.h"
+#include "solvers/SolverRegistry.h"
+#include "theory/StageSchedule.h"
+#include "theory/TrainingGraph.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace ckpt {
+
+namespace {
+
+// Keep the given forward checkpoints and every backward value (002 §5.1.1).
+StageSchedule baselineSchedule(const StageGraph& g, const Graph& training, const Graph& forward,
+                               const std::vector<VertexIndex>& checkpoints, std::int64_t fixedBytes)
+{
+    std::vector<char> keep(g.size(), 0);
+    for (int k = 0; k < g.size(); ++k)
+        keep[k] = training.vertex(g.vertex[k]).backward;
+    for (VertexIndex v : checkpoints)
+        if (auto t = training.find(forward.vertex(v).id))
+            keep[training.topologicalPosition(*t)] = 1;
+    return scheduleFromKept(g, training, keep, fixedBytes);
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+BudgetSweepResult budgetSweep(const Graph& graph, const BudgetSweepSettings& settings)
+{
+    BudgetSweepResult result;
+    result.graph = graph.name();
+    result.derivedBackward = !isTrainingGraph(graph);
+    const Graph training = asTrainingGraph(graph);
+    const Graph forward = forwardPart(training);
+    const StageGraph g(training);
+    result.trainingNodes = g.size();
+    result.fixedBytes = fixedOverheadBytes(graph);
+
+    const StageSchedule all = scheduleFromKept(g, training, std::vector<char>(g.size(), 1), result.fixedBytes);
+    result.baselineCost = all.cost;
+    // The MILP's own accounting (FREE[t][k][k] = 0) so that the top budget admits checkpoint-all.
+    result.baselinePeak = modelPeak(g, all.R, all.S, result.fixedBytes);
+    std::int64_t lower = 0;
+    for (int k = 0; k < g.size(); ++k) {
+        std::int64_t need = g.bytes[k];
+        for (int i : g.deps[k])
+            need += g.bytes[i];
+        lower = std::max(lower, need);
+    }
+    result.lowerBound = lower + result.fixedBytes;
+
+    auto point = [&](const std::string& solver, const StageSchedule& s, std::string status, double seconds) {
+        BudgetSweepRow row;
+        row.solver = solver;
+        row.peakBytes = s.peakBytes;
+        row.cost = s.cost;
+        row.overhead = s.cost / std::max(result.baselineCost, 1e-12);
+        row.status = std::move(status);
+        row.seconds = seconds;
+        return row;
+    };
+    auto failure = [](const std::string& solver, std::string status, std::string error) {
+        BudgetSweepRow row;
+        row.solver = solver;
+        row.status = std::move(status);
+        row.error = std::move(error);
+        return row;
+    };
+
+    for (const std::string& name : settings.solvers) {
+        if (settings.cancel && settings.cancel->load())
+            throw SolverCancelled();
+        const auto start = std::chrono::steady_clock::now();
+        if (name == "checkmate-milp") {
+            const int points = std::max(1, settings.points);
+            for (int i = 0; i < points; ++i) {
+                const double f = points == 1 ? 1.0 : double(i) / (points - 1);
+                const auto budget = static_cast<std::int64_t>(
+                    std::llround(result.lowerBound + f * double(result.baselinePeak - result.lowerBound)));
+                CheckmateSettings cs;
+                cs.budget = budget;
+                cs.fixedBytes = result.fixedBytes;
+                cs.seconds = settings.timeLimit;
+                cs.cancel = settings.cancel;
+                const auto solveStart = std::chrono::steady_clock::now();
+                const CheckmateOutcome out = solveCheckmate(training, cs);
+                if (out.status == MilpStatus::Cancelled)
+                    throw SolverCancelled();
+                BudgetSweepRow row;
+                if (out.schedule) {
+                    std::string status = out.status == MilpStatus::Optimal
+                                             ? "optimal"
+                                             : "time limit (gap " + std::to_string(out.gap * 100) + "%)";
+                    row = point(name, *out.schedule, status, secondsSince(solveStart));
+                } else if (out.status == MilpStatus::Infeasible) {
+                    row = failure(name, "infeasible", "no schedule fits in " + std::to_string(budget) + " bytes");
+                } else {
+                    row = failure(name, out.tooLarge ? "too large" : toString(out.status),
+                                  out.message.empty() ? "no schedule within " + std::to_string(settings.timeLimit) + " s"
+                                                      : out.message);
+                }
+                row.budget = budget;
+                row.seconds = secondsSince(solveStart);
+                result.rows.push_back(std::move(row));
+            }
+            continue;
+        }
+        const Solver* solver = findSolver(name);
+        if (!solver) {
+            result.rows.push_back(failure(name, "unknown solver", "no solver named \"" + name + "\" in this build"));
+            continue;
+        }
+        try {
+            SolverOptions options;
+            options.cancel = settings.cancel;
+            const Plan plan = solver->solve(forward, options);
+            if (plan.sweep) {
+                for (const SweepEntry& e : plan.sweep->entries)
+                    result.rows.push_back(point(name + " (C=" + std::to_string(e.c) + ")",
+                                                baselineSchedule(g, training, forward, e.checkpoints, result.fixedBytes),
+                                                "ok", secondsSince(start)));
+            }
+            result.rows.push_back(point(name, baselineSchedule(g, training, forward, plan.checkpoints(), result.fixedBytes),
+                                        "ok", secondsSince(start)));
+        } catch (const SolverError& e) {
+            result.rows.push_back(failure(name, "error", e.what()));
+        }
+    }
+    return result;
+}
+
+}  // namespace ckpt

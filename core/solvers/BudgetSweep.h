@@ -1,0 +1,51 @@
+#pragma once
+// Compute overhead versus memory budget (Checkmate Fig. 4) for a set of solvers on one graph.
+//
+// Checkpoint heuristics (checkpoint-all, the Chen variants, ...) run on the forward part; each
+// plan (and each entry of a plan's own sweep) becomes a Checkmate schedule that keeps its
+// checkpoints and every gradient until their last use and recomputes the rest (002 §5.1.1),
+// replayed for its peak memory and compute. checkmate-milp is solved at evenly spaced budgets
+// between a lower bound (the largest single computation with its inputs, plus the fixed
+// overhead) and checkpoint-all's peak. Overhead = compute / compute of checkpoint-all.
+#include "graph/Graph.h"
+#include "solvers/Solver.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ckpt {
+
+struct BudgetSweepRow {
+    std::string solver;
+    std::optional<std::int64_t> budget;  // the budget asked for (checkmate-milp), else none
+    std::int64_t peakBytes = 0;          // replayed peak, fixed overhead included
+    double cost = 0;
+    double overhead = 0;
+    std::string status;  // "ok", "optimal", "time limit (gap 3.1%)", "infeasible", "unknown solver", "error"
+    std::string error;   // why there is no point, in plain words
+    double seconds = 0;
+    bool hasPoint() const { return error.empty(); }
+};
+
+struct BudgetSweepSettings {
+    std::vector<std::string> solvers{"checkpoint-all", "checkmate-milp"};
+    int points = 8;           // budgets for checkmate-milp
+    double timeLimit = 60;    // seconds per MILP solve
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct BudgetSweepResult {
+    std::string graph;
+    int trainingNodes = 0;
+    bool derivedBackward = false;
+    std::int64_t fixedBytes = 0;
+    double baselineCost = 0;  // checkpoint-all compute
+    std::int64_t baselinePeak = 0;  // checkpoint-all's peak as the MILP counts it (Eq. 2-5)
+    std::int64_t lowerBound = 0;
+    std::vector<BudgetSweepRow> rows;
+};
+
+BudgetSweepResult budgetSweep(const Graph& graph, const BudgetSweepSettings& settings);
+
+}  // namespace ckpt

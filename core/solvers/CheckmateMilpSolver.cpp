@@ -1,0 +1,321 @@
+#include "solvers/CheckmateMilpSolver.h"
+
+#include "theory/TrainingGraph.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ckpt {
+
+namespace {
+
+constexpr double kColumnsPerSecond = 600;
+
+// The MILP's columns. Bytes enter in `unit`s so that CBC's coefficients stay moderate.
+struct CheckmateColumns {
+    struct Free {
+        int i, k, column;
+    };
+    std::vector<std::vector<int>> r, s, u;  // r[t][k], s[t][i] (i < t), u[t][k], -1 where absent
+    std::vector<std::vector<Free>> free;    // per stage
+    int peak = -1;                          // MinMemory's objective
+};
+
+double unitFor(const StageGraph& g, std::int64_t fixedBytes)
+{
+    std::int64_t most = fixedBytes;
+    for (std::int64_t b : g.bytes)
+        most = std::max(most, b);
+    return most > (std::int64_t{1} << 24) ? double(1 << 20) : 1.0;
+}
+
+CheckmateColumns buildModel(MilpModel& m, const StageGraph& g, const CheckmateSettings& settings, double unit,
+                            double forwardCost, double backwardCost)
+{
+    const int n = g.size();
+    CheckmateColumns c;
+    c.r.assign(n, std::vector<int>(n, -1));
+    c.s = c.r;
+    c.u = c.r;
+    c.free.resize(n);
+    const bool minCompute = settings.mode == CheckmateSettings::Mode::MinCompute;
+    for (int t = 0; t < n; ++t)
+        for (int k = 0; k <= t; ++k) {
+            c.r[t][k] = m.addBinary(minCompute ? g.cost[k] : 0.0);
+            if (k == t)
+                m.fix(c.r[t][k], 1);  // (1d)
+            if (k < t)
+                c.s[t][k] = m.addBinary(0);
+        }
+    if (!minCompute)
+        c.peak = m.addContinuous(0, 1e30, 1.0);
+    const double budget = minCompute ? settings.budget / unit : 1e30;
+    for (int t = 0; t < n; ++t)
+        for (int k = 0; k <= t; ++k)
+            c.u[t][k] = m.addContinuous(0, budget, 0);  // (8): U <= M_budget
+    for (int t = 0; t < n; ++t)
+        for (int k = 0; k <= t; ++k)
+            for (int i : g.deps[k])
+                c.free[t].push_back({i, k, m.addBinary(0)});
+
+    for (int t = 0; t < n; ++t) {
+        for (int j = 0; j <= t; ++j)
+            for (int i : g.deps[j])  // (1b) R[t][j] <= R[t][i] + S[t][i]
+                m.addRow({{c.r[t][j], 1}, {c.r[t][i], -1}, {c.s[t][i], -1}}, 'L', 0);
+        for (int i = 0; t > 0 && i < t; ++i) {  // (1c) S[t][i] <= R[t-1][i] + S[t-1][i]
+            std::vector<MilpModel::Term> row{{c.s[t][i], 1}, {c.r[t - 1][i], -1}};
+            if (i < t - 1)
+                row.push_back({c.s[t - 1][i], -1});
+            m.addRow(row, 'L', 0);
+        }
+        // (2), (3), (4) with FREE[t][k][k] = 0 (§4.6): U[t][k] - U[t][k-1] + sum M_i FREE[t][i][k-1] - M_k R[t][k] = 0
+        std::vector<MilpModel::Term> first{{c.u[t][0], 1}, {c.r[t][0], -g.bytes[0] / unit}};
+        for (int i = 0; i < t; ++i)
+            first.push_back({c.s[t][i], -g.bytes[i] / unit});
+        m.addRow(first, 'E', settings.fixedBytes / unit);
+        std::size_t f = 0;
+        for (int k = 1; k <= t; ++k) {
+            std::vector<MilpModel::Term> row{{c.u[t][k], 1}, {c.u[t][k - 1], -1}, {c.r[t][k], -g.bytes[k] / unit}};
+            for (; f < c.free[t].size() && c.free[t][f].k == k - 1; ++f)
+                row.push_back({c.free[t][f].column, g.bytes[c.free[t][f].i] / unit});
+            m.addRow(row, 'E', 0);
+        }
+        // (6), (7b), (7c): FREE = 1 exactly when num_hazards = 0, where
+        // num_hazards = 1 - R[t][k] + S[t+1][i] + sum_{j in USERS[i], k < j <= t} R[t][j].
+        for (const auto& fr : c.free[t]) {
+            std::vector<MilpModel::Term> hazards{{c.r[t][fr.k], -1}};
+            if (t + 1 < n)
+                hazards.push_back({c.s[t + 1][fr.i], 1});
+            for (int j : g.users[fr.i])
+                if (j > fr.k && j <= t)
+                    hazards.push_back({c.r[t][j], 1});
+            const double kappa = 1.0 + static_cast<double>(hazards.size());
+            auto b = hazards;  // (7b) 1 - FREE <= hazards  <=>  FREE + hazards_without_1 >= 0
+            b.push_back({fr.column, 1});
+            m.addRow(b, 'G', 0);
+            auto cc = hazards;  // (7c) kappa (1 - FREE) >= hazards  <=>  kappa FREE + hazards_without_1 <= kappa - 1
+            cc.push_back({fr.column, kappa});
+            m.addRow(cc, 'L', kappa - 1);
+        }
+        if (c.peak >= 0)
+            for (int k = 0; k <= t; ++k)
+                m.addRow({{c.u[t][k], 1}, {c.peak, -1}}, 'L', 0);
+    }
+    if (!minCompute) {  // Eq. 9: at most one extra forward pass
+        std::vector<MilpModel::Term> cost;
+        for (int t = 0; t < n; ++t)
+            for (int k = 0; k <= t; ++k)
+                if (g.cost[k] != 0)
+                    cost.push_back({c.r[t][k], g.cost[k]});
+        m.addRow(cost, 'L', 2 * forwardCost + backwardCost + 1e-6);
+    }
+    return c;
+}
+
+// A full MILP assignment for a known schedule (the MIP start): FREE from Eq. 5, U from Eq. 2-3.
+std::vector<double> startFrom(const MilpModel& m, const CheckmateColumns& c, const StageGraph& g,
+                              const StageSchedule& s, double unit)
+{
+    const int n = g.size();
+    std::vector<double> x(m.columnCount(), 0);
+    double peak = 0;
+    const std::vector<char> none(n, 0);
+    for (int t = 0; t < n; ++t) {
+        const auto& next = t + 1 < n ? s.S[t + 1] : none;
+        for (int k = 0; k <= t; ++k) {
+            x[c.r[t][k]] = s.R[t][k];
+            if (k < t)
+                x[c.s[t][k]] = s.S[t][k];
+        }
+        for (const auto& fr : c.free[t]) {
+            bool hazard = !s.R[t][fr.k] || next[fr.i];
+            for (int j : g.users[fr.i])
+                hazard = hazard || (j > fr.k && j <= t && s.R[t][j]);
+            x[fr.column] = hazard ? 0 : 1;
+        }
+        double u = s.fixedBytes / unit;
+        for (int i = 0; i < t; ++i)
+            u += s.S[t][i] * g.bytes[i] / unit;
+        std::size_t f = 0;
+        for (int k = 0; k <= t; ++k) {
+            for (; k > 0 && f < c.free[t].size() && c.free[t][f].k == k - 1; ++f)
+                u -= x[c.free[t][f].column] * g.bytes[c.free[t][f].i] / unit;
+            u += s.R[t][k] * g.bytes[k] / unit;
+            x[c.u[t][k]] = u;
+            peak = std::max(peak, u);
+        }
+    }
+    if (c.peak >= 0)
+        x[c.peak] = peak;
+    return x;
+}
+
+StageMatrix readMatrix(const std::vector<std::vector<int>>& columns, const std::vector<double>& x)
+{
+    StageMatrix out(columns.size(), std::vector<char>(columns.size(), 0));
+    for (std::size_t t = 0; t < columns.size(); ++t)
+        for (std::size_t k = 0; k < columns.size(); ++k)
+            out[t][k] = columns[t][k] >= 0 && x[columns[t][k]] > 0.5;
+    return out;
+}
+
+}  // namespace
+
+CheckmateOutcome solveCheckmate(const Graph& training, const CheckmateSettings& settings)
+{
+    const StageGraph g(training);
+    const int n = g.size();
+    double forwardCost = 0, backwardCost = 0;
+    for (int k = 0; k < n; ++k)
+        (training.vertex(g.vertex[k]).backward ? backwardCost : forwardCost) += g.cost[k];
+    const double unit = unitFor(g, settings.fixedBytes);
+
+    MilpModel m;
+    const CheckmateColumns c = buildModel(m, g, settings, unit, forwardCost, backwardCost);
+    CheckmateOutcome out;
+    out.variables = m.columnCount();
+    out.rows = m.rowCount();
+    // CBC 2.10 cannot interrupt its root LP (Clp's initial solve ignores the time limit): MobileNet's
+    // 77k columns overran a 60 s limit by a minute, ResNet-50's 287k take many minutes. Models above
+    // 600 columns per second of limit are refused with this message instead of overrunning.
+    if (out.variables > kColumnsPerSecond * settings.seconds) {
+        out.status = MilpStatus::NoSolution;
+        out.tooLarge = true;
+        out.message = "the MILP has " + std::to_string(out.variables) + " variables and " + std::to_string(out.rows) +
+                      " rows; CBC's root LP alone would overrun the time limit of " +
+                      std::to_string(static_cast<int>(settings.seconds)) + " s (at most " +
+                      std::to_string(static_cast<long long>(kColumnsPerSecond * settings.seconds)) +
+                      " variables for that limit)";
+        return out;
+    }
+
+    // MIP start: the cheapest baseline schedule that fits (002 §5.1.1): keep everything, only
+    // gradients, or gradients plus every s-th forward node (a linearized Chen-style stride).
+    std::vector<std::vector<char>> keeps{std::vector<char>(n, 1)};
+    std::vector<int> forwardNodes;
+    for (int k = 0; k < n; ++k)
+        if (!training.vertex(g.vertex[k]).backward)
+            forwardNodes.push_back(k);
+    for (std::size_t stride = 1; stride <= forwardNodes.size() + 1; ++stride) {
+        std::vector<char> keep(n, 0);
+        for (int k = 0; k < n; ++k)
+            keep[k] = training.vertex(g.vertex[k]).backward;
+        for (std::size_t f = stride - 1; stride <= forwardNodes.size() && f < forwardNodes.size(); f += stride)
+            keep[forwardNodes[f]] = 1;
+        keeps.push_back(std::move(keep));
+    }
+    std::optional<StageSchedule> start;
+    for (const auto& keep : keeps) {
+        StageSchedule s = scheduleFromKept(g, training, keep, settings.fixedBytes);
+        const std::int64_t peak = modelPeak(g, s.R, s.S, settings.fixedBytes);
+        const bool fits = settings.mode == CheckmateSettings::Mode::MinCompute
+                              ? peak <= settings.budget
+                              : s.cost <= 2 * forwardCost + backwardCost + 1e-6;
+        const bool better = !start || (settings.mode == CheckmateSettings::Mode::MinCompute
+                                           ? s.cost < start->cost
+                                           : peak < modelPeak(g, start->R, start->S, settings.fixedBytes));
+        if (fits && better)
+            start = std::move(s);
+    }
+    if (start)
+        m.setStart(startFrom(m, c, g, *start, unit));
+
+    MilpLimits limits;
+    limits.seconds = settings.seconds;
+    limits.cancel = settings.cancel;
+    limits.progress = settings.progress;
+    const MilpResult r = m.solve(limits);
+    out.status = r.status;
+    out.bound = r.bound * (settings.mode == CheckmateSettings::Mode::MinMemory ? unit : 1.0);
+    out.gap = r.gap();
+    out.message = r.message;
+    if (r.hasSolution()) {
+        StageSchedule s = makeStageSchedule(g, training, readMatrix(c.r, r.values), readMatrix(c.s, r.values),
+                                            settings.fixedBytes);
+        const ReplayResult check = replay(g, s, settings.mode == CheckmateSettings::Mode::MinCompute
+                                                    ? std::optional<std::int64_t>(settings.budget)
+                                                    : std::nullopt);
+        if (!check.ok) {
+            out.status = MilpStatus::Failed;
+            out.message = "the MILP's schedule does not replay: " + check.error;
+            return out;
+        }
+        out.schedule = std::move(s);
+    }
+    return out;
+}
+
+std::vector<OptionSpec> CheckmateMilpSolver::options() const
+{
+    return {{"mode", "memory",
+             "compute: least recomputation within --budget; memory: least peak with at most one extra forward "
+             "pass (Eq. 9)"},
+            {"budget", "", "memory budget in bytes, fixed overhead included (mode compute)"},
+            {"time-limit", "60", "seconds CBC may search"},
+            {"fixed-bytes", "", "Eq. 2's constant overhead (default: 2 x the graph's parameter_bytes, else 0)"}};
+}
+
+Plan CheckmateMilpSolver::solve(const Graph& graph, const SolverOptions& options) const
+{
+    const Graph training = asTrainingGraph(graph);
+    CheckmateSettings settings;
+    const std::string mode = options.text("mode", "memory");
+    settings.mode = mode == "compute" ? CheckmateSettings::Mode::MinCompute : CheckmateSettings::Mode::MinMemory;
+    if (mode != "compute" && mode != "memory")
+        throw SolverError("option mode must be \"compute\" or \"memory\", got \"" + mode + "\"");
+    settings.fixedBytes = options.integer("fixed-bytes", fixedOverheadBytes(graph));
+    if (settings.mode == CheckmateSettings::Mode::MinCompute) {
+        if (options.text("budget", "").empty())
+            throw SolverError("checkmate-milp in mode compute needs a memory budget (option budget, bytes)");
+        settings.budget = options.integer("budget", 0);
+    }
+    settings.seconds = options.number("time-limit", 60);
+    settings.cancel = options.cancel;
+    settings.progress = options.milpProgress;
+    const CheckmateOutcome out = solveCheckmate(training, settings);
+    if (out.status == MilpStatus::Cancelled)
+        throw SolverCancelled();
+    if (!out.schedule) {
+        if (out.status == MilpStatus::Infeasible)
+            throw SolverError("no schedule fits in a budget of " + std::to_string(settings.budget) +
+                              " bytes (fixed overhead " + std::to_string(settings.fixedBytes) + " bytes included)");
+        if (out.status == MilpStatus::NoSolution)
+            throw SolverError(out.message.empty() ? "CBC found no schedule within the time limit of " +
+                                                        options.text("time-limit", "60") + " s"
+                                                  : out.message);
+        throw SolverError("CBC failed: " + (out.message.empty() ? toString(out.status) : out.message));
+    }
+
+    // The forward values kept into some backward stage are the plan's checkpoints.
+    const StageSchedule& s = *out.schedule;
+    const int n = static_cast<int>(s.nodeIds.size());
+    std::vector<VertexIndex> checkpoints;
+    for (int i = 0; i < n; ++i) {
+        const auto v = graph.find(s.nodeIds[i]);
+        if (!v || graph.vertex(*v).backward)
+            continue;
+        for (int t = i + 1; t < n; ++t)
+            if (s.S[t][i] && training.vertex(*training.find(s.nodeIds[t])).backward) {
+                checkpoints.push_back(*v);
+                break;
+            }
+    }
+    Plan plan = makePlan(graph, *this, options, std::move(checkpoints));
+    double baseline = 0;
+    for (VertexIndex v = 0; v < training.vertexCount(); ++v)
+        baseline += computeCost(training, v);
+    plan.provenOptimal = out.status == MilpStatus::Optimal;
+    plan.lowerBound = out.bound;
+    plan.notes.push_back("Checkmate MILP (" + mode + " mode) on " + std::to_string(n) + " training nodes" +
+                         (isTrainingGraph(graph) ? "" : " (backward nodes derived)") + ": " +
+                         std::to_string(out.variables) + " variables, " + std::to_string(out.rows) + " rows");
+    plan.notes.push_back("status: " + toString(out.status) +
+                         (out.status == MilpStatus::Optimal ? "" : ", gap " + std::to_string(out.gap * 100) + "%"));
+    plan.notes.push_back("compute " + std::to_string(s.cost) + " (overhead x" + std::to_string(s.cost / baseline) +
+                         "), peak " + std::to_string(s.peakBytes) + " bytes including fixed overhead " +
+                         std::to_string(settings.fixedBytes) + " bytes (2 x parameters, Eq. 2)");
+    plan.stageSchedule = s;
+    return plan;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,427 @@
+#include "solvers/OptimalSolver.h"
+
+#include "milp/MilpModel.h"
+#include "solvers/SolverRegistry.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <set>
+#include <cstdio>
+#include <sstream>
+
+namespace ckpt {
+
+namespace {
+
+// A connected vertex set C and its bytes b(C). Row generation keeps a pool of them: in any plan
+// whose segments all cost at most T, every C with b(C) > T holds a checkpoint.
+struct ConnectedSet {
+    std::vector<VertexIndex> vertices;  // sorted
+    std::int64_t cost = 0;
+};
+
+class CutPool {
+public:
+    bool add(std::vector<VertexIndex> vertices, std::int64_t cost)
+    {
+        std::sort(vertices.begin(), vertices.end());
+        if (!m_seen.insert(vertices).second)
+            return false;
+        m_sets.push_back({std::move(vertices), cost});
+        return true;
+    }
+    const std::vector<ConnectedSet>& sets() const { return m_sets; }
+
+private:
+    std::set<std::vector<VertexIndex>> m_seen;
+    std::vector<ConnectedSet> m_sets;
+};
+
+// Separation: inside a segment that costs more than `limit`, grow a connected set breadth-first
+// from every vertex until it costs more than `limit` (a small violated set), plus the segment.
+int separate(const Graph& g, const Segment& segment, double limit, CutPool& pool)
+{
+    std::vector<char> inside(g.vertexCount(), 0);
+    for (VertexIndex v : segment.vertices)
+        inside[v] = 1;
+    int added = pool.add(segment.vertices, segment.cost) ? 1 : 0;
+    std::vector<char> taken(g.vertexCount(), 0);
+    for (VertexIndex start : segment.vertices) {
+        std::vector<VertexIndex> set{start};
+        std::int64_t cost = g.bytes(start);
+        taken[start] = 1;
+        for (std::size_t head = 0; head < set.size() && cost <= limit; ++head)
+            for (auto list : {g.predecessors(set[head]), g.successors(set[head])})
+                for (VertexIndex w : list)
+                    if (inside[w] && !taken[w] && cost <= limit) {
+                        taken[w] = 1;
+                        set.push_back(w);
+                        cost += g.bytes(w);
+                    }
+        for (VertexIndex v : set)
+            taken[v] = 0;
+        if (cost > limit)
+            added += pool.add(std::move(set), cost) ? 1 : 0;
+    }
+    return added;
+}
+
+// Separation at a fractional LP point: from every vertex grow a connected set, always taking the
+// neighbour with the smallest x next, until it costs more than T; keep it when the point
+// violates its row (see solveFrom for the two row forms).
+int separateFractional(const Graph& g, const std::vector<double>& x, double tValue, double lo, double hi, CutPool& pool)
+{
+    const int n = g.vertexCount();
+    int added = 0;
+    std::vector<char> taken(n, 0);
+    for (VertexIndex start = 0; start < n; ++start) {
+        if (x[start] > 0.999)
+            continue;
+        std::vector<VertexIndex> set;
+        std::vector<std::pair<double, VertexIndex>> frontier{{x[start], start}};
+        std::int64_t cost = 0;
+        double xSum = 0;
+        while (!frontier.empty() && cost <= tValue) {
+            auto it = std::min_element(frontier.begin(), frontier.end());
+            const VertexIndex v = it->second;
+            frontier.erase(it);
+            if (taken[v])
+                continue;
+            taken[v] = 1;
+            set.push_back(v);
+            cost += g.bytes(v);
+            xSum += x[v];
+            for (auto list : {g.predecessors(v), g.successors(v)})
+                for (VertexIndex w : list)
+                    if (!taken[w] && x[w] < 0.999)
+                        frontier.push_back({x[w], w});
+        }
+        for (VertexIndex v : set)
+            taken[v] = 0;
+        if (cost <= tValue)
+            continue;
+        const double c = static_cast<double>(cost);
+        const bool violated = c > hi ? xSum < 1 - 1e-6 : tValue + (c - lo) * xSum < c - 1e-6 * c;
+        if (violated)
+            added += pool.add(std::move(set), cost) ? 1 : 0;
+    }
+    return added;
+}
+
+// The interval's MILP over the pooled sets (see solveFrom); x[v] and t are its columns.
+MilpModel intervalModel(const Graph& g, const CutPool& pool, double lo, double hi, std::vector<int>& x, int& t)
+{
+    MilpModel m;
+    x.resize(g.vertexCount());
+    for (VertexIndex v = 0; v < g.vertexCount(); ++v)
+        x[v] = m.addBinary(static_cast<double>(g.bytes(v)));
+    m.fix(x[g.source()], 1);
+    m.fix(x[g.sink()], 1);
+    t = m.addContinuous(lo, hi, 1.0);
+    for (const ConnectedSet& c : pool.sets()) {
+        if (c.cost <= lo)
+            continue;
+        std::vector<MilpModel::Term> row;
+        const double coefficient = c.cost > hi ? 1.0 : static_cast<double>(c.cost) - lo;
+        for (VertexIndex v : c.vertices)
+            row.push_back({x[v], coefficient});
+        if (c.cost > hi) {
+            m.addRow(row, 'G', 1);
+        } else {
+            row.push_back({t, 1});
+            m.addRow(row, 'G', static_cast<double>(c.cost));
+        }
+    }
+    return m;
+}
+
+// A cheap warm start: cut the topological order greedily into runs of at most T bytes, for
+// every interval boundary T, and keep the best plan (valid in the general model).
+std::vector<VertexIndex> greedyRuns(const Graph& g, const std::vector<std::int64_t>& thresholds, std::int64_t& best)
+{
+    std::vector<VertexIndex> bestSet;
+    best = evaluate(g, {}).objective;
+    for (std::int64_t t : thresholds) {
+        std::vector<VertexIndex> set;
+        std::int64_t run = 0;
+        for (VertexIndex v : g.topologicalOrder()) {
+            if (run + g.bytes(v) > t) {
+                set.push_back(v);
+                run = 0;
+            } else {
+                run += g.bytes(v);
+            }
+        }
+        const std::int64_t objective = evaluate(g, set).objective;
+        if (objective < best) {
+            best = objective;
+            bestSet = std::move(set);
+        }
+    }
+    return bestSet;
+}
+
+// Repair (an incumbent heuristic): a plan whose segments exceed T gets extra checkpoints that cut
+// each such segment, in topological order, into runs of at most T bytes.
+std::vector<VertexIndex> repaired(const PlanEvaluation& plan, double t, const Graph& g)
+{
+    std::vector<VertexIndex> out = plan.checkpoints;
+    for (const Segment& s : plan.segments) {
+        if (s.cost <= t)
+            continue;
+        std::int64_t run = 0;
+        for (VertexIndex v : s.vertices) {
+            if (run + g.bytes(v) > t) {
+                out.push_back(v);
+                run = 0;
+            } else {
+                run += g.bytes(v);
+            }
+        }
+    }
+    return out;
+}
+
+// Interval boundaries for the max-segment term T: 0, then geometric steps of 1.25 from the
+// smallest positive vertex size up to the total size.
+std::vector<std::int64_t> boundaries(const Graph& g)
+{
+    std::int64_t smallest = 0;
+    for (const Vertex& v : g.vertices())
+        if (v.bytes > 0 && (smallest == 0 || v.bytes < smallest))
+            smallest = v.bytes;
+    std::vector<std::int64_t> out{0};
+    for (double t = std::max<std::int64_t>(smallest, 1); t < g.totalBytes(); t = std::ceil(t * 1.08))
+        out.push_back(static_cast<std::int64_t>(t));
+    out.push_back(std::max<std::int64_t>(g.totalBytes(), 1));
+    return out;
+}
+
+}  // namespace
+
+std::vector<OptionSpec> OptimalSolver::options() const
+{
+    return {{"time-limit", "60", "seconds in all; at the limit the best plan and the proven gap are reported"},
+            {"warm-start", "feng-acg,checkpoint-all",
+             "solvers (by registry name) whose plans start the search; unknown names are skipped"}};
+}
+
+Plan OptimalSolver::solve(const Graph& graph, const SolverOptions& options) const
+{
+    std::vector<Plan> starts;
+    std::stringstream names(options.text("warm-start", "feng-acg,checkpoint-all"));
+    for (std::string name; std::getline(names, name, ',');) {
+        const Solver* s = findSolver(name);
+        if (!s || s == this)
+            continue;
+        try {
+            starts.push_back(s->solve(graph, {}));
+        } catch (const SolverError&) {
+        }
+    }
+    return solveFrom(graph, options, starts);
+}
+
+// Method (docs/THEORY.md "## optimal"): split the range of the max term T into intervals
+// [lo, hi]. Within one interval the problem is the MILP
+//     min  sum_v b_v x_v + T,   lo <= T <= hi,
+//     sum_{v in C} x_v >= 1                         for pooled connected C with b(C) > hi,
+//     T + (b(C) - lo) sum_{v in C} x_v >= b(C)      for pooled connected C with lo < b(C) <= hi,
+// a relaxation of "every segment costs at most T" that is exact once the pool holds a violated
+// set for every too-expensive segment. Phase 1 strengthens the pool on each interval's LP
+// relaxation (cheap) and records its LP value, a lower bound for every plan whose max segment
+// lies in the interval. Phase 2 visits the intervals by ascending LP bound: each round solves
+// the MILP on CBC (cutoff: the incumbent), evaluates the plans CBC kept with evaluate() and adds
+// connected sets from segments costing more than T (row generation); a round whose best plan
+// satisfies every segment and is proven optimal closes the interval. Intervals whose bound
+// reaches the incumbent close at once, so the smallest open bound is always a proven lower bound.
+Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, const std::vector<Plan>& warmStarts) const
+{
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + std::chrono::duration<double>(options.number("time-limit", 60));
+    auto remaining = [&deadline] { return std::chrono::duration<double>(deadline - Clock::now()).count(); };
+    const int n = graph.vertexCount();
+    const std::vector<std::int64_t> bounds = boundaries(graph);
+    const std::int64_t forced = graph.bytes(graph.source()) + graph.bytes(graph.sink());
+
+    std::int64_t greedyObjective = 0;
+    PlanEvaluation best = evaluate(graph, greedyRuns(graph, bounds, greedyObjective));
+    std::string startedFrom = "greedy runs";
+    for (const Plan& p : warmStarts) {
+        PlanEvaluation e = evaluate(graph, p.checkpoints());
+        if (e.objective < best.objective) {
+            best = std::move(e);
+            startedFrom = p.solver;
+        }
+    }
+    const std::int64_t startObjective = best.objective;
+    auto report = [&options, &best](double bound) {
+        if (options.milpProgress)
+            options.milpProgress({static_cast<double>(best.objective), std::min<double>(bound, best.objective), 0});
+    };
+
+    CutPool pool;
+    for (VertexIndex v = 0; v < n; ++v)
+        pool.add({v}, graph.bytes(v));
+    int rounds = 0, cbcCalls = 0, lpSolves = 0;
+
+    struct Interval {
+        double lo = 0, hi = 0, bound = 0;
+    };
+    std::vector<Interval> intervals;
+    for (std::size_t iv = 0; iv + 1 < bounds.size(); ++iv) {
+        const double lo = static_cast<double>(iv == 0 ? 0 : bounds[iv]), hi = static_cast<double>(bounds[iv + 1]);
+        intervals.push_back({lo, hi, lo + forced});
+    }
+    auto openBound = [&intervals, &best](std::size_t from) {
+        double b = static_cast<double>(best.objective);
+        for (std::size_t i = from; i < intervals.size(); ++i)
+            b = std::min(b, intervals[i].bound);
+        return b;
+    };
+
+    // Phase 1: LP bounds and a pool that is tight on every interval's LP relaxation. It gets at
+    // most 40% of the time; intervals it does not reach keep their trivial bound lo + forced.
+    bool timedOut = false;
+    const double phase1Until = 0.6 * remaining();
+    for (Interval& in : intervals) {
+        for (int lpRound = 0; lpRound < 200 && in.bound < best.objective - 0.5; ++lpRound) {
+            options.checkCancelled();
+            if (remaining() <= phase1Until)
+                break;
+            std::vector<int> x;
+            int t = 0;
+            MilpLimits limits;
+            limits.relax = true;
+            limits.seconds = remaining();
+            const MilpResult lp = intervalModel(graph, pool, in.lo, in.hi, x, t).solve(limits);
+            ++lpSolves;
+            if (lp.status == MilpStatus::Infeasible) {
+                in.bound = static_cast<double>(best.objective);
+                break;
+            }
+            if (!lp.hasSolution())
+                break;
+            in.bound = std::max(in.bound, lp.objective - 1e-6 * std::abs(lp.objective));
+            std::vector<double> xv(n);
+            std::vector<VertexIndex> rounded;
+            for (VertexIndex v = 0; v < n; ++v) {
+                xv[v] = lp.values[x[v]];
+                if (xv[v] >= 0.5)
+                    rounded.push_back(v);
+            }
+            // Incumbent heuristic: round the LP point, then repair the segments above T.
+            PlanEvaluation fixed =
+                evaluate(graph, repaired(evaluate(graph, rounded), std::max(lp.values[t], in.lo), graph));
+            if (fixed.objective < best.objective)
+                best = std::move(fixed);
+            if (separateFractional(graph, xv, lp.values[t], in.lo, in.hi, pool) == 0)
+                break;
+        }
+    }
+    std::stable_sort(intervals.begin(), intervals.end(),
+                     [](const Interval& a, const Interval& b) { return a.bound < b.bound; });
+    report(openBound(0));
+
+    // Phase 2: the MILP with row generation, best bound first.
+    std::size_t current = 0;
+    for (; current < intervals.size() && !timedOut; ++current) {
+        Interval& in = intervals[current];
+        double roundSeconds = 1;
+        while (in.bound < best.objective - 0.5) {
+            options.checkCancelled();
+            if (remaining() <= 0) {
+                timedOut = true;
+                break;
+            }
+            std::vector<int> x;
+            int t = 0;
+            MilpModel m = intervalModel(graph, pool, in.lo, in.hi, x, t);
+            if (best.maxSegmentCost <= in.hi) {
+                std::vector<double> start(m.columnCount(), 0);
+                for (VertexIndex v : best.checkpoints)
+                    start[x[v]] = 1;
+                start[t] = std::max(in.lo, static_cast<double>(best.maxSegmentCost));
+                m.setStart(std::move(start));
+            }
+            MilpLimits limits;
+            // Rounds that only need a violated plan stop early; a proof gets more time.
+            limits.seconds = std::min(remaining(), roundSeconds);
+            limits.cutoff = best.objective - 0.5;
+            limits.integralObjective = true;
+            limits.cancel = options.cancel;
+            const double incumbent = static_cast<double>(best.objective);
+            const double floor = in.bound, others = openBound(current + 1);
+            if (options.milpProgress)
+                limits.progress = [&options, incumbent, floor, others](const MilpProgress& p) {
+                    // CBC's incumbent solves the relaxation and may break a segment: not reported.
+                    options.milpProgress({incumbent, std::min({incumbent, others, std::max(p.bound, floor)}), p.seconds});
+                };
+            const MilpResult r = m.solve(limits);
+            ++cbcCalls;
+            if (r.status == MilpStatus::Cancelled)
+                throw SolverCancelled();
+            if (r.status == MilpStatus::Failed)
+                throw SolverError("CBC failed: " + r.message);
+            if (r.status == MilpStatus::Infeasible)
+                break;  // nothing in this interval beats the incumbent
+            in.bound = std::max(in.bound, r.bound);
+            if (!r.hasSolution()) {
+                roundSeconds *= 4;
+                continue;
+            }
+            // Every plan CBC kept: evaluate it, and cut off the ones with a segment above T.
+            int added = 0;
+            bool bestHolds = false;
+            for (std::size_t k = 0; k <= r.otherSolutions.size(); ++k) {
+                const std::vector<double>& values = k == 0 ? r.values : r.otherSolutions[k - 1];
+                std::vector<VertexIndex> chosen;
+                for (VertexIndex v = 0; v < n; ++v)
+                    if (values[x[v]] > 0.5)
+                        chosen.push_back(v);
+                PlanEvaluation e = evaluate(graph, chosen);
+                const double tValue = values[t];
+                if (e.maxSegmentCost <= tValue + 0.5) {
+                    bestHolds = bestHolds || k == 0;
+                } else {
+                    for (const Segment& s : e.segments)
+                        if (s.cost > tValue + 0.5)
+                            added += separate(graph, s, tValue, pool);
+                    PlanEvaluation fixed = evaluate(graph, repaired(e, std::max(tValue, in.lo), graph));
+                    if (fixed.objective < best.objective)
+                        best = std::move(fixed);
+                }
+                if (e.objective < best.objective)
+                    best = std::move(e);
+            }
+            if (bestHolds && r.status == MilpStatus::Optimal)
+                break;  // the interval's relaxation is exact at its optimum: closed
+            ++rounds;
+            if (bestHolds || added == 0)
+                roundSeconds *= 4;  // the plan holds (or no new rows): CBC must prove it
+        }
+        if (!timedOut)
+            in.bound = static_cast<double>(best.objective);
+        report(openBound(current));
+    }
+
+    Plan plan = makePlan(graph, *this, options, best.checkpoints);
+    const double lowerBound = timedOut ? openBound(current) : static_cast<double>(best.objective);
+    plan.provenOptimal = !timedOut || lowerBound >= best.objective - 0.5;
+    plan.lowerBound = std::min<double>(lowerBound, best.objective);
+    plan.notes.push_back("started from " + startedFrom + " (objective " + std::to_string(startObjective) + ")");
+    plan.notes.push_back(std::to_string(cbcCalls) + " CBC MILP solves, " + std::to_string(lpSolves) + " LP solves, " +
+                         std::to_string(rounds) + " row-generation rounds, " + std::to_string(pool.sets().size()) +
+                         " connected sets, " + std::to_string(intervals.size()) + " intervals of T");
+    if (!*plan.provenOptimal)
+        plan.notes.push_back("time limit reached: proven lower bound " + std::to_string(*plan.lowerBound) + ", gap " +
+                             std::to_string(100.0 * (best.objective - *plan.lowerBound) / std::max<double>(1, best.objective)) + "%");
+    else
+        plan.notes.push_back("proven optimal over every checkpoint set");
+    if (!plan.evaluation.isISPlan)
+        plan.notes.push_back("not an IS plan: " + plan.evaluation.whyNotIS);
+    return plan;
+}
+
+}  // namespace ckpt

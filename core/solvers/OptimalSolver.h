@@ -1,0 +1,28 @@
+#pragma once
+// optimal: the exact minimum of Feng & Huang's objective (Eq. 2: checkpoint bytes + max segment
+// cost) over ALL checkpoint sets in the general model (segments = connected components of the
+// non-checkpoint vertices, each re-forwarded from all its entries; see PlanEvaluation.h), not
+// only over IS plans. Method and why it proves optimality: docs/THEORY.md, "## optimal".
+#include "solvers/Solver.h"
+
+namespace ckpt {
+
+class OptimalSolver : public Solver {
+public:
+    std::string name() const override { return "optimal"; }
+    // Runs to a time limit: compare and the GUI run it only when asked.
+    bool fast() const override { return false; }
+    std::string description() const override
+    {
+        return "Exact minimum of Feng & Huang Eq. 2 over every checkpoint set (general model), CBC row generation";
+    }
+    std::vector<OptionSpec> options() const override;
+    Plan solve(const Graph& graph, const SolverOptions& options) const override;
+
+    // The warm-start hook: solve() runs the registry's solvers named in option "warm-start"
+    // (default "feng-acg,checkpoint-all"; names not in the registry are skipped) and passes
+    // their plans here. Callers that already hold a good plan can call this directly.
+    Plan solveFrom(const Graph& graph, const SolverOptions& options, const std::vector<Plan>& warmStarts) const;
+};
+
+}  // namespace ckpt
