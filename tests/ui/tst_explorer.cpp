@@ -249,7 +249,7 @@ private Q_SLOTS:
         QVERIFY(w.window.explainPanel()->toPlainText().contains("A single edge"));
     }
 
-    void comparisonMarksPlansThatLoseToExhaustive()
+    void comparisonMarksPlansThatLoseToExhaustiveOrOptimal()
     {
         OpenWindow w("resources/examples/residual.json");
         QVERIFY(w.graph);
@@ -264,6 +264,18 @@ private Q_SLOTS:
         QVERIFY(!model->losesToReference(1));  // feng-acg: optimal among IS plans (Theorem 2)
         QVERIFY(!model->losesToReference(2));
         QVERIFY(model->index(0, ComparisonModel::Verdict).data().toString().contains("loses to exhaustive"));
+
+        // optimal searches every plan, not only IS plans: on this graph the best IS plan loses to it.
+        panel->setSelectedSolvers({"exhaustive", "optimal", "exhaustive-general"});
+        panel->run();
+        panel->waitForFinished();
+        QCOMPARE(model->rowCount(), 3);
+        QVERIFY2(model->run(1).plan, model->run(1).error.c_str());
+        QCOMPARE(*model->referenceObjective(), model->run(1).plan->objective());
+        QCOMPARE(model->run(1).plan->objective(), model->run(2).plan->objective());
+        QVERIFY(model->losesToReference(0));
+        QVERIFY(model->index(0, ComparisonModel::Verdict).data().toString().contains("loses to optimal"));
+        QVERIFY(!model->losesToReference(2));
     }
 
     void searchFindsVerticesWithNextAndPrevious()
