@@ -102,6 +102,8 @@ private:
         for (VertexIndex u : m_graph.predecessors(v))
             if (u != m_graph.source() && m_graph.successors(u).size() > 1 && !m_trace.hasGradient(u))
                 m_trace.allocGradient(u);
+        if (m_graph.vertex(v).parameterBytes > 0)
+            m_trace.allocParameterGradient(v);
         m_trace.freeValue(v);
         m_trace.freeGradient(v);
     }

@@ -616,6 +616,9 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
         fail("the model output does not depend on its input");
     std::vector<int> renumber(groups.size(), -1);
     std::map<std::string, int> seenIds;
+    std::set<const c10::StorageImpl*> unclaimedParameters;
+    for (const at::Tensor& p : m_module.parameters())
+        unclaimedParameters.insert(storageOf(p));
     for (std::size_t g = 0; g < groups.size(); ++g) {
         if (!needed[g])
             continue;
@@ -652,6 +655,18 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
         for (const auto& t : tensors)
             if (storageOf(t) && counted.insert(storageOf(t)).second)
                 group.bytes += static_cast<std::int64_t>(t.storage().nbytes());
+        // A parameter's gradient is formed at the backward of the first group that reads it.
+        for (const Node* n : group.nodes)
+            for (const Value* v : dependencies(const_cast<Node*>(n))) {
+                auto it = m_statics.find(v);
+                if (it == m_statics.end())
+                    continue;
+                std::vector<at::Tensor> statics;
+                collectTensors(it->second, statics);
+                for (const auto& t : statics)
+                    if (unclaimedParameters.erase(storageOf(t)))
+                        group.parameterBytes += static_cast<std::int64_t>(t.storage().nbytes());
+            }
         if (!tensors.empty()) {
             group.shape = tensors.front().sizes().vec();
             group.dtype = dtypeName(tensors.front().scalar_type());
@@ -728,6 +743,7 @@ Graph TorchProgram::toGraph() const
         v.dtype = group.dtype;
         v.compute = group.compute;
         v.module = group.module;
+        v.parameterBytes = group.parameterBytes;
         builder.addVertex(std::move(v));
     }
     for (const auto& group : m_groups)
