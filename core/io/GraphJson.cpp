@@ -49,6 +49,9 @@ Graph graphFromOurJson(const json& root)
         v.parameterBytes = optionalInt64(item, "parameter_bytes", at).value_or(0);
         if (v.parameterBytes < 0)
             throw GraphError("parameter_bytes must be >= 0", at + "/parameter_bytes");
+        v.savedBytes = optionalInt64(item, "saved_bytes", at).value_or(0);
+        if (v.savedBytes < 0)
+            throw GraphError("saved_bytes must be >= 0", at + "/saved_bytes");
         v.backward = optionalBool(item, "backward", at).value_or(false);
         builder.addVertex(std::move(v));
     }
@@ -118,6 +121,8 @@ std::string toGraphJson(const Graph& graph)
             item["module"] = v.module;
         if (v.parameterBytes > 0)
             item["parameter_bytes"] = v.parameterBytes;
+        if (v.savedBytes > 0)
+            item["saved_bytes"] = v.savedBytes;
         if (v.backward)
             item["backward"] = true;
         vertices.push_back(std::move(item));

@@ -655,6 +655,16 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
         for (const auto& t : tensors)
             if (storageOf(t) && counted.insert(storageOf(t)).second)
                 group.bytes += static_cast<std::int64_t>(t.storage().nbytes());
+        // Under autograd max pooling also keeps its argmax indices (int64, one per output
+        // element) for the backward; no other allocating op here saves more than its inputs
+        // and outputs (and BatchNorm's per-channel statistics, a few bytes).
+        for (const Node* n : group.nodes) {
+            const std::string kind = n->kind().toQualString();
+            if (kind != "aten::max_pool1d" && kind != "aten::max_pool2d" && kind != "aten::max_pool3d")
+                continue;
+            if (auto it = env.find(n->output(0)); it != env.end() && it->second.isTensor())
+                group.savedBytes += it->second.toTensor().numel() * static_cast<std::int64_t>(sizeof(std::int64_t));
+        }
         // A parameter's gradient is formed at the backward of the first group that reads it.
         for (const Node* n : group.nodes)
             for (const Value* v : dependencies(const_cast<Node*>(n))) {
@@ -744,6 +754,7 @@ Graph TorchProgram::toGraph() const
         v.compute = group.compute;
         v.module = group.module;
         v.parameterBytes = group.parameterBytes;
+        v.savedBytes = group.savedBytes;
         builder.addVertex(std::move(v));
     }
     for (const auto& group : m_groups)
