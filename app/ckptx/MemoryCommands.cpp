@@ -3,6 +3,9 @@
 
 #include "io/GraphJson.h"
 #include "io/PlanJson.h"
+#include "io/TextFile.h"
+#include "io/TraceJson.h"
+#include "memory/TraceComparison.h"
 #include "solvers/Comparison.h"
 
 #include <iomanip>
@@ -88,9 +91,47 @@ std::string joined(const std::vector<std::string>& items, char separator)
     return out;
 }
 
+// The --trace comparison: the measured step (--step, checkpointed unless "regular") of a
+// ckptx-torch profile trace against the simulated profile.
+std::optional<ckpt::TraceComparison> traceComparison(const Args& args, const ckpt::Graph& graph,
+                                                     const ckpt::MemoryProfile& profile)
+{
+    const auto path = args.option("--trace");
+    if (!path) {
+        if (args.option("--step"))
+            throw UsageError("--step needs --trace");
+        return std::nullopt;
+    }
+    const std::string step = args.option("--step").value_or("checkpointed");
+    if (step != "checkpointed" && step != "regular")
+        throw UsageError("--step is checkpointed or regular, got \"" + step + "\"");
+    const auto trace = ckpt::parseTraceJson(ckpt::readInputFile(*path), *path);
+    try {
+        return ckpt::compareWithTrace(graph, profile, trace, step == "regular" ? trace.regular : trace.checkpointed);
+    } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(*path + ": " + e.what());
+    }
+}
+
+nlohmann::json comparisonJson(const ckpt::TraceComparison& c)
+{
+    nlohmann::json phases = nlohmann::json::array();
+    for (const auto& p : c.phases)
+        phases.push_back({{"index", p.index},
+                          {"trace_index", p.traceIndex},
+                          {"predicted_bytes", p.predicted},
+                          {"measured_bytes", p.measured},
+                          {"error_percent", p.errorPercent}});
+    return {{"mean_abs_error_percent", c.meanAbsErrorPercent},
+            {"predicted_peak_bytes", c.predictedPeak},
+            {"measured_peak_bytes", c.measuredPeak},
+            {"peak_error_percent", c.peakErrorPercent},
+            {"phases", phases}};
+}
+
 int runSimulate(const std::vector<std::string>& argv)
 {
-    Args args(argv, {"--plan", "--model"}, {"--json", "--csv"});
+    Args args(argv, {"--plan", "--model", "--trace", "--step"}, {"--json", "--csv"});
     args.expectPositional({"GRAPH"});
     if (args.flag("--json") && args.flag("--csv"))
         throw UsageError("--json and --csv exclude each other");
@@ -103,14 +144,18 @@ int runSimulate(const std::vector<std::string>& argv)
         throw UsageError(e.what());
     }
     const auto profile = ckpt::simulateMemory(graph, plan, model);
+    const auto comparison = traceComparison(args, graph, profile);
     if (args.flag("--json")) {
         nlohmann::json phases = nlohmann::json::array();
         for (const auto& p : profile.phases)
             phases.push_back({{"index", p.index}, {"end_bytes", p.endBytes}, {"peak_bytes", p.peakBytes}, {"live", p.live}});
-        printJson({{"model", ckpt::memoryModelName(model)},
-                   {"peak_bytes", profile.peakBytes},
-                   {"peak_phase", profile.peakPhase},
-                   {"phases", phases}});
+        nlohmann::json out = {{"model", ckpt::memoryModelName(model)},
+                              {"peak_bytes", profile.peakBytes},
+                              {"peak_phase", profile.peakPhase},
+                              {"phases", phases}};
+        if (comparison)
+            out["trace"] = comparisonJson(*comparison);
+        printJson(out);
         return Ok;
     }
     if (args.flag("--csv")) {
@@ -121,6 +166,11 @@ int runSimulate(const std::vector<std::string>& argv)
     }
     std::cout << "model " << ckpt::memoryModelName(model) << ": peak " << profile.peakBytes << " bytes at phase "
               << profile.peakPhase << "\n";
+    if (comparison)
+        std::cout << "vs trace: mean |error| " << std::fixed << std::setprecision(2) << comparison->meanAbsErrorPercent
+                  << " % over " << comparison->phases.size() << " phases, peak error " << comparison->peakErrorPercent
+                  << " % (measured " << comparison->measuredPeak << " bytes above the weights)\n"
+                  << std::defaultfloat;
     for (const auto& p : profile.phases)
         std::cout << std::setw(6) << p.index << std::setw(16) << p.endBytes << std::setw(16) << p.peakBytes << "  "
                   << joined(p.live, ' ') << "\n";
@@ -131,8 +181,10 @@ const CommandRegistration compare{{"compare", "compare GRAPH [--solvers a,b,...]
                                    "one row per solver: checkpoints, Eq. 2 objective, peak under each memory "
                                    "model, recomputation, solve time",
                                    &runCompare}};
-const CommandRegistration simulate{{"simulate", "simulate GRAPH --plan PLAN.json --model chen|pytorch [--json|--csv]",
-                                    "memory per training phase (end, peak, live at the peak) of a saved plan",
+const CommandRegistration simulate{{"simulate", "simulate GRAPH --plan PLAN.json --model chen|pytorch [--trace TRACE.json "
+                                    "[--step checkpointed|regular]] [--json|--csv]",
+                                    "memory per training phase (end, peak, live at the peak) of a saved plan; "
+                                    "with --trace, the error against a ckptx-torch profile (docs/MEMORY-MODEL.md)",
                                     &runSimulate}};
 
 }  // namespace

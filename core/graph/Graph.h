@@ -24,6 +24,12 @@ struct Vertex {
     std::string dtype;
     std::optional<double> compute;
     std::string module;
+    // Bytes of the model parameters this vertex's operation reads first (its weights): their
+    // gradients appear at its backward. 0 when unknown (published graphs) or none.
+    std::int64_t parameterBytes = 0;
+    // Bytes autograd saves for this vertex's backward beyond its inputs and output (max-pool
+    // indices); live from the vertex's forward with autograd to its backward. 0 when unknown.
+    std::int64_t savedBytes = 0;
     bool isVirtual = false;  // added to join several sources or sinks; never written out
     bool backward = false;   // a gradient node of a training graph (Checkmate *_train_nx.json)
 

@@ -46,6 +46,12 @@ Graph graphFromOurJson(const json& root)
         if (v.compute && *v.compute < 0)
             throw GraphError("compute must be >= 0", at + "/compute");
         v.module = optionalString(item, "module", at).value_or("");
+        v.parameterBytes = optionalInt64(item, "parameter_bytes", at).value_or(0);
+        if (v.parameterBytes < 0)
+            throw GraphError("parameter_bytes must be >= 0", at + "/parameter_bytes");
+        v.savedBytes = optionalInt64(item, "saved_bytes", at).value_or(0);
+        if (v.savedBytes < 0)
+            throw GraphError("saved_bytes must be >= 0", at + "/saved_bytes");
         v.backward = optionalBool(item, "backward", at).value_or(false);
         builder.addVertex(std::move(v));
     }
@@ -113,6 +119,10 @@ std::string toGraphJson(const Graph& graph)
             item["compute"] = *v.compute;
         if (!v.module.empty())
             item["module"] = v.module;
+        if (v.parameterBytes > 0)
+            item["parameter_bytes"] = v.parameterBytes;
+        if (v.savedBytes > 0)
+            item["saved_bytes"] = v.savedBytes;
         if (v.backward)
             item["backward"] = true;
         vertices.push_back(std::move(item));

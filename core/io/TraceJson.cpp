@@ -30,7 +30,7 @@ StepMemory stepFromJson(const json& root, const std::string& key)
     for (std::size_t i = 0; i < phases.size(); ++i) {
         const std::string where = at + "/phases/" + std::to_string(i);
         const json& item = requireObject(phases[i], where);
-        PhaseMemory phase;
+        MeasuredPhase phase;
         phase.index = static_cast<int>(requireInt64(item, "index", where));
         phase.endBytes = requireInt64(item, "end_bytes", where);
         phase.peakBytes = requireInt64(item, "peak_bytes", where);

@@ -11,7 +11,7 @@ namespace ckpt {
 inline constexpr const char* kTraceSchema = "checkpoint-explorer/trace";
 inline constexpr int kTraceSchemaVersion = 1;
 
-struct PhaseMemory {
+struct MeasuredPhase {
     int index = 0;
     std::int64_t endBytes = 0;   // allocated at the end of the phase
     std::int64_t peakBytes = 0;  // the most allocated at any moment within it
@@ -20,7 +20,7 @@ struct PhaseMemory {
 struct StepMemory {
     std::int64_t peakBytes = 0;
     double stepMs = 0;  // mean over the iterations after the first (all of them when just one)
-    std::vector<PhaseMemory> phases;
+    std::vector<MeasuredPhase> phases;
 };
 
 struct ProfileTrace {

@@ -28,7 +28,8 @@ struct PhaseMemory {
     std::int64_t endBytes = 0;   // live at the end of the phase
     std::int64_t peakBytes = 0;  // largest live total within the phase (start included)
     // What was live at that peak: vertex ids for values, "grad:ID" for a gradient kept for a
-    // tensor with several consumers, "grad-buffer" for Alg. 4's output-gradient buffer.
+    // tensor with several consumers, "grad-buffer" for Alg. 4's output-gradient buffer,
+    // "param-grad:ID" for the gradients of the parameters vertex ID reads (pytorch model).
     std::vector<std::string> live;
 };
 

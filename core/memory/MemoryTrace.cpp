@@ -20,8 +20,8 @@ MemoryModel parseMemoryModel(const std::string& name)
 }
 
 MemoryTrace::MemoryTrace(const Graph& graph, bool recordLive)
-    : m_graph(graph), m_n(graph.vertexCount()), m_recordLive(recordLive), m_itemBytes(2 * m_n + 1, 0),
-      m_position(2 * m_n + 1, -1)
+    : m_graph(graph), m_n(graph.vertexCount()), m_recordLive(recordLive), m_itemBytes(4 * m_n + 1, 0),
+      m_position(4 * m_n + 1, -1)
 {
 }
 
@@ -90,7 +90,11 @@ std::string MemoryTrace::itemName(int item) const
         return m_graph.vertex(item).id;
     if (item < 2 * m_n)
         return "grad:" + m_graph.vertex(item - m_n).id;
-    return "grad-buffer";
+    if (item == 2 * m_n)
+        return "grad-buffer";
+    if (item <= 3 * m_n)
+        return "param-grad:" + m_graph.vertex(item - 2 * m_n - 1).id;
+    return "saved:" + m_graph.vertex(item - 3 * m_n - 1).id;
 }
 
 MemoryProfile MemoryTrace::finish(MemoryModel model)

@@ -23,6 +23,11 @@ public:
     void freeGradient(VertexIndex v) { release(m_n + v); }
     bool hasGradient(VertexIndex v) const { return m_position[m_n + v] >= 0; }
     void allocBuffer(std::int64_t bytes) { alloc(2 * m_n, bytes); }
+    // The gradients of the parameters vertex v's operation reads (Vertex::parameterBytes).
+    void allocParameterGradient(VertexIndex v) { alloc(2 * m_n + 1 + v, m_graph.vertex(v).parameterBytes); }
+    // What autograd saves for v's backward beyond its inputs and output (Vertex::savedBytes).
+    void allocSaved(VertexIndex v) { alloc(3 * m_n + 1 + v, m_graph.vertex(v).savedBytes); }
+    void freeSaved(VertexIndex v) { release(3 * m_n + 1 + v); }
     void freeBuffer() { release(2 * m_n); }
     std::int64_t liveBytes() const { return m_current; }
 

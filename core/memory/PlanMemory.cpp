@@ -47,6 +47,9 @@ private:
             m_trace.beginPhase(static_cast<int>(k));
             const VertexIndex v = topo[k];
             m_trace.allocValue(v);
+            // P6: only regular training (nothing to recompute) records autograd in the forward.
+            if (m_plan.segments.empty())
+                allocSaved(v);
             for (VertexIndex u : m_graph.predecessors(v))
                 if (--consumersLeft[u] == 0 && !m_isCheckpoint[u])
                     m_trace.freeValue(u);
@@ -62,8 +65,10 @@ private:
             if (m_trace.hasValue(u) || m_segmentOf[u] < 0)
                 return;
             const int s = m_segmentOf[u];
-            for (VertexIndex w : m_plan.segments[s].vertices)
+            for (VertexIndex w : m_plan.segments[s].vertices) {
                 m_trace.allocValue(w);
+                allocSaved(w);
+            }
             done.push_back(s);
         };
         need(v);
@@ -102,8 +107,17 @@ private:
         for (VertexIndex u : m_graph.predecessors(v))
             if (u != m_graph.source() && m_graph.successors(u).size() > 1 && !m_trace.hasGradient(u))
                 m_trace.allocGradient(u);
+        if (m_graph.vertex(v).parameterBytes > 0)
+            m_trace.allocParameterGradient(v);
         m_trace.freeValue(v);
         m_trace.freeGradient(v);
+        m_trace.freeSaved(v);
+    }
+
+    void allocSaved(VertexIndex v)
+    {
+        if (m_model == MemoryModel::PyTorch && m_graph.vertex(v).savedBytes > 0)
+            m_trace.allocSaved(v);
     }
 
     void afterTraining()

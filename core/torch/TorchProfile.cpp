@@ -118,7 +118,7 @@ StepMemory phasesOf(const std::vector<MemoryMeter::Sample>& samples, std::size_t
     std::size_t previous = stepStart;
     for (std::size_t i = 0; i < ends.size(); ++i) {
         const std::size_t end = std::max(previous, std::min(ends[i], stepEnd));
-        PhaseMemory phase;
+        MeasuredPhase phase;
         phase.index = static_cast<int>(i);
         phase.endBytes = bytesAt(end);
         phase.peakBytes = i == 0 ? phase.endBytes : bytesAt(previous);

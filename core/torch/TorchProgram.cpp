@@ -616,6 +616,9 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
         fail("the model output does not depend on its input");
     std::vector<int> renumber(groups.size(), -1);
     std::map<std::string, int> seenIds;
+    std::set<const c10::StorageImpl*> unclaimedParameters;
+    for (const at::Tensor& p : m_module.parameters())
+        unclaimedParameters.insert(storageOf(p));
     for (std::size_t g = 0; g < groups.size(); ++g) {
         if (!needed[g])
             continue;
@@ -652,6 +655,28 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
         for (const auto& t : tensors)
             if (storageOf(t) && counted.insert(storageOf(t)).second)
                 group.bytes += static_cast<std::int64_t>(t.storage().nbytes());
+        // Under autograd max pooling also keeps its argmax indices (int64, one per output
+        // element) for the backward; no other allocating op here saves more than its inputs
+        // and outputs (and BatchNorm's per-channel statistics, a few bytes).
+        for (const Node* n : group.nodes) {
+            const std::string kind = n->kind().toQualString();
+            if (kind != "aten::max_pool1d" && kind != "aten::max_pool2d" && kind != "aten::max_pool3d")
+                continue;
+            if (auto it = env.find(n->output(0)); it != env.end() && it->second.isTensor())
+                group.savedBytes += it->second.toTensor().numel() * static_cast<std::int64_t>(sizeof(std::int64_t));
+        }
+        // A parameter's gradient is formed at the backward of the first group that reads it.
+        for (const Node* n : group.nodes)
+            for (const Value* v : dependencies(const_cast<Node*>(n))) {
+                auto it = m_statics.find(v);
+                if (it == m_statics.end())
+                    continue;
+                std::vector<at::Tensor> statics;
+                collectTensors(it->second, statics);
+                for (const auto& t : statics)
+                    if (unclaimedParameters.erase(storageOf(t)))
+                        group.parameterBytes += static_cast<std::int64_t>(t.storage().nbytes());
+            }
         if (!tensors.empty()) {
             group.shape = tensors.front().sizes().vec();
             group.dtype = dtypeName(tensors.front().scalar_type());
@@ -728,6 +753,8 @@ Graph TorchProgram::toGraph() const
         v.dtype = group.dtype;
         v.compute = group.compute;
         v.module = group.module;
+        v.parameterBytes = group.parameterBytes;
+        v.savedBytes = group.savedBytes;
         builder.addVertex(std::move(v));
     }
     for (const auto& group : m_groups)

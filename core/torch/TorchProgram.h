@@ -29,6 +29,8 @@ struct OpGroup {
     std::vector<const Value*> exports;  // its values that other groups (or the model output) read
     std::vector<int> deps;              // the groups whose exports it reads, ascending
     std::int64_t bytes = 0;             // distinct storages of its exported tensors
+    std::int64_t parameterBytes = 0;    // parameters (storages) no earlier group reads
+    std::int64_t savedBytes = 0;        // what autograd saves beyond inputs and outputs (max-pool indices)
     std::vector<std::int64_t> shape;    // of its first exported tensor
     std::string dtype;
     double compute = 0;  // FLOPs of conv/linear/matmul ops, element counts of the others

@@ -1,13 +1,16 @@
 // The CBC solvers on the published Checkmate graphs (../shared/data/checkmate-graphs).
-//   bench_cbc optimal [SECONDS]    optimal vs the best IS plan (feng-acg when registered) per forward graph
+//   bench_cbc optimal [SECONDS [GRAPH.json ...]]  optimal vs the best IS plan (feng-acg when registered) per
+//                                  forward graph: the published ones, or the graph files given
 //   bench_cbc checkmate [SECONDS]  checkmate-milp budget sweeps on VGG16, vgg_unet and ResNet-50 train graphs
 // Prints Markdown table rows for docs/BENCHMARKS.md.
 #include "io/GraphJson.h"
 #include "solvers/BudgetSweep.h"
 #include "solvers/SolverRegistry.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 using namespace ckpt;
 
@@ -15,16 +18,21 @@ namespace {
 
 const std::string dir = CKPT_SHARED_DIR "/data/checkmate-graphs/";
 
-void benchOptimal(const std::string& seconds)
+void benchOptimal(const std::string& seconds, std::vector<std::string> files)
 {
+    if (files.empty())
+        for (const char* name : {"VGG16_256_224x224x3_test_nx", "VGG19_256_224x224x3_test_nx",
+                                 "fcn_8_vgg_32_416x608x3_test_nx", "segnet_32_416x608x3_test_nx",
+                                 "vgg_unet_32_416x608x3_test_nx", "MobileNet_512_224x224x3_test_nx",
+                                 "ResNet50_256_224x224x3_test_nx", "random_layered_n100_w0.27_nlv0.75_ed0.2_scd0.14",
+                                 "random_layered_n250_w0.43_nlv0.75_ed0.2_scd0.14"})
+            files.push_back(dir + name + ".json");
     std::printf("| graph | vertices | best IS plan (feng-acg) | optimal | better by | proven | gap | seconds | IS plan? |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|\n");
-    for (const char* name : {"VGG16_256_224x224x3_test_nx", "VGG19_256_224x224x3_test_nx", "fcn_8_vgg_32_416x608x3_test_nx",
-                             "segnet_32_416x608x3_test_nx", "vgg_unet_32_416x608x3_test_nx",
-                             "MobileNet_512_224x224x3_test_nx", "ResNet50_256_224x224x3_test_nx",
-                             "random_layered_n100_w0.27_nlv0.75_ed0.2_scd0.14",
-                             "random_layered_n250_w0.43_nlv0.75_ed0.2_scd0.14"}) {
-        const Graph g = readGraphFile(dir + name + ".json");
+    for (const std::string& file : files) {
+        const Graph g = readGraphFile(file);
+        std::string name = file.substr(file.find_last_of('/') + 1);
+        name = name.substr(0, name.rfind(".json"));
         SolverOptions options;
         options.values["time-limit"] = seconds;
         const Plan plan = runSolver("optimal", g, options);
@@ -35,7 +43,7 @@ void benchOptimal(const std::string& seconds)
             better = std::to_string(100.0 * (is.objective() - plan.objective()) / is.objective()) + "%";
         }
         const double gap = 100.0 * (plan.objective() - plan.lowerBound.value_or(0)) / plan.objective();
-        std::printf("| %s | %d | %s | %lld | %s | %s | %.2f%% | %.1f | %s |\n", name, g.vertexCount(), isBest.c_str(),
+        std::printf("| %s | %d | %s | %lld | %s | %s | %.2f%% | %.1f | %s |\n", name.c_str(), g.vertexCount(), isBest.c_str(),
                     static_cast<long long>(plan.objective()), better.c_str(), *plan.provenOptimal ? "yes" : "no", gap,
                     plan.wallTimeMs / 1000, plan.evaluation.isISPlan ? "yes" : "no");
         std::fflush(stdout);
@@ -68,11 +76,11 @@ int main(int argc, char** argv)
     const std::string what = argc > 1 ? argv[1] : "optimal";
     const std::string seconds = argc > 2 ? argv[2] : "60";
     if (what == "optimal")
-        benchOptimal(seconds);
+        benchOptimal(seconds, std::vector<std::string>(argv + std::min(argc, 3), argv + argc));
     else if (what == "checkmate")
         benchCheckmate(std::stod(seconds));
     else {
-        std::fprintf(stderr, "usage: bench_cbc optimal|checkmate [SECONDS]\n");
+        std::fprintf(stderr, "usage: bench_cbc optimal [SECONDS [GRAPH.json ...]] | checkmate [SECONDS]\n");
         return 2;
     }
     return 0;

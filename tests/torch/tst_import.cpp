@@ -3,6 +3,8 @@
 #include "TorchTool.h"
 
 #include "io/GraphJson.h"
+#include "solvers/Comparison.h"
+#include "solvers/SolverRegistry.h"
 #include "theory/PlanEvaluation.h"
 
 #include <QTemporaryDir>
@@ -107,6 +109,28 @@ void TorchImportTest::importModel()
         std::vector<VertexIndex> all(graph.topologicalOrder());
         QCOMPARE(evaluate(graph, all).objective, graph.totalBytes());
         QVERIFY(evaluate(graph, {}).objective > 0);
+        // Issue 6 §3: feng-acg and the comparison run on every imported graph.
+        const Plan feng = runSolver("feng-acg", graph);
+        QVERIFY(feng.evaluation.isISPlan);
+        QVERIFY(feng.objective() <= graph.totalBytes());
+        QCOMPARE(feng.objective(), evaluate(graph, feng.checkpoints()).objective);
+        std::int64_t parameterBytes = 0;
+        for (const Vertex& v : graph.vertices())
+            parameterBytes += v.parameterBytes;
+        // Each parameter is counted once, at the first vertex that reads it; some are never read
+        // (Inception-v3's auxiliary classifier in eval mode).
+        QVERIFY(parameterBytes > 0 && parameterBytes <= std::stoll(graph.metadata().at("parameter_bytes")));
+        const auto rows = compareSolvers(graph, {});
+        QVERIFY(rows.size() > 1);
+        bool sawFeng = false;
+        for (const ComparisonRow& row : rows) {
+            if (row.error)
+                continue;
+            QVERIFY2(row.costs.peakChen > 0 && row.costs.peakPyTorch > 0, row.solver.c_str());
+            QVERIFY2(row.costs.objective >= feng.objective() || !row.costs.isISPlan, row.solver.c_str());
+            sawFeng = sawFeng || (row.solver == "feng-acg" && row.costs.objective == feng.objective());
+        }
+        QVERIFY(sawFeng);
     }
 }
 

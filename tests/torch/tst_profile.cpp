@@ -96,7 +96,7 @@ void TorchProfileTest::gradientsAndPhases()
         QCOMPARE(int(step->phases.size()), 2 * n + 2);
         std::int64_t peak = 0;
         for (int i = 0; i < int(step->phases.size()); ++i) {
-            const PhaseMemory& phase = step->phases[i];
+            const MeasuredPhase& phase = step->phases[i];
             QCOMPARE(phase.index, i);
             QVERIFY(phase.peakBytes >= phase.endBytes);
             QVERIFY(phase.endBytes >= 0);

@@ -1,0 +1,71 @@
+#include "memory/TraceComparison.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace ckpt {
+
+namespace {
+
+double percentError(std::int64_t predicted, std::int64_t measured)
+{
+    if (measured == 0)
+        return predicted == 0 ? 0.0 : 100.0;  // cannot be relative; count it as fully wrong
+    return 100.0 * static_cast<double>(predicted - measured) / static_cast<double>(std::llabs(measured));
+}
+
+}  // namespace
+
+TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predicted, const ProfileTrace& trace,
+                                 const StepMemory& measured)
+{
+    const auto& topo = graph.topologicalOrder();
+    const int n = graph.vertexCount() - 1;  // the simulators' N
+    const int traceN = static_cast<int>(trace.vertices.size());
+    if (traceN != graph.vertexCount())
+        throw std::invalid_argument("the trace has " + std::to_string(traceN) + " vertices, the graph " +
+                                    std::to_string(graph.vertexCount()));
+    for (int k = 0; k <= n; ++k)
+        if (trace.vertices[k] != graph.vertex(topo[k]).id)
+            throw std::invalid_argument("the trace's vertex " + std::to_string(k) + " is \"" + trace.vertices[k] +
+                                        "\", the graph's \"" + graph.vertex(topo[k]).id + "\" (not this graph?)");
+    if (static_cast<int>(measured.phases.size()) != 2 * traceN + 2)
+        throw std::invalid_argument("the trace step has " + std::to_string(measured.phases.size()) +
+                                    " phases, expected " + std::to_string(2 * traceN + 2));
+    if (static_cast<int>(predicted.phases.size()) != 2 * n + 2)
+        throw std::invalid_argument("the simulated profile has " + std::to_string(predicted.phases.size()) +
+                                    " phases, expected " + std::to_string(2 * n + 2));
+
+    // Trace phase of simulated phase p: forward of vertex k (p = k) is trace phase k+1; the
+    // backward of vertex k (p = 2N+1−k) is trace phase 2·traceN−k; after training is the last.
+    auto traceIndex = [&](int p) {
+        if (p == 0)
+            return 0;
+        if (p <= n)
+            return p + 1;
+        if (p <= 2 * n)
+            return 2 * traceN - (2 * n + 1 - p);
+        return 2 * traceN + 1;
+    };
+    const std::int64_t offset = trace.baselineBytes - graph.bytes(topo[0]);
+    TraceComparison result;
+    double sum = 0;
+    for (const PhaseMemory& phase : predicted.phases) {
+        PhaseComparison c;
+        c.index = phase.index;
+        c.traceIndex = traceIndex(phase.index);
+        c.predicted = phase.endBytes;
+        c.measured = measured.phases[c.traceIndex].endBytes - offset;
+        c.errorPercent = percentError(c.predicted, c.measured);
+        sum += std::abs(c.errorPercent);
+        result.phases.push_back(c);
+    }
+    result.meanAbsErrorPercent = result.phases.empty() ? 0.0 : sum / static_cast<double>(result.phases.size());
+    result.predictedPeak = predicted.peakBytes;
+    result.measuredPeak = measured.peakBytes - offset;
+    result.peakErrorPercent = percentError(result.predictedPeak, result.measuredPeak);
+    return result;
+}
+
+}  // namespace ckpt
