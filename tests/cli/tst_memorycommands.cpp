@@ -1,6 +1,9 @@
 #include "TestData.h"
 #include "io/GraphJson.h"
 #include "io/PlanJson.h"
+#include "io/TextFile.h"
+#include "io/TraceJson.h"
+#include "memory/PlanMemory.h"
 #include "solvers/SolverRegistry.h"
 
 #include "ToolRun.h"
@@ -60,6 +63,58 @@ private Q_SLOTS:
                                  "--model", "chen"});
         QCOMPARE(wrong.exitCode, 1);
         QVERIFY(wrong.err.contains("different graph"));
+    }
+
+    void simulateAgainstATrace()
+    {
+        // A trace that measured exactly the pytorch prediction (plus 1000 bytes of weights): the
+        // trace numbers the input as forward phase 1, so simulated phase p (1..2N) is the trace's p+1;
+        // the trace's 2V (the input's backward) has no counterpart.
+        QTemporaryDir dir;
+        const std::string graphPath = test::sourcePath("resources/examples/vgg19-chain.json").toStdString();
+        const Graph g = readGraphFile(graphPath);
+        const Plan plan = runSolver("hong-dynamic", g);
+        const QString planPath = dir.filePath("plan.json");
+        writePlanFile(planPath.toStdString(), g, plan);
+        const MemoryProfile predicted = simulatePlanMemory(g, plan.evaluation, MemoryModel::PyTorch);
+        const int n = g.vertexCount() - 1, v = g.vertexCount();
+        ProfileTrace trace;
+        trace.device = "cpu";
+        for (VertexIndex u : g.topologicalOrder())
+            trace.vertices.push_back(g.vertex(u).id);
+        trace.baselineBytes = 1000 + g.bytes(g.source());
+        trace.checkpointed.phases.resize(2 * v + 2);
+        trace.regular.phases.resize(2 * v + 2);
+        for (int i = 0; i < 2 * v + 2; ++i)
+            trace.checkpointed.phases[i].index = trace.regular.phases[i].index = i;
+        for (const PhaseMemory& p : predicted.phases) {
+            const int t = p.index == 0 ? 0 : p.index <= 2 * n ? p.index + 1 : 2 * v + 1;
+            trace.checkpointed.phases[t].endBytes = p.endBytes + 1000;
+        }
+        trace.checkpointed.peakBytes = predicted.peakBytes + 1000;
+        const QString tracePath = dir.filePath("trace.json");
+        writeTextFileAtomically(tracePath.toStdString(), toTraceJson(trace));
+
+        const QStringList base{"simulate", QString::fromStdString(graphPath), "--plan", planPath, "--model", "pytorch",
+                               "--trace", tracePath};
+        const Run r = ckptx(base + QStringList{"--json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto j = nlohmann::json::parse(r.out)["trace"];
+        QCOMPARE(j["phases"].size(), 50u);
+        QCOMPARE(j["mean_abs_error_percent"].get<double>(), 0.0);
+        QCOMPARE(j["peak_error_percent"].get<double>(), 0.0);
+        QCOMPARE(j["measured_peak_bytes"].get<std::int64_t>(), predicted.peakBytes);
+        // The regular step measured nothing: every phase but 0 is 100 % off.
+        const Run regular = ckptx(base + QStringList{"--step", "regular", "--json"});
+        QCOMPARE(regular.exitCode, 0);
+        QVERIFY(nlohmann::json::parse(regular.out)["trace"]["mean_abs_error_percent"].get<double>() > 90);
+        const Run text = ckptx(base);
+        QVERIFY(text.out.find("vs trace: mean |error| 0.00 %") != std::string::npos);
+
+        QCOMPARE(ckptx(base + QStringList{"--step", "both"}).exitCode, 2);
+        const Run other = ckptx({"simulate", QString::fromStdString(graphPath), "--plan", planPath, "--model", "chen",
+                                 "--trace", test::sourcePath("resources/examples/vgg19-chain.json")});
+        QCOMPARE(other.exitCode, 1);
     }
 };
 

@@ -5,6 +5,8 @@
 
 #include <QtTest>
 
+#include <functional>
+
 using namespace ckpt;
 
 namespace {
@@ -37,6 +39,23 @@ ProfileTrace traceOf(const Graph& g, const MemoryProfile& predicted, std::int64_
     }
     trace.checkpointed.peakBytes = predicted.peakBytes + offset;
     return trace;
+}
+
+// The chain v0 -> v1 -> v2 of 10 bytes each, v1 with the given weights and saved extras.
+Graph chainWithWeights(std::int64_t parameterBytes, std::int64_t savedBytes)
+{
+    GraphBuilder b;
+    for (int i = 0; i < 3; ++i) {
+        Vertex v;
+        v.id = "v" + std::to_string(i);
+        v.bytes = 10;
+        v.parameterBytes = i == 1 ? parameterBytes : 0;
+        v.savedBytes = i == 1 ? savedBytes : 0;
+        b.addVertex(std::move(v));
+    }
+    b.addEdge("v0", "v1");
+    b.addEdge("v1", "v2");
+    return b.build();
 }
 
 }  // namespace
@@ -95,17 +114,7 @@ private Q_SLOTS:
     {
         // v1 reads 100 bytes of weights: pytorch forms their gradient at v1's backward and keeps
         // it after training (it is what the optimizer reads); chen counts no gradients.
-        GraphBuilder b;
-        for (int i = 0; i < 3; ++i) {
-            Vertex v;
-            v.id = "v" + std::to_string(i);
-            v.bytes = 10;
-            v.parameterBytes = i == 1 ? 100 : 0;
-            b.addVertex(std::move(v));
-        }
-        b.addEdge("v0", "v1");
-        b.addEdge("v1", "v2");
-        const Graph g = b.build();
+        const Graph g = chainWithWeights(100, 0);
         const PlanEvaluation plan = evaluate(g, {0, 1, 2});
         const MemoryProfile torch = simulatePlanMemory(g, plan, MemoryModel::PyTorch);
         QCOMPARE(torch.phases[3].endBytes, 10 + 10 + 10);  // backward of v2: v0, v1, buffer
@@ -120,17 +129,7 @@ private Q_SLOTS:
     void savedExtrasFollowAutograd()
     {
         // v1 (a max pooling) saves 7 bytes of indices for its backward.
-        GraphBuilder b;
-        for (int i = 0; i < 3; ++i) {
-            Vertex v;
-            v.id = "v" + std::to_string(i);
-            v.bytes = 10;
-            v.savedBytes = i == 1 ? 7 : 0;
-            b.addVertex(std::move(v));
-        }
-        b.addEdge("v0", "v1");
-        b.addEdge("v1", "v2");
-        const Graph g = b.build();
+        const Graph g = chainWithWeights(0, 7);
         // Regular training: recorded in the forward, freed at v1's backward (phase 4).
         const MemoryProfile regular = simulatePlanMemory(g, evaluate(g, {0, 1, 2}), MemoryModel::PyTorch);
         QCOMPARE(regular.phases[1].endBytes, 10 + 10 + 7);
