@@ -97,22 +97,22 @@ private Q_SLOTS:
 
         const QStringList base{"simulate", QString::fromStdString(graphPath), "--plan", planPath, "--model", "pytorch",
                                "--trace", tracePath};
-        const Run r = ckptx(base + QStringList{"--json"});
+        const ToolRun r = runCkptx(base + QStringList{"--json"});
         QCOMPARE(r.exitCode, 0);
-        const auto j = nlohmann::json::parse(r.out)["trace"];
+        const auto j = nlohmann::json::parse(r.out.toStdString())["trace"];
         QCOMPARE(j["phases"].size(), 50u);
         QCOMPARE(j["mean_abs_error_percent"].get<double>(), 0.0);
         QCOMPARE(j["peak_error_percent"].get<double>(), 0.0);
         QCOMPARE(j["measured_peak_bytes"].get<std::int64_t>(), predicted.peakBytes);
         // The regular step measured nothing: every phase but 0 is 100 % off.
-        const Run regular = ckptx(base + QStringList{"--step", "regular", "--json"});
+        const ToolRun regular = runCkptx(base + QStringList{"--step", "regular", "--json"});
         QCOMPARE(regular.exitCode, 0);
-        QVERIFY(nlohmann::json::parse(regular.out)["trace"]["mean_abs_error_percent"].get<double>() > 90);
-        const Run text = ckptx(base);
-        QVERIFY(text.out.find("vs trace: mean |error| 0.00 %") != std::string::npos);
+        QVERIFY(nlohmann::json::parse(regular.out.toStdString())["trace"]["mean_abs_error_percent"].get<double>() > 90);
+        const ToolRun text = runCkptx(base);
+        QVERIFY(text.out.contains("vs trace: mean |error| 0.00 %"));
 
-        QCOMPARE(ckptx(base + QStringList{"--step", "both"}).exitCode, 2);
-        const Run other = ckptx({"simulate", QString::fromStdString(graphPath), "--plan", planPath, "--model", "chen",
+        QCOMPARE(runCkptx(base + QStringList{"--step", "both"}).exitCode, 2);
+        const ToolRun other = runCkptx({"simulate", QString::fromStdString(graphPath), "--plan", planPath, "--model", "chen",
                                  "--trace", test::sourcePath("resources/examples/vgg19-chain.json")});
         QCOMPARE(other.exitCode, 1);
     }
