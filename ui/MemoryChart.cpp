@@ -112,7 +112,7 @@ void MemoryChart::setTimelines(std::vector<MemoryTimeline> timelines)
         const QColor colour = lineColours[t % std::size(lineColours)];
         auto* line = new QLineSeries(c);
         line->setName(timeline.label);
-        line->setPen(QPen(colour, 2));
+        line->setPen(QPen(colour, 2, timeline.measured ? Qt::DashLine : Qt::SolidLine));
         line->setPointsVisible(timeline.peakBytes.size() <= 80);
         std::size_t peak = 0;
         for (std::size_t i = 0; i < timeline.peakBytes.size(); ++i) {
@@ -138,7 +138,9 @@ void MemoryChart::setTimelines(std::vector<MemoryTimeline> timelines)
             mark->attachAxis(y);
         }
     }
+    const bool measured = std::any_of(m_timelines.begin(), m_timelines.end(), [](const MemoryTimeline& t) { return t.measured; });
     c->setTitle(m_timelines.empty() ? tr("Memory: select a plan (and a simulator) to see its timeline")
+                : measured          ? tr("Predicted and measured memory per training phase")
                                     : tr("Predicted memory per training phase"));
 }
 

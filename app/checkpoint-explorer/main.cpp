@@ -5,6 +5,7 @@
 #include "Export.h"
 #include "GraphDocument.h"
 #include "MainWindow.h"
+#include "ParetoPanel.h"
 #include "SolversPanel.h"
 
 #include <QApplication>
@@ -35,7 +36,7 @@ int nodeToShow(const ckpt::ui::TreeDisplay& tree)
 }
 
 // --screenshot: lay the graph out, run the solvers, show a plan (one with a sweep when there is
-// one), render each view; then select an IS in the tree and render the highlighted DAG.
+// one) and the budget sweep, render each view; then select an IS in the tree and render the highlighted DAG.
 int takeScreenshots(ckpt::ui::MainWindow& window, const QString& dir, const QStringList& solvers)
 {
     window.dagPanel()->waitForLayout();
@@ -44,6 +45,8 @@ int takeScreenshots(ckpt::ui::MainWindow& window, const QString& dir, const QStr
             window.solversPanel()->setSelectedSolvers(solvers);
         window.solversPanel()->run();
         window.solversPanel()->waitForFinished();
+        window.paretoPanel()->compute();
+        window.paretoPanel()->waitForFinished();
     }
     if (const int row = rowToShow(*window.solversPanel()); row >= 0)
         window.solversPanel()->selectRow(row);

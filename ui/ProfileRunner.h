@@ -1,0 +1,66 @@
+#pragma once
+// Runs `ckptx-torch profile` (issue 7 §4) as a subprocess, so a crash, a kill or an out-of-memory
+// run of LibTorch never takes the window down: the current graph and plan go to temporary files,
+// the trace comes back parsed, and any failure is one sentence naming the exit code and the
+// tool's last stderr line.
+#include "graph/Graph.h"
+#include "io/TraceJson.h"
+#include "solvers/Plan.h"
+
+#include <QObject>
+#include <QProcess>
+#include <QString>
+
+#include <memory>
+#include <optional>
+
+class QTemporaryDir;
+
+namespace ckpt::ui {
+
+struct ProfileRequest {
+    QString model;       // the TorchScript file the graph was imported from
+    QString inputShape;  // "1x3x224x224"
+    QString device = QStringLiteral("cpu");
+    int iterations = 1;
+};
+
+class ProfileRunner : public QObject {
+    Q_OBJECT
+public:
+    explicit ProfileRunner(QObject* parent = nullptr);
+    ~ProfileRunner() override;  // kills a running profile
+
+    // ckptx-torch next to the running executable unless set (tests point it at the build's bin/).
+    static QString defaultTool();
+    void setTool(const QString& path) { m_tool = path; }
+    QString tool() const { return m_tool; }
+
+    // Starts profiling `plan` on `graph`; false (with *error) when the inputs cannot be written.
+    bool start(const ProfileRequest& request, const Graph& graph, const Plan& plan, QString* error);
+    void cancel();
+    bool isRunning() const { return m_process != nullptr; }
+    // The last run ended by cancel() (its finished() then carries no error worth a dialog).
+    bool wasCancelled() const { return m_cancelled; }
+    // Blocks until finished() was delivered (tests, screenshots).
+    void waitForFinished();
+
+Q_SIGNALS:
+    // A line the tool printed on stderr (its progress), for the status bar.
+    void message(const QString& line);
+    // The trace on success; otherwise nullopt and what happened.
+    void finished(const std::optional<ckpt::ProfileTrace>& trace, const QString& error);
+
+private:
+    void onFinished(int exitCode, QProcess::ExitStatus status);
+    void onFailedToStart();
+    void finish(const std::optional<ProfileTrace>& trace, const QString& error);
+
+    QString m_tool;
+    QProcess* m_process = nullptr;
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_stderr;
+    bool m_cancelled = false;
+};
+
+}  // namespace ckpt::ui
