@@ -20,6 +20,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <limits>
 
 namespace ckpt::ui {
 
@@ -129,12 +130,14 @@ void ParetoPanel::onFinished(bool cancelled)
     }
     m_result = std::move(*m_pending);
     m_pending.reset();
-    int failed = 0;
+    QStringList failures;
     for (const BudgetSweepRow& row : m_result->rows)
-        failed += row.hasPoint() ? 0 : 1;
+        if (!row.hasPoint())
+            failures << QStringLiteral("%1: %2").arg(QString::fromStdString(row.solver), QString::fromStdString(row.error));
     m_status->setText(tr("%1 points · overhead = compute / checkpoint-all's%2 · click a point to make its plan current")
-                          .arg(int(m_result->rows.size()) - failed)
-                          .arg(failed ? tr(" · %1 without a point (hover the legend)").arg(failed) : QString()));
+                          .arg(int(m_result->rows.size()) - failures.size())
+                          .arg(failures.isEmpty() ? QString() : tr(" · %1 without a point (hover here)").arg(failures.size())));
+    m_status->setToolTip(failures.join(QLatin1Char('\n')));
     showCurves();
 }
 
@@ -160,9 +163,10 @@ void ParetoPanel::showCurves()
         else
             bySolver[solver];
     }
-    double maxPeak = 1, minOverhead = 1, maxOverhead = 1;
+    double minPeak = std::numeric_limits<double>::max(), maxPeak = 1, minOverhead = 1, maxOverhead = 1;
     for (const BudgetSweepRow& row : m_result->rows)
         if (row.hasPoint()) {
+            minPeak = std::min(minPeak, double(row.peakBytes));
             maxPeak = std::max(maxPeak, double(row.peakBytes));
             minOverhead = std::min(minOverhead, row.overhead);
             maxOverhead = std::max(maxOverhead, row.overhead);
@@ -170,10 +174,12 @@ void ParetoPanel::showCurves()
     const double mib = double(1 << 20);
     auto* x = new QValueAxis(c);
     x->setTitleText(tr("peak memory (MiB)"));
-    x->setRange(0, maxPeak / mib * 1.08);
+    minPeak = std::min(minPeak, maxPeak);
+    const double margin = std::max(maxPeak - minPeak, maxPeak * 0.05) * 0.06;
+    x->setRange(std::max(0.0, (minPeak - margin) / mib), (maxPeak + margin) / mib);
     x->setLabelFormat(QStringLiteral("%.3g"));
     auto* y = new QValueAxis(c);
-    y->setTitleText(tr("compute overhead (× checkpoint-all)"));
+    y->setTitleText(tr("overhead (×)"));
     y->setRange(minOverhead * 0.95, maxOverhead * 1.05 + 0.05);
     y->setLabelFormat(QStringLiteral("%.2f"));
     c->addAxis(x, Qt::AlignBottom);
@@ -191,10 +197,15 @@ void ParetoPanel::showCurves()
         points->setBorderColor(colour.darker());
         points->setMarkerSize(9);
         line->setPen(QPen(colour, 1.5));
+        // The line follows the solver's Pareto front: the points no cheaper-in-memory point beats.
+        double bestOverhead = std::numeric_limits<double>::max();
         for (int r : rows) {
             const BudgetSweepRow& row = m_result->rows[std::size_t(r)];
-            line->append(double(row.peakBytes) / mib, row.overhead);
             points->append(double(row.peakBytes) / mib, row.overhead);
+            if (row.overhead < bestOverhead) {
+                bestOverhead = row.overhead;
+                line->append(double(row.peakBytes) / mib, row.overhead);
+            }
         }
         c->addSeries(line);
         c->addSeries(points);

@@ -1,6 +1,7 @@
 #pragma once
 // Budget vs compute overhead (issue 8 §6, Checkmate Fig. 4): the core's budget sweep, computed in
-// the background with progress and cancel, one curve per solver. Hovering a point shows its plan;
+// the background with progress and cancel, one curve per solver (its points, a line along its
+// Pareto front). Hovering a point shows its plan;
 // clicking a checkpoint plan makes it current (checkmate-milp's general schedules have no plan).
 #include "graph/Graph.h"
 #include "solvers/BudgetSweep.h"
