@@ -27,11 +27,15 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -59,7 +63,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_status(new QLabel(this)),
       m_profiler(new ProfileRunner(this)),
       m_profileProgress(new QProgressBar(this)),
-      m_profileCancel(new QPushButton(tr("Cancel profile"), this)),
+      m_profileCancel(new QPushButton(tr("Cancel"), this)),
       m_profileResult(new QLabel(this))
 {
     initExampleResources();
@@ -83,6 +87,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_profileCancel, &QPushButton::clicked, m_profiler, &ProfileRunner::cancel);
     connect(m_profiler, &ProfileRunner::message, this, [this](const QString& line) { statusBar()->showMessage(line, 5000); });
     connect(m_profiler, &ProfileRunner::finished, this, &MainWindow::onProfileFinished);
+    connect(m_profiler, &ProfileRunner::imported, this, &MainWindow::onImported);
     m_status->setText(tr("No graph loaded — File ▸ Open or File ▸ Examples"));
     createMenus();
     connect(m_document, &GraphDocument::graphChanged, this, &MainWindow::onGraphChanged);
@@ -168,6 +173,17 @@ void MainWindow::createMenus()
             openFile(path);
     });
     open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open &TorchScript model…"), this, [this] {
+        const QString model = QFileDialog::getOpenFileName(this, tr("Open TorchScript model"), QString(),
+                                                           tr("TorchScript (*.pt *.pth);;All files (*)"));
+        if (model.isEmpty())
+            return;
+        bool ok = false;
+        const QString shape = QInputDialog::getText(this, tr("Input shape"), tr("Input shape of %1:").arg(QFileInfo(model).fileName()),
+                                                    QLineEdit::Normal, ProfileDialog::rememberedInputShape(model), &ok);
+        if (ok)
+            importTorchModel(model, shape.trimmed());
+    })->setObjectName(QStringLiteral("importTorchAction"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     QMenu* examples = file->addMenu(tr("&Examples"));
     const QDir exampleDir(QStringLiteral(":/examples"));
@@ -354,23 +370,63 @@ bool MainWindow::startProfile(const ProfileRequest& request)
     if (error.isEmpty()) {
         // Shown first: a missing tool fails (and reports) inside start().
         m_profiledPlan = m_plan;
-        m_profileProgress->show();
-        m_profileCancel->show();
+        showToolRunning(true);
         statusBar()->showMessage(tr("Profiling %1 on %2…").arg(QFileInfo(request.model).fileName(), request.device));
         if (m_profiler->start(request, *graph, *m_plan, &error))
             return true;
-        m_profileProgress->hide();
-        m_profileCancel->hide();
+        showToolRunning(false);
     }
     showError(tr("Cannot profile"), error);
     return false;
 }
 
+void MainWindow::showToolRunning(bool running)
+{
+    m_profileProgress->setVisible(running);
+    m_profileCancel->setVisible(running);
+    if (!running)
+        statusBar()->clearMessage();
+}
+
+bool MainWindow::importTorchModel(const QString& model, const QString& inputShape)
+{
+    const QDir dir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/imported"));
+    QString error;
+    if (inputShape.isEmpty())
+        error = tr("Importing needs the model's input shape (e.g. 1x3x224x224).");
+    else if (!dir.mkpath(QStringLiteral(".")))
+        error = tr("%1: cannot create the folder").arg(dir.path());
+    if (error.isEmpty()) {
+        m_importingModel = QFileInfo(model).absoluteFilePath();
+        m_importingShape = inputShape;
+        showToolRunning(true);
+        statusBar()->showMessage(tr("Importing %1…").arg(QFileInfo(model).fileName()));
+        if (m_profiler->startImport(model, inputShape, dir.filePath(QFileInfo(model).completeBaseName() + QStringLiteral(".json")), &error))
+            return true;
+        showToolRunning(false);
+    }
+    showError(tr("Cannot import model"), error);
+    return false;
+}
+
+void MainWindow::onImported(const QString& graphFile, const QString& error)
+{
+    showToolRunning(false);
+    if (!error.isEmpty()) {
+        if (!m_profiler->wasCancelled())
+            showError(tr("Cannot import model"), tr("%1: %2").arg(m_importingModel, error));
+        return;
+    }
+    if (openFile(graphFile)) {
+        // Profile… then offers the model this graph came from.
+        QSettings().setValue(QStringLiteral("profile/lastModel"), m_importingModel);
+        ProfileDialog::rememberInputShape(m_importingModel, m_importingShape);
+    }
+}
+
 void MainWindow::onProfileFinished(const std::optional<ProfileTrace>& trace, const QString& error)
 {
-    m_profileProgress->hide();
-    m_profileCancel->hide();
-    statusBar()->clearMessage();
+    showToolRunning(false);
     QString problem = error;
     if (trace) {
         try {

@@ -63,6 +63,9 @@ public:
     // Profiles the current plan with ckptx-torch (Tools ▸ Profile… asks for the request);
     // false, with an error dialog, when there is no graph or plan or a profile is running.
     bool startProfile(const ProfileRequest& request);
+    // File ▸ Open TorchScript model…: `ckptx-torch import` in the background, then opens the graph
+    // (written under the app data folder) and remembers the model and input shape for Profile….
+    bool importTorchModel(const QString& model, const QString& inputShape);
 
     // Makes a plan current everywhere (normally by selecting a comparison row); nullptr clears.
     void setCurrentPlan(const Plan* plan);
@@ -88,6 +91,8 @@ private:
     void updateMemoryChart();
     void onTreeNodeSelected(int node);
     void onDagSelectionChanged();
+    void onImported(const QString& graphFile, const QString& error);
+    void showToolRunning(bool running);
     void onProfileFinished(const std::optional<ProfileTrace>& trace, const QString& error);
     void showError(const QString& title, const QString& message);
     void exportWith(const QString& title, const QString& filter, const std::function<bool(const QString&, QString*)>& write);
@@ -110,6 +115,7 @@ private:
     QPushButton* m_profileCancel;
     QLabel* m_profileResult;
     std::optional<Plan> m_profiledPlan;
+    QString m_importingModel, m_importingShape;
     std::optional<MeasuredOverlay> m_measured;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;

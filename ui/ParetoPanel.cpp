@@ -175,9 +175,9 @@ void ParetoPanel::showCurves()
     auto* x = new QValueAxis(c);
     x->setTitleText(tr("peak memory (MiB)"));
     minPeak = std::min(minPeak, maxPeak);
-    const double margin = std::max(maxPeak - minPeak, maxPeak * 0.05) * 0.06;
+    const double margin = std::max((maxPeak - minPeak) * 0.06, maxPeak * 0.02);
     x->setRange(std::max(0.0, (minPeak - margin) / mib), (maxPeak + margin) / mib);
-    x->setLabelFormat(QStringLiteral("%.3g"));
+    x->setLabelFormat(QStringLiteral("%.4g"));
     auto* y = new QValueAxis(c);
     y->setTitleText(tr("overhead (×)"));
     y->setRange(minOverhead * 0.95, maxOverhead * 1.05 + 0.05);

@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 
 #include <stdexcept>
+#include <utility>
 
 namespace ckpt::ui {
 
@@ -58,13 +59,35 @@ bool ProfileRunner::start(const ProfileRequest& request, const Graph& graph, con
         m_dir.reset();
         return false;
     }
+    m_importOutput.clear();
+    run({QStringLiteral("profile"), request.model, QStringLiteral("--graph"), graphFile, QStringLiteral("--plan"), planFile,
+         QStringLiteral("--input"), request.inputShape, QStringLiteral("--device"), request.device,
+         QStringLiteral("--iterations"), QString::number(request.iterations), QStringLiteral("-o"),
+         m_dir->filePath(QStringLiteral("trace.json"))});
+    return true;
+}
+
+bool ProfileRunner::startImport(const QString& model, const QString& inputShape, const QString& output, QString* error)
+{
+    if (m_process) {
+        *error = tr("ckptx-torch is already running.");
+        return false;
+    }
+    m_importOutput = output;
+    QFile::remove(output);  // so that a failed run cannot leave an older graph to be opened
+    run({QStringLiteral("import"), model, QStringLiteral("--input"), inputShape, QStringLiteral("-o"), output});
+    return true;
+}
+
+void ProfileRunner::run(const QStringList& args)
+{
     m_stderr.clear();
     m_cancelled = false;
     m_process = new QProcess(this);
     connect(m_process, &QProcess::finished, this, &ProfileRunner::onFinished);
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart)
-            onFailedToStart();
+            finish(std::nullopt, tr("Cannot run %1: %2").arg(QDir::toNativeSeparators(m_tool), m_process->errorString()));
     });
     connect(m_process, &QProcess::readyReadStandardError, this, [this] {
         const QString text = QString::fromLocal8Bit(m_process->readAllStandardError());
@@ -72,12 +95,7 @@ bool ProfileRunner::start(const ProfileRequest& request, const Graph& graph, con
         if (const QString line = lastLine(text); !line.isEmpty())
             Q_EMIT message(line);
     });
-    m_process->start(m_tool, {QStringLiteral("profile"), request.model, QStringLiteral("--graph"), graphFile,
-                              QStringLiteral("--plan"), planFile, QStringLiteral("--input"), request.inputShape,
-                              QStringLiteral("--device"), request.device, QStringLiteral("--iterations"),
-                              QString::number(request.iterations), QStringLiteral("-o"),
-                              m_dir->filePath(QStringLiteral("trace.json"))});
-    return true;
+    m_process->start(m_tool, args);
 }
 
 void ProfileRunner::cancel()
@@ -94,27 +112,34 @@ void ProfileRunner::waitForFinished()
         QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 50);
 }
 
-void ProfileRunner::onFailedToStart()
+QString ProfileRunner::failure(int exitCode, QProcess::ExitStatus status, const QString& output) const
 {
-    finish(std::nullopt, tr("Cannot run %1: %2").arg(QDir::toNativeSeparators(m_tool), m_process->errorString()));
+    const QString last = lastLine(m_stderr);
+    const QString detail = last.isEmpty() ? QString() : tr(": %1").arg(last);
+    if (m_cancelled)
+        return m_importOutput.isEmpty() ? tr("Profile cancelled.") : tr("Import cancelled.");
+    if (status == QProcess::CrashExit)
+        return tr("ckptx-torch crashed or was killed (out of memory?)%1").arg(detail);
+    // A profile exits 1 with a trace when the gradients differ: the trace is still worth showing (it says so).
+    const bool wrote = QFile::exists(output);
+    if (exitCode != 0 && !(exitCode == 1 && wrote && m_importOutput.isEmpty()))
+        return tr("ckptx-torch exited with code %1%2").arg(exitCode).arg(detail);
+    if (!wrote)
+        return tr("ckptx-torch wrote nothing (exit code %1)%2").arg(exitCode).arg(detail);
+    return QString();
 }
 
 void ProfileRunner::onFinished(int exitCode, QProcess::ExitStatus status)
 {
     m_stderr += QString::fromLocal8Bit(m_process->readAllStandardError());
-    const QString last = lastLine(m_stderr);
-    const QString detail = last.isEmpty() ? QString() : tr(": %1").arg(last);
-    if (m_cancelled)
-        return finish(std::nullopt, tr("Profile cancelled."));
-    if (status == QProcess::CrashExit)
-        return finish(std::nullopt, tr("ckptx-torch crashed or was killed (out of memory?)%1").arg(detail));
-    // Exit 1 with a trace is a gradient mismatch: the trace is still worth showing (it says so).
+    if (!m_importOutput.isEmpty())
+        return finish(std::nullopt, failure(exitCode, status, m_importOutput));
     const QString traceFile = m_dir->filePath(QStringLiteral("trace.json"));
+    if (const QString error = failure(exitCode, status, traceFile); !error.isEmpty())
+        return finish(std::nullopt, error);
     QFile file(traceFile);
-    if (exitCode != 0 && !(exitCode == 1 && file.exists()))
-        return finish(std::nullopt, tr("ckptx-torch exited with code %1%2").arg(exitCode).arg(detail));
     if (!file.open(QIODevice::ReadOnly))
-        return finish(std::nullopt, tr("ckptx-torch wrote no trace (exit code %1)%2").arg(exitCode).arg(detail));
+        return finish(std::nullopt, tr("Cannot read the trace: %1").arg(file.errorString()));
     try {
         return finish(parseTraceJson(file.readAll().toStdString(), traceFile.toStdString()), QString());
     } catch (const std::exception& e) {
@@ -130,7 +155,10 @@ void ProfileRunner::finish(const std::optional<ProfileTrace>& trace, const QStri
     m_process->deleteLater();
     m_process = nullptr;
     m_dir.reset();
-    Q_EMIT finished(trace, error);
+    if (const QString graphFile = std::exchange(m_importOutput, QString()); !graphFile.isEmpty())
+        Q_EMIT imported(error.isEmpty() ? graphFile : QString(), error);
+    else
+        Q_EMIT finished(trace, error);
 }
 
 }  // namespace ckpt::ui

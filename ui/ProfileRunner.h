@@ -1,8 +1,8 @@
 #pragma once
-// Runs `ckptx-torch profile` (issue 7 §4) as a subprocess, so a crash, a kill or an out-of-memory
-// run of LibTorch never takes the window down: the current graph and plan go to temporary files,
-// the trace comes back parsed, and any failure is one sentence naming the exit code and the
-// tool's last stderr line.
+// Runs `ckptx-torch profile` (issue 7 §4) and `ckptx-torch import` (issue 6 §2) as subprocesses,
+// so a crash, a kill or an out-of-memory run of LibTorch never takes the window down: the current
+// graph and plan go to temporary files, the trace comes back parsed, and any failure is one
+// sentence naming the exit code and the tool's last stderr line. One run at a time.
 #include "graph/Graph.h"
 #include "io/TraceJson.h"
 #include "solvers/Plan.h"
@@ -38,6 +38,8 @@ public:
 
     // Starts profiling `plan` on `graph`; false (with *error) when the inputs cannot be written.
     bool start(const ProfileRequest& request, const Graph& graph, const Plan& plan, QString* error);
+    // Imports a TorchScript model to the graph file `output`; false (with *error) when busy.
+    bool startImport(const QString& model, const QString& inputShape, const QString& output, QString* error);
     void cancel();
     bool isRunning() const { return m_process != nullptr; }
     // The last run ended by cancel() (its finished() then carries no error worth a dialog).
@@ -50,16 +52,21 @@ Q_SIGNALS:
     void message(const QString& line);
     // The trace on success; otherwise nullopt and what happened.
     void finished(const std::optional<ckpt::ProfileTrace>& trace, const QString& error);
+    // The graph file on success (error empty), else what happened.
+    void imported(const QString& graphFile, const QString& error);
 
 private:
+    void run(const QStringList& args);
     void onFinished(int exitCode, QProcess::ExitStatus status);
-    void onFailedToStart();
+    // What went wrong with the run that just ended, empty when it wrote `output`.
+    QString failure(int exitCode, QProcess::ExitStatus status, const QString& output) const;
     void finish(const std::optional<ProfileTrace>& trace, const QString& error);
 
     QString m_tool;
     QProcess* m_process = nullptr;
     std::unique_ptr<QTemporaryDir> m_dir;
     QString m_stderr;
+    QString m_importOutput;  // set while an import runs
     bool m_cancelled = false;
 };
 

@@ -133,22 +133,29 @@ private Q_SLOTS:
         QVERIFY(w.window.openFile(test::sourcePath(QStringLiteral("resources/examples/fig3.json"))));
     }
 
-    // End to end on a small TorchScript model: import, profile a plan, see the measured line.
+    // End to end on a small TorchScript model: import (File ▸ Open TorchScript model…), profile a
+    // plan, see the measured line.
     void overlayAfterAProfileRun()
     {
         const QString tool = test::binPath(QStringLiteral("ckptx-torch"));
         const QString model = QDir(modelDir()).filePath(QStringLiteral("residual.pt"));
         if (!QFileInfo::exists(tool) || !QFileInfo::exists(model))
             QSKIP("ckptx-torch or its test models are not built");
-        QTemporaryDir dir;
-        const QString graphFile = dir.filePath(QStringLiteral("residual.json"));
-        QCOMPARE(test::runTool(QStringLiteral("ckptx-torch"), {"import", model, "--input", "1x3x16x16", "-o", graphFile}).exitCode, 0);
         Window w;
-        QVERIFY(w.window.openFile(graphFile));
+        w.window.profiler()->setTool(tool);
+        // File ▸ Open TorchScript model…: a bogus model is reported, the real one opens.
+        QVERIFY(w.window.importTorchModel(QStringLiteral("/nonexistent/model.pt"), QStringLiteral("1x3x16x16")));
+        w.window.profiler()->waitForFinished();
+        QVERIFY(w.waitForErrorDialog());
+        QVERIFY(!w.window.document()->graph());
+        w.window.findChild<QMessageBox*>(QStringLiteral("errorDialog"))->close();
+        QVERIFY(w.window.importTorchModel(model, QStringLiteral("1x3x16x16")));
+        w.window.profiler()->waitForFinished();
+        QVERIFY(w.window.document()->graph());
         const Graph& g = *w.window.document()->graph();
+        QVERIFY(g.find("input").has_value());
         const Plan plan = planOf(g, {g.topologicalOrder()[std::size_t(g.vertexCount() / 2)]});
         w.window.setCurrentPlan(&plan);
-        w.window.profiler()->setTool(tool);
         QVERIFY(w.window.startProfile({model, QStringLiteral("1x3x16x16")}));
         w.window.profiler()->waitForFinished();
         QVERIFY2(w.window.measuredOverlay(), qPrintable(w.window.profileText()));
