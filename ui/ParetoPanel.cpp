@@ -1,6 +1,7 @@
 #include "ParetoPanel.h"
 
 #include "BackgroundTask.h"
+#include "Palette.h"
 #include "solvers/Solver.h"
 #include "theory/PlanEvaluation.h"
 #include "util/Units.h"
@@ -25,9 +26,6 @@
 namespace ckpt::ui {
 
 namespace {
-
-const QColor curveColours[] = {QColor(0x00, 0x72, 0xb2), QColor(0xd5, 0x5e, 0x00), QColor(0x00, 0x9e, 0x73),
-                               QColor(0xcc, 0x79, 0xa7), QColor(0x56, 0xb4, 0xe9), QColor(0xe6, 0x9f, 0x00)};
 
 QString baseSolver(const std::string& rowSolver)
 {
@@ -189,7 +187,7 @@ void ParetoPanel::showCurves()
         std::stable_sort(rows.begin(), rows.end(), [this](int a, int b) {
             return m_result->rows[std::size_t(a)].peakBytes < m_result->rows[std::size_t(b)].peakBytes;
         });
-        const QColor colour = curveColours[m_curves.size() % std::size(curveColours)];
+        const QColor colour = palette::seriesColour(int(m_curves.size()));
         auto* line = new QLineSeries(c);
         auto* points = new QScatterSeries(c);
         points->setName(rows.empty() ? tr("%1 (no point)").arg(solver) : solver);
