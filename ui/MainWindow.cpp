@@ -6,6 +6,8 @@
 #include "Export.h"
 #include "GraphDocument.h"
 #include "MemoryChart.h"
+#include "ParetoPanel.h"
+#include "ProfileDialog.h"
 #include "RecentFiles.h"
 #include "SolversPanel.h"
 #include "SweepPanel.h"
@@ -25,9 +27,15 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
+#include <QLineEdit>
 #include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -51,7 +59,12 @@ MainWindow::MainWindow(QWidget* parent)
       m_memory(new MemoryChart(this)),
       m_memoryModel(new QComboBox(this)),
       m_explain(new ExplainPanel(this)),
-      m_status(new QLabel(this))
+      m_pareto(new ParetoPanel(this)),
+      m_status(new QLabel(this)),
+      m_profiler(new ProfileRunner(this)),
+      m_profileProgress(new QProgressBar(this)),
+      m_profileCancel(new QPushButton(tr("Cancel"), this)),
+      m_profileResult(new QLabel(this))
 {
     initExampleResources();
     setWindowTitle(tr("Checkpoint Explorer"));
@@ -64,11 +77,23 @@ MainWindow::MainWindow(QWidget* parent)
     setCentralWidget(m_dagPanel);
     createDocks();
     statusBar()->addPermanentWidget(m_status, 1);
+    m_profileProgress->setRange(0, 0);  // the tool reports no fraction: busy
+    m_profileProgress->setMaximumWidth(160);
+    m_profileCancel->setObjectName(QStringLiteral("profileCancel"));
+    statusBar()->addPermanentWidget(m_profileProgress);
+    statusBar()->addPermanentWidget(m_profileCancel);
+    m_profileProgress->hide();
+    m_profileCancel->hide();
+    connect(m_profileCancel, &QPushButton::clicked, m_profiler, &ProfileRunner::cancel);
+    connect(m_profiler, &ProfileRunner::message, this, [this](const QString& line) { statusBar()->showMessage(line, 5000); });
+    connect(m_profiler, &ProfileRunner::finished, this, &MainWindow::onProfileFinished);
+    connect(m_profiler, &ProfileRunner::imported, this, &MainWindow::onImported);
     m_status->setText(tr("No graph loaded — File ▸ Open or File ▸ Examples"));
     createMenus();
     connect(m_document, &GraphDocument::graphChanged, this, &MainWindow::onGraphChanged);
     connect(m_dagPanel, &DagPanel::layoutReady, this, &MainWindow::onLayoutReady);
     connect(m_solvers, &SolversPanel::planSelected, this, &MainWindow::setCurrentPlan);
+    connect(m_pareto, &ParetoPanel::planChosen, this, [this](const Plan& plan) { setCurrentPlan(&plan); });
     connect(m_sweep, &SweepPanel::entryChanged, this, &MainWindow::onSweepEntry);
     connect(m_tree, &DivisionTreeView::nodeSelected, this, &MainWindow::onTreeNodeSelected);
     connect(dagView(), &DagView::vertexSelectionChanged, this, &MainWindow::onDagSelectionChanged);
@@ -106,6 +131,11 @@ void MainWindow::createDocks()
     memoryTools->addStretch(1);
     memoryColumn->addLayout(memoryTools);
     memoryColumn->addWidget(m_memory, 1);
+    m_profileResult->setObjectName(QStringLiteral("profileResult"));
+    m_profileResult->setWordWrap(true);
+    m_profileResult->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_profileResult->hide();
+    memoryColumn->addWidget(m_profileResult);
     m_memoryModel->setObjectName(QStringLiteral("memoryModel"));
     m_memoryModel->setToolTip(tr("chen: checkpoints kept, segments re-forwarded whole (Chen et al.); "
                                  "pytorch: tensors freed when no longer needed (Hong et al. Alg. 4)"));
@@ -119,10 +149,12 @@ void MainWindow::createDocks()
     QDockWidget* tree = addDock(tr("Division tree"), QStringLiteral("treeDock"), m_tree, Qt::BottomDockWidgetArea);
     QDockWidget* sweep = addDock(tr("C sweep"), QStringLiteral("sweepDock"), m_sweep, Qt::BottomDockWidgetArea);
     QDockWidget* chart = addDock(tr("Memory"), QStringLiteral("memoryDock"), memory, Qt::BottomDockWidgetArea);
+    QDockWidget* pareto = addDock(tr("Budget sweep"), QStringLiteral("paretoDock"), m_pareto, Qt::BottomDockWidgetArea);
     QDockWidget* vertices = addDock(tr("Vertices"), QStringLiteral("verticesDock"), m_vertexTable, Qt::BottomDockWidgetArea);
     splitDockWidget(tree, sweep, Qt::Horizontal);
     tabifyDockWidget(sweep, chart);
-    tabifyDockWidget(chart, vertices);
+    tabifyDockWidget(chart, pareto);
+    tabifyDockWidget(pareto, vertices);
     sweep->raise();
     resizeDocks({solvers}, {560}, Qt::Horizontal);
     resizeDocks({tree}, {340}, Qt::Vertical);
@@ -141,6 +173,17 @@ void MainWindow::createMenus()
             openFile(path);
     });
     open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open &TorchScript model…"), this, [this] {
+        const QString model = QFileDialog::getOpenFileName(this, tr("Open TorchScript model"), QString(),
+                                                           tr("TorchScript (*.pt *.pth);;All files (*)"));
+        if (model.isEmpty())
+            return;
+        bool ok = false;
+        const QString shape = QInputDialog::getText(this, tr("Input shape"), tr("Input shape of %1:").arg(QFileInfo(model).fileName()),
+                                                    QLineEdit::Normal, ProfileDialog::rememberedInputShape(model), &ok);
+        if (ok)
+            importTorchModel(model, shape.trimmed());
+    })->setObjectName(QStringLiteral("importTorchAction"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     QMenu* examples = file->addMenu(tr("&Examples"));
     const QDir exampleDir(QStringLiteral(":/examples"));
@@ -180,6 +223,17 @@ void MainWindow::createMenus()
     m_viewMenu->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         m_viewMenu->addAction(dock->toggleViewAction());
+
+    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    QAction* profile = tools->addAction(tr("&Profile…"), this, [this] {
+        ProfileDialog dialog(this);
+        if (dialog.exec() != QDialog::Accepted)
+            return;
+        dialog.remember();
+        startProfile(dialog.request());
+    });
+    profile->setObjectName(QStringLiteral("profileAction"));
+    profile->setToolTip(tr("Measure the current plan's training step with ckptx-torch and draw it over the predictions"));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About"), this, [this] {
@@ -228,7 +282,11 @@ void MainWindow::onGraphChanged()
     m_vertexTable->resizeColumnsToContents();
     m_dagPanel->setGraph(graph);
     m_solvers->setGraph(graph);
+    m_pareto->setGraph(graph);
     m_sweep->setSweep(std::nullopt);
+    m_profiler->cancel();
+    m_measured.reset();
+    m_profileResult->hide();
     m_memory->setTimelines({});
     setDivisionTree(makeTreeDisplay(*graph, DivisionTree::build(*graph)));
     setWindowTitle(tr("%1 — Checkpoint Explorer").arg(m_document->displayName()));
@@ -291,7 +349,111 @@ void MainWindow::updateMemoryChart()
     if (graph)
         for (const Plan* plan : plans)
             timelines.push_back(makeMemoryTimeline(*graph, *plan, MemoryModel(m_memoryModel->currentData().toInt())));
+    if (m_measured)
+        timelines.push_back(m_measured->measured);
     m_memory->setTimelines(std::move(timelines));
+}
+
+QString MainWindow::profileText() const
+{
+    return m_profileResult->isHidden() ? QString() : m_profileResult->text();
+}
+
+bool MainWindow::startProfile(const ProfileRequest& request)
+{
+    const Graph* graph = m_document->graph().get();
+    QString error;
+    if (!graph || !m_plan)
+        error = tr("Select a plan to profile first (solve, then pick a row of the comparison).");
+    else if (request.model.isEmpty() || request.inputShape.isEmpty())
+        error = tr("Profiling needs the model file and its input shape.");
+    if (error.isEmpty()) {
+        // Shown first: a missing tool fails (and reports) inside start().
+        m_profiledPlan = m_plan;
+        showToolRunning(true);
+        statusBar()->showMessage(tr("Profiling %1 on %2…").arg(QFileInfo(request.model).fileName(), request.device));
+        if (m_profiler->start(request, *graph, *m_plan, &error))
+            return true;
+        showToolRunning(false);
+    }
+    showError(tr("Cannot profile"), error);
+    return false;
+}
+
+void MainWindow::showToolRunning(bool running)
+{
+    m_profileProgress->setVisible(running);
+    m_profileCancel->setVisible(running);
+    if (!running)
+        statusBar()->clearMessage();
+}
+
+bool MainWindow::importTorchModel(const QString& model, const QString& inputShape)
+{
+    const QDir dir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/imported"));
+    QString error;
+    if (inputShape.isEmpty())
+        error = tr("Importing needs the model's input shape (e.g. 1x3x224x224).");
+    else if (!dir.mkpath(QStringLiteral(".")))
+        error = tr("%1: cannot create the folder").arg(dir.path());
+    if (error.isEmpty()) {
+        m_importingModel = QFileInfo(model).absoluteFilePath();
+        m_importingShape = inputShape;
+        showToolRunning(true);
+        statusBar()->showMessage(tr("Importing %1…").arg(QFileInfo(model).fileName()));
+        if (m_profiler->startImport(model, inputShape, dir.filePath(QFileInfo(model).completeBaseName() + QStringLiteral(".json")), &error))
+            return true;
+        showToolRunning(false);
+    }
+    showError(tr("Cannot import model"), error);
+    return false;
+}
+
+void MainWindow::onImported(const QString& graphFile, const QString& error)
+{
+    showToolRunning(false);
+    if (!error.isEmpty()) {
+        if (!m_profiler->wasCancelled())
+            showError(tr("Cannot import model"), tr("%1: %2").arg(m_importingModel, error));
+        return;
+    }
+    if (openFile(graphFile)) {
+        // Profile… then offers the model this graph came from.
+        QSettings().setValue(QStringLiteral("profile/lastModel"), m_importingModel);
+        ProfileDialog::rememberInputShape(m_importingModel, m_importingShape);
+    }
+}
+
+void MainWindow::onProfileFinished(const std::optional<ProfileTrace>& trace, const QString& error)
+{
+    showToolRunning(false);
+    QString problem = error;
+    if (trace) {
+        try {
+            m_measured = makeMeasuredOverlay(*m_document->graph(), *m_profiledPlan, *trace);
+        } catch (const std::invalid_argument& e) {
+            problem = tr("The trace does not fit this graph (was it imported from this model?): %1")
+                          .arg(QString::fromStdString(e.what()));
+        }
+    }
+    if (!problem.isEmpty()) {
+        m_profileResult->setText(tr("Profile failed: %1").arg(problem));
+        m_profileResult->show();
+        if (!m_profiler->wasCancelled())
+            showError(tr("Profile failed"), problem);
+        return;
+    }
+    QString text = tr("Measured (%1, %2 iteration(s)) vs predicted — %3")
+                       .arg(QString::fromStdString(trace->device))
+                       .arg(trace->iterations)
+                       .arg(describeErrors(m_measured->errors));
+    if (!trace->gradientsMatch)
+        text += tr("<br><b>Gradients differ</b>: %1").arg(QString::fromStdString(trace->mismatch).toHtmlEscaped());
+    m_profileResult->setText(text);
+    m_profileResult->show();
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("memoryDock")))
+        dock->raise();
+    updateMemoryChart();
 }
 
 void MainWindow::onSweepEntry(int entry)
@@ -383,7 +545,7 @@ bool MainWindow::saveScreenshots(const QString& dir, QString* error)
     const std::pair<QString, QWidget*> views[] = {
         {QStringLiteral("window"), this},     {QStringLiteral("dag"), m_dagPanel},      {QStringLiteral("solvers"), m_solvers},
         {QStringLiteral("sweep"), m_sweep},   {QStringLiteral("tree"), m_tree},          {QStringLiteral("memory"), m_memory->parentWidget()},
-        {QStringLiteral("explain"), m_explain}};
+        {QStringLiteral("explain"), m_explain}, {QStringLiteral("pareto"), m_pareto}};
     for (const auto& [name, widget] : views) {
         // A tabbed dock only paints its front tab: bring the view's dock forward first.
         for (QWidget* w = widget; w; w = w->parentWidget())

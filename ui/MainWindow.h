@@ -3,6 +3,8 @@
 // chart and the vertex table in docks. Selecting a plan, a tree node, a sweep step or DAG vertices
 // updates every view (MainWindow only routes; the views show what the core computed).
 #include "DivisionTreeView.h"
+#include "MeasuredOverlay.h"
+#include "ProfileRunner.h"
 #include "memory/MemoryProfile.h"
 #include "solvers/Plan.h"
 
@@ -15,6 +17,8 @@ class QComboBox;
 class QDockWidget;
 class QLabel;
 class QMenu;
+class QProgressBar;
+class QPushButton;
 class QTableView;
 
 namespace ckpt::ui {
@@ -24,6 +28,7 @@ class DagView;
 class ExplainPanel;
 class GraphDocument;
 class MemoryChart;
+class ParetoPanel;
 class SolversPanel;
 class SweepPanel;
 class VertexTableModel;
@@ -46,8 +51,21 @@ public:
     DivisionTreeView* treeView() const { return m_tree; }
     MemoryChart* memoryChart() const { return m_memory; }
     ExplainPanel* explainPanel() const { return m_explain; }
+    ParetoPanel* paretoPanel() const { return m_pareto; }
     const Plan* currentPlan() const { return m_plan ? &*m_plan : nullptr; }
     QString statusText() const;
+    ProfileRunner* profiler() const { return m_profiler; }
+    // The last profile of this graph drawn over the predictions, nullptr when none.
+    const MeasuredOverlay* measuredOverlay() const { return m_measured ? &*m_measured : nullptr; }
+    // Each memory model's error against the measured step (or what went wrong with the profile).
+    QString profileText() const;
+
+    // Profiles the current plan with ckptx-torch (Tools ▸ Profile… asks for the request);
+    // false, with an error dialog, when there is no graph or plan or a profile is running.
+    bool startProfile(const ProfileRequest& request);
+    // File ▸ Open TorchScript model…: `ckptx-torch import` in the background, then opens the graph
+    // (written under the app data folder) and remembers the model and input shape for Profile….
+    bool importTorchModel(const QString& model, const QString& inputShape);
 
     // Makes a plan current everywhere (normally by selecting a comparison row); nullptr clears.
     void setCurrentPlan(const Plan* plan);
@@ -73,6 +91,9 @@ private:
     void updateMemoryChart();
     void onTreeNodeSelected(int node);
     void onDagSelectionChanged();
+    void onImported(const QString& graphFile, const QString& error);
+    void showToolRunning(bool running);
+    void onProfileFinished(const std::optional<ProfileTrace>& trace, const QString& error);
     void showError(const QString& title, const QString& message);
     void exportWith(const QString& title, const QString& filter, const std::function<bool(const QString&, QString*)>& write);
     QDockWidget* addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area);
@@ -87,7 +108,15 @@ private:
     MemoryChart* m_memory;
     QComboBox* m_memoryModel;
     ExplainPanel* m_explain;
+    ParetoPanel* m_pareto;
     QLabel* m_status;
+    ProfileRunner* m_profiler;
+    QProgressBar* m_profileProgress;
+    QPushButton* m_profileCancel;
+    QLabel* m_profileResult;
+    std::optional<Plan> m_profiledPlan;
+    QString m_importingModel, m_importingShape;
+    std::optional<MeasuredOverlay> m_measured;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
     std::optional<Plan> m_plan;

@@ -17,9 +17,6 @@ namespace ckpt::ui {
 
 namespace {
 
-const QColor lineColours[] = {QColor(0x00, 0x72, 0xb2), QColor(0xd5, 0x5e, 0x00), QColor(0x00, 0x9e, 0x73),
-                              QColor(0xcc, 0x79, 0xa7), QColor(0x56, 0xb4, 0xe9), QColor(0xe6, 0x9f, 0x00)};
-
 QString csvField(QString s)
 {
     if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')))
@@ -109,10 +106,10 @@ void MemoryChart::setTimelines(std::vector<MemoryTimeline> timelines)
     }
     for (std::size_t t = 0; t < m_timelines.size(); ++t) {
         const MemoryTimeline& timeline = m_timelines[t];
-        const QColor colour = lineColours[t % std::size(lineColours)];
+        const QColor colour = palette::seriesColour(int(t));
         auto* line = new QLineSeries(c);
         line->setName(timeline.label);
-        line->setPen(QPen(colour, 2));
+        line->setPen(QPen(colour, 2, timeline.measured ? Qt::DashLine : Qt::SolidLine));
         line->setPointsVisible(timeline.peakBytes.size() <= 80);
         std::size_t peak = 0;
         for (std::size_t i = 0; i < timeline.peakBytes.size(); ++i) {
@@ -138,7 +135,9 @@ void MemoryChart::setTimelines(std::vector<MemoryTimeline> timelines)
             mark->attachAxis(y);
         }
     }
+    const bool measured = std::any_of(m_timelines.begin(), m_timelines.end(), [](const MemoryTimeline& t) { return t.measured; });
     c->setTitle(m_timelines.empty() ? tr("Memory: select a plan (and a simulator) to see its timeline")
+                : measured          ? tr("Predicted and measured memory per training phase")
                                     : tr("Predicted memory per training phase"));
 }
 

@@ -1,7 +1,7 @@
 #pragma once
-// Predicted (later also measured) memory over the training-phase index, one line per plan: the
-// peak within each phase, backward phases shaded, each line's peak marked; hovering a point shows
-// the phase, its bytes and the tensors live at that peak. No animations.
+// Predicted (and measured: a ckptx-torch profile, dashed) memory over the training-phase index, one
+// line per plan: the peak within each phase, backward phases shaded, each line's peak marked;
+// hovering a point shows the phase, its bytes and the tensors live at that peak. No animations.
 #include <QChartView>
 #include <QStringList>
 
@@ -19,6 +19,7 @@ struct MemoryTimeline {
     std::vector<std::int64_t> peakBytes;  // peak within each phase
     std::vector<bool> backward;           // the phase belongs to the backward pass
     std::vector<QStringList> liveAtPeak;  // the tensors live at that peak
+    bool measured = false;                // a profiled step, not a prediction
 };
 
 class MemoryChart : public QChartView {

@@ -34,4 +34,11 @@ QString swatch(const QColor& colour, const QString& label)
         .arg(colour.name(), label.toHtmlEscaped());
 }
 
+QColor seriesColour(int i)
+{
+    static const QColor colours[] = {QColor(0x00, 0x72, 0xb2), QColor(0xd5, 0x5e, 0x00), QColor(0x00, 0x9e, 0x73),
+                                     QColor(0xcc, 0x79, 0xa7), QColor(0x56, 0xb4, 0xe9), QColor(0xe6, 0x9f, 0x00)};
+    return colours[std::size_t(i) % std::size(colours)];
+}
+
 }  // namespace ckpt::ui::palette

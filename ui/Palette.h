@@ -17,6 +17,9 @@ QColor searchMatch();
 QColor edge();
 QColor text();
 
+// Chart lines (one per plan or solver), Okabe & Ito; cycles.
+QColor seriesColour(int i);
+
 // Division-tree node kinds.
 QColor linearFill();
 QColor branchFill();

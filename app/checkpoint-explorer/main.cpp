@@ -5,6 +5,7 @@
 #include "Export.h"
 #include "GraphDocument.h"
 #include "MainWindow.h"
+#include "ParetoPanel.h"
 #include "SolversPanel.h"
 
 #include <QApplication>
@@ -35,8 +36,9 @@ int nodeToShow(const ckpt::ui::TreeDisplay& tree)
 }
 
 // --screenshot: lay the graph out, run the solvers, show a plan (one with a sweep when there is
-// one), render each view; then select an IS in the tree and render the highlighted DAG.
-int takeScreenshots(ckpt::ui::MainWindow& window, const QString& dir, const QStringList& solvers)
+// one) and the budget sweep, render each view; then select an IS in the tree and render the highlighted DAG.
+int takeScreenshots(ckpt::ui::MainWindow& window, const QString& dir, const QStringList& solvers,
+                    const ckpt::ui::ProfileRequest& profile)
 {
     window.dagPanel()->waitForLayout();
     if (window.document()->graph()) {
@@ -44,9 +46,13 @@ int takeScreenshots(ckpt::ui::MainWindow& window, const QString& dir, const QStr
             window.solversPanel()->setSelectedSolvers(solvers);
         window.solversPanel()->run();
         window.solversPanel()->waitForFinished();
+        window.paretoPanel()->compute();
+        window.paretoPanel()->waitForFinished();
     }
     if (const int row = rowToShow(*window.solversPanel()); row >= 0)
         window.solversPanel()->selectRow(row);
+    if (!profile.model.isEmpty() && window.startProfile(profile))  // the measured overlay too
+        window.profiler()->waitForFinished();
     QApplication::processEvents();
     QString error;
     bool ok = window.saveScreenshots(dir, &error);
@@ -91,8 +97,16 @@ int main(int argc, char** argv)
     QCommandLineOption solvers(QStringLiteral("solvers"),
                                QStringLiteral("Comma-separated solvers to run for --screenshot (default: all)."),
                                QStringLiteral("NAMES"));
+    QCommandLineOption profile(QStringLiteral("profile"),
+                               QStringLiteral("With --screenshot: profile the shown plan on this TorchScript model "
+                                              "(the one GRAPH was imported from) and overlay the measurement."),
+                               QStringLiteral("MODEL.pt"));
+    QCommandLineOption input(QStringLiteral("input"), QStringLiteral("The --profile model's input shape (1x3x224x224)."),
+                             QStringLiteral("SHAPE"));
     parser.addOption(screenshot);
     parser.addOption(solvers);
+    parser.addOption(profile);
+    parser.addOption(input);
     parser.process(app);
 
     ckpt::ui::MainWindow window;
@@ -103,7 +117,10 @@ int main(int argc, char** argv)
         const QString dir = parser.value(screenshot);
         const QStringList names = parser.value(solvers).split(QLatin1Char(','), Qt::SkipEmptyParts);
         // Let the window lay itself out before grabbing it.
-        QTimer::singleShot(200, &window, [&window, dir, names] { QApplication::exit(takeScreenshots(window, dir, names)); });
+        const ckpt::ui::ProfileRequest request{parser.value(profile), parser.value(input)};
+        QTimer::singleShot(200, &window, [&window, dir, names, request] {
+            QApplication::exit(takeScreenshots(window, dir, names, request));
+        });
     }
     return app.exec();
 }

@@ -122,14 +122,17 @@ BudgetSweepResult budgetSweep(const Graph& graph, const BudgetSweepSettings& set
             SolverOptions options;
             options.cancel = settings.cancel;
             const Plan plan = solver->solve(forward, options);
-            if (plan.sweep) {
+            auto planPoint = [&](const std::string& label, const std::vector<VertexIndex>& checkpoints) {
+                BudgetSweepRow row = point(label, baselineSchedule(g, training, forward, checkpoints, result.fixedBytes),
+                                           "ok", secondsSince(start));
+                for (VertexIndex v : checkpoints)
+                    row.checkpoints.push_back(forward.vertex(v).id);
+                result.rows.push_back(std::move(row));
+            };
+            if (plan.sweep)
                 for (const SweepEntry& e : plan.sweep->entries)
-                    result.rows.push_back(point(name + " (C=" + std::to_string(e.c) + ")",
-                                                baselineSchedule(g, training, forward, e.checkpoints, result.fixedBytes),
-                                                "ok", secondsSince(start)));
-            }
-            result.rows.push_back(point(name, baselineSchedule(g, training, forward, plan.checkpoints(), result.fixedBytes),
-                                        "ok", secondsSince(start)));
+                    planPoint(name + " (C=" + std::to_string(e.c) + ")", e.checkpoints);
+            planPoint(name, plan.checkpoints());
         } catch (const SolverError& e) {
             result.rows.push_back(failure(name, "error", e.what()));
         }

@@ -25,6 +25,9 @@ struct BudgetSweepRow {
     std::string status;  // "ok", "optimal", "time limit (gap 3.1%)", "infeasible", "unknown solver", "error"
     std::string error;   // why there is no point, in plain words
     double seconds = 0;
+    // The checkpoint plan's vertex ids (heuristic rows); empty for checkmate-milp, whose general
+    // schedules recompute freely and are not checkpoint plans.
+    std::vector<std::string> checkpoints;
     bool hasPoint() const { return error.empty(); }
 };
 

@@ -1,0 +1,180 @@
+// Tools ▸ Profile…: ckptx-torch runs as a subprocess, its measured step is drawn over the
+// predictions with each memory model's error, and a failed run leaves the window working.
+#include "GraphDocument.h"
+#include "MainWindow.h"
+#include "MeasuredOverlay.h"
+#include "MemoryChart.h"
+#include "ProfileRunner.h"
+#include "TestData.h"
+#include "ToolRun.h"
+#include "solvers/Comparison.h"
+#include "theory/PlanEvaluation.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QLineSeries>
+#include <QMessageBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace ckpt;
+using namespace ckpt::ui;
+
+namespace {
+
+Plan planOf(const Graph& g, const std::vector<VertexIndex>& checkpoints)
+{
+    Plan p;
+    p.solver = "by hand";
+    p.evaluation = evaluate(g, checkpoints);
+    return p;
+}
+
+// A trace whose checkpointed step measured exactly what the chen model predicts, plus weights.
+ProfileTrace traceMatching(const Graph& g, const Plan& plan, std::int64_t weights)
+{
+    const MemoryProfile predicted = simulateMemory(g, plan, MemoryModel::Chen, false);
+    ProfileTrace t;
+    t.device = "cpu";
+    for (VertexIndex v : g.topologicalOrder())
+        t.vertices.push_back(g.vertex(v).id);
+    const int n = g.vertexCount();  // the trace's N (the input is its forward phase 1)
+    const std::int64_t input = g.bytes(g.topologicalOrder().front());
+    t.baselineBytes = weights + input;
+    t.checkpointed.phases.resize(std::size_t(2 * n + 2));
+    for (int i = 0; i < 2 * n + 2; ++i)
+        t.checkpointed.phases[std::size_t(i)] = {i, weights, weights};
+    // Simulated phase p is the trace's phase p+1 forward, 2n−(2(n−1)+1−p) backward (TraceComparison.h).
+    for (const PhaseMemory& p : predicted.phases) {
+        const int sn = n - 1;
+        const int index = p.index == 0 ? 0 : p.index <= sn ? p.index + 1 : p.index <= 2 * sn ? 2 * n - (2 * sn + 1 - p.index) : 2 * n + 1;
+        t.checkpointed.phases[std::size_t(index)] = {index, p.endBytes + weights, p.peakBytes + weights + 7};
+    }
+    return t;
+}
+
+QString modelDir()
+{
+    return QFileInfo(test::binPath(QStringLiteral("ckptx-torch"))).dir().filePath(QStringLiteral("../models"));
+}
+
+struct Window {
+    MainWindow window;
+    Window() { window.show(); }
+    bool waitForErrorDialog()
+    {
+        return QTest::qWaitFor([this] { return window.findChild<QMessageBox*>(QStringLiteral("errorDialog")) != nullptr; }, 5000);
+    }
+};
+
+}  // namespace
+
+class TestProfile : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init() { QStandardPaths::setTestModeEnabled(true); }
+
+    // The measured line is the trace less the baseline (weights), on the simulators' phases:
+    // a trace that measured the chen prediction gives chen's line back and a 0 % error.
+    void overlayOfAMatchingTrace()
+    {
+        const Graph g = test::makeGraph({100, 400, 200, 300}, {{0, 1}, {1, 2}, {2, 3}, {0, 2}});
+        const Plan plan = planOf(g, {1});
+        const MeasuredOverlay overlay = makeMeasuredOverlay(g, plan, traceMatching(g, plan, 5000));
+        const MemoryProfile chen = simulateMemory(g, plan, MemoryModel::Chen, false);
+        QVERIFY(overlay.measured.measured);
+        QCOMPARE(overlay.measured.endBytes.size(), chen.phases.size());
+        for (std::size_t i = 0; i < chen.phases.size(); ++i) {
+            QCOMPARE(overlay.measured.endBytes[i], chen.phases[i].endBytes);
+            QCOMPARE(overlay.measured.peakBytes[i], chen.phases[i].peakBytes + 7);
+        }
+        QCOMPARE(overlay.errors.size(), allMemoryModels().size());
+        QCOMPARE(overlay.errors.front().model, MemoryModel::Chen);
+        QCOMPARE(overlay.errors.front().comparison.meanAbsErrorPercent, 0.0);
+        QVERIFY(describeErrors(overlay.errors).contains(QStringLiteral("chen: mean |error| 0.0 %")));
+        // A trace of another graph is refused, not drawn.
+        const Graph other = test::makeChain({10, 20, 30});
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeMeasuredOverlay(other, planOf(other, {}), traceMatching(g, plan, 0)));
+    }
+
+    void failedRunsLeaveTheWindowWorking_data()
+    {
+        QTest::addColumn<bool>("missingTool");
+        QTest::newRow("ckptx-torch missing") << true;
+        QTest::newRow("bogus model") << false;
+    }
+    void failedRunsLeaveTheWindowWorking()
+    {
+        QFETCH(bool, missingTool);
+        const QString tool = missingTool ? QStringLiteral("/nonexistent/ckptx-torch") : test::binPath(QStringLiteral("ckptx-torch"));
+        if (!missingTool && !QFileInfo::exists(tool))
+            QSKIP("ckptx-torch is not built (CKPT_BUILD_TORCH off)");
+        Window w;
+        QVERIFY(w.window.openFile(test::sourcePath(QStringLiteral("resources/examples/residual.json"))));
+        const Graph& g = *w.window.document()->graph();
+        const Plan plan = planOf(g, {});
+        w.window.setCurrentPlan(&plan);
+        w.window.profiler()->setTool(tool);
+        QVERIFY(w.window.startProfile({QStringLiteral("/nonexistent/model.pt"), QStringLiteral("1x3x16x16")}));
+        w.window.profiler()->waitForFinished();
+        QVERIFY(w.waitForErrorDialog());
+        auto* box = w.window.findChild<QMessageBox*>(QStringLiteral("errorDialog"));
+        QVERIFY2(box->text().contains(missingTool ? QStringLiteral("Cannot run") : QStringLiteral("exited with code 1")),
+                 qPrintable(box->text()));
+        QVERIFY(w.window.profileText().startsWith(QStringLiteral("Profile failed")));
+        QVERIFY(!w.window.measuredOverlay());
+        box->close();
+        // Still usable: another profile starts, another graph opens.
+        QVERIFY(w.window.startProfile({QStringLiteral("/nonexistent/model.pt"), QStringLiteral("1x3x16x16")}));
+        w.window.profiler()->cancel();
+        w.window.profiler()->waitForFinished();
+        QVERIFY(!w.window.profiler()->isRunning());
+        QVERIFY(w.window.openFile(test::sourcePath(QStringLiteral("resources/examples/fig3.json"))));
+    }
+
+    // End to end on a small TorchScript model: import (File ▸ Open TorchScript model…), profile a
+    // plan, see the measured line.
+    void overlayAfterAProfileRun()
+    {
+        const QString tool = test::binPath(QStringLiteral("ckptx-torch"));
+        const QString model = QDir(modelDir()).filePath(QStringLiteral("residual.pt"));
+        if (!QFileInfo::exists(tool) || !QFileInfo::exists(model))
+            QSKIP("ckptx-torch or its test models are not built");
+        Window w;
+        w.window.profiler()->setTool(tool);
+        // File ▸ Open TorchScript model…: a bogus model is reported, the real one opens.
+        QVERIFY(w.window.importTorchModel(QStringLiteral("/nonexistent/model.pt"), QStringLiteral("1x3x16x16")));
+        w.window.profiler()->waitForFinished();
+        QVERIFY(w.waitForErrorDialog());
+        QVERIFY(!w.window.document()->graph());
+        w.window.findChild<QMessageBox*>(QStringLiteral("errorDialog"))->close();
+        QVERIFY(w.window.importTorchModel(model, QStringLiteral("1x3x16x16")));
+        w.window.profiler()->waitForFinished();
+        QVERIFY(w.window.document()->graph());
+        const Graph& g = *w.window.document()->graph();
+        QVERIFY(g.find("input").has_value());
+        const Plan plan = planOf(g, {g.topologicalOrder()[std::size_t(g.vertexCount() / 2)]});
+        w.window.setCurrentPlan(&plan);
+        QVERIFY(w.window.startProfile({model, QStringLiteral("1x3x16x16")}));
+        w.window.profiler()->waitForFinished();
+        QVERIFY2(w.window.measuredOverlay(), qPrintable(w.window.profileText()));
+        QVERIFY2(w.window.profileText().contains(QStringLiteral("pytorch: mean |error|")), qPrintable(w.window.profileText()));
+        const MemoryChart* chart = w.window.memoryChart();
+        const auto& timelines = chart->timelines();
+        QCOMPARE(timelines.size(), std::size_t(2));  // the plan's prediction and the measured step
+        QVERIFY(!timelines.front().measured);
+        QVERIFY(timelines.back().measured);
+        const MemoryTimeline& measured = w.window.measuredOverlay()->measured;
+        const QLineSeries* line = chart->peakSeries(1);
+        QCOMPARE(line->count(), int(measured.peakBytes.size()));
+        QCOMPARE(std::size_t(line->count()), std::size_t(2 * g.vertexCount()));
+        for (int i = 0; i < line->count(); ++i)
+            QCOMPARE(line->at(i).y() * chart->unitBytes(), double(measured.peakBytes[std::size_t(i)]));
+        for (const ModelError& e : w.window.measuredOverlay()->errors)
+            QCOMPARE(e.comparison.phases.size(), measured.endBytes.size());
+    }
+};
+
+QTEST_MAIN(TestProfile)
+#include "tst_profile.moc"

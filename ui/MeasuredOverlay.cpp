@@ -1,0 +1,48 @@
+#include "MeasuredOverlay.h"
+
+#include "solvers/Comparison.h"
+
+namespace ckpt::ui {
+
+MeasuredOverlay makeMeasuredOverlay(const Graph& graph, const Plan& plan, const ProfileTrace& trace)
+{
+    MeasuredOverlay overlay;
+    for (MemoryModel model : allMemoryModels()) {
+        const MemoryProfile predicted = simulateMemory(graph, plan, model, false);
+        overlay.errors.push_back({model, compareWithTrace(graph, predicted, trace, trace.checkpointed)});
+    }
+    // The measured line uses the comparison's phase matching and byte offset, so it shows exactly
+    // the numbers the errors are computed from; a phase's peak is shifted by the same offset.
+    const TraceComparison& c = overlay.errors.front().comparison;
+    const int n = graph.vertexCount() - 1;
+    MemoryTimeline& t = overlay.measured;
+    t.label = QObject::tr("measured · %1 (%2)").arg(QString::fromStdString(plan.solver), QString::fromStdString(trace.device));
+    t.measured = true;
+    const std::size_t phases = std::size_t(2 * n + 2);
+    t.endBytes.assign(phases, 0);
+    t.peakBytes.assign(phases, 0);
+    t.backward.assign(phases, false);
+    t.liveAtPeak.assign(phases, {});
+    for (const PhaseComparison& p : c.phases) {
+        const MeasuredPhase& m = trace.checkpointed.phases.at(std::size_t(p.traceIndex));
+        const std::int64_t offset = m.endBytes - p.measured;
+        t.endBytes.at(std::size_t(p.index)) = p.measured;
+        t.peakBytes.at(std::size_t(p.index)) = m.peakBytes - offset;
+    }
+    for (std::size_t i = 0; i < phases; ++i)
+        t.backward[i] = int(i) > n && int(i) <= 2 * n;
+    return overlay;
+}
+
+QString describeErrors(const std::vector<ModelError>& errors)
+{
+    QStringList parts;
+    for (const ModelError& e : errors)
+        parts << QObject::tr("%1: mean |error| %2 %, peak %3 %")
+                     .arg(QString::fromStdString(memoryModelName(e.model)))
+                     .arg(e.comparison.meanAbsErrorPercent, 0, 'f', 1)
+                     .arg(e.comparison.peakErrorPercent, 0, 'f', 1);
+    return parts.join(QStringLiteral(" · "));
+}
+
+}  // namespace ckpt::ui

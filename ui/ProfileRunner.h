@@ -1,0 +1,73 @@
+#pragma once
+// Runs `ckptx-torch profile` (issue 7 §4) and `ckptx-torch import` (issue 6 §2) as subprocesses,
+// so a crash, a kill or an out-of-memory run of LibTorch never takes the window down: the current
+// graph and plan go to temporary files, the trace comes back parsed, and any failure is one
+// sentence naming the exit code and the tool's last stderr line. One run at a time.
+#include "graph/Graph.h"
+#include "io/TraceJson.h"
+#include "solvers/Plan.h"
+
+#include <QObject>
+#include <QProcess>
+#include <QString>
+
+#include <memory>
+#include <optional>
+
+class QTemporaryDir;
+
+namespace ckpt::ui {
+
+struct ProfileRequest {
+    QString model;       // the TorchScript file the graph was imported from
+    QString inputShape;  // "1x3x224x224"
+    QString device = QStringLiteral("cpu");
+    int iterations = 1;
+};
+
+class ProfileRunner : public QObject {
+    Q_OBJECT
+public:
+    explicit ProfileRunner(QObject* parent = nullptr);
+    ~ProfileRunner() override;  // kills a running profile
+
+    // ckptx-torch next to the running executable unless set (tests point it at the build's bin/).
+    static QString defaultTool();
+    void setTool(const QString& path) { m_tool = path; }
+    QString tool() const { return m_tool; }
+
+    // Starts profiling `plan` on `graph`; false (with *error) when the inputs cannot be written.
+    bool start(const ProfileRequest& request, const Graph& graph, const Plan& plan, QString* error);
+    // Imports a TorchScript model to the graph file `output`; false (with *error) when busy.
+    bool startImport(const QString& model, const QString& inputShape, const QString& output, QString* error);
+    void cancel();
+    bool isRunning() const { return m_process != nullptr; }
+    // The last run ended by cancel() (its finished() then carries no error worth a dialog).
+    bool wasCancelled() const { return m_cancelled; }
+    // Blocks until finished() was delivered (tests, screenshots).
+    void waitForFinished();
+
+Q_SIGNALS:
+    // A line the tool printed on stderr (its progress), for the status bar.
+    void message(const QString& line);
+    // The trace on success; otherwise nullopt and what happened.
+    void finished(const std::optional<ckpt::ProfileTrace>& trace, const QString& error);
+    // The graph file on success (error empty), else what happened.
+    void imported(const QString& graphFile, const QString& error);
+
+private:
+    void run(const QStringList& args);
+    void onFinished(int exitCode, QProcess::ExitStatus status);
+    // What went wrong with the run that just ended, empty when it wrote `output`.
+    QString failure(int exitCode, QProcess::ExitStatus status, const QString& output) const;
+    void finish(const std::optional<ProfileTrace>& trace, const QString& error);
+
+    QString m_tool;
+    QProcess* m_process = nullptr;
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_stderr;
+    QString m_importOutput;  // set while an import runs
+    bool m_cancelled = false;
+};
+
+}  // namespace ckpt::ui
