@@ -30,6 +30,11 @@ struct Vertex {
     // Bytes autograd saves for this vertex's backward beyond its inputs and output (max-pool
     // indices); live from the vertex's forward with autograd to its backward. 0 when unknown.
     std::int64_t savedBytes = 0;
+    // The vertices whose backward autograd keeps this tensor for: consumers whose backward
+    // saves it as an input (a convolution, a BatchNorm; not an add or a concatenation) and
+    // the vertex itself when its own backward saves its output (an in-place ReLU). Ids of the
+    // vertex or its successors; empty = nobody keeps it; nullopt = unknown (published graphs).
+    std::optional<std::vector<std::string>> savedBy;
     bool isVirtual = false;  // added to join several sources or sinks; never written out
     bool backward = false;   // a gradient node of a training graph (Checkmate *_train_nx.json)
 

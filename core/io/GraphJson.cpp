@@ -5,6 +5,7 @@
 #include "io/NetworkxJson.h"
 #include "io/TextFile.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ckpt {
@@ -12,6 +13,27 @@ namespace ckpt {
 using namespace json_access;
 
 namespace {
+
+// saved_by may only name the vertex itself or its successors (the backwards that can keep it).
+void checkSavedBy(const Graph& graph)
+{
+    int index = 0;
+    for (const Vertex& v : graph.vertices()) {
+        if (v.isVirtual)
+            continue;
+        const std::string at = "/vertices/" + std::to_string(index++) + "/saved_by";
+        if (!v.savedBy)
+            continue;
+        const VertexIndex self = *graph.find(v.id);
+        const auto successors = graph.successors(self);
+        for (std::size_t i = 0; i < v.savedBy->size(); ++i) {
+            const auto saver = graph.find((*v.savedBy)[i]);
+            if (!saver || (*saver != self && std::find(successors.begin(), successors.end(), *saver) == successors.end()))
+                throw GraphError("\"" + (*v.savedBy)[i] + "\" is neither the vertex nor one of its successors",
+                                 at + "/" + std::to_string(i));
+        }
+    }
+}
 
 Graph graphFromOurJson(const json& root)
 {
@@ -52,6 +74,7 @@ Graph graphFromOurJson(const json& root)
         v.savedBytes = optionalInt64(item, "saved_bytes", at).value_or(0);
         if (v.savedBytes < 0)
             throw GraphError("saved_bytes must be >= 0", at + "/saved_bytes");
+        v.savedBy = optionalStringArray(item, "saved_by", at);
         v.backward = optionalBool(item, "backward", at).value_or(false);
         builder.addVertex(std::move(v));
     }
@@ -64,7 +87,9 @@ Graph graphFromOurJson(const json& root)
                             optionalString(item, "op", at).value_or(""));
         }
     }
-    return builder.build();
+    Graph graph = builder.build();
+    checkSavedBy(graph);
+    return graph;
 }
 
 }  // namespace
@@ -123,6 +148,8 @@ std::string toGraphJson(const Graph& graph)
             item["parameter_bytes"] = v.parameterBytes;
         if (v.savedBytes > 0)
             item["saved_bytes"] = v.savedBytes;
+        if (v.savedBy)
+            item["saved_by"] = *v.savedBy;
         if (v.backward)
             item["backward"] = true;
         vertices.push_back(std::move(item));

@@ -165,4 +165,22 @@ std::optional<std::vector<std::int64_t>> optionalIntArray(const json& obj, const
     return out;
 }
 
+std::optional<std::vector<std::string>> optionalStringArray(const json& obj, const std::string& key,
+                                                            const std::string& where)
+{
+    const json* member = optionalMember(obj, key);
+    if (!member)
+        return std::nullopt;
+    const std::string at = pointerOf(where, key);
+    if (!member->is_array())
+        throw GraphError("expected an array of strings, got " + typeName(*member), at);
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < member->size(); ++i) {
+        if (!(*member)[i].is_string())
+            throw GraphError("expected a string, got " + typeName((*member)[i]), at + "/" + std::to_string(i));
+        out.push_back((*member)[i].get<std::string>());
+    }
+    return out;
+}
+
 }  // namespace ckpt::json_access

@@ -33,5 +33,7 @@ std::optional<double> optionalNumber(const json& obj, const std::string& key, co
 std::optional<bool> optionalBool(const json& obj, const std::string& key, const std::string& where);
 std::optional<std::vector<std::int64_t>> optionalIntArray(const json& obj, const std::string& key,
                                                           const std::string& where);
+std::optional<std::vector<std::string>> optionalStringArray(const json& obj, const std::string& key,
+                                                            const std::string& where);
 
 }  // namespace ckpt::json_access

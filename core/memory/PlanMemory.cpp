@@ -12,13 +12,17 @@ class PlanSimulation {
 public:
     PlanSimulation(const Graph& graph, const PlanEvaluation& plan, MemoryModel model, bool recordLive)
         : m_graph(graph), m_plan(plan), m_model(model), m_trace(graph, recordLive),
-          m_isCheckpoint(graph.vertexCount(), false), m_segmentOf(graph.vertexCount(), -1)
+          m_isCheckpoint(graph.vertexCount(), false), m_segmentOf(graph.vertexCount(), -1),
+          m_reforwarded(plan.segments.size(), false), m_unsaved(graph.vertexCount(), false),
+          m_lastSaverOf(graph.vertexCount())
     {
         for (VertexIndex c : plan.checkpoints)
             m_isCheckpoint[c] = true;
         for (std::size_t s = 0; s < plan.segments.size(); ++s)
             for (VertexIndex v : plan.segments[s].vertices)
                 m_segmentOf[v] = static_cast<int>(s);
+        if (model == MemoryModel::PyTorch)
+            findSavers();
     }
 
     MemoryProfile run()
@@ -50,10 +54,42 @@ private:
             // P6: only regular training (nothing to recompute) records autograd in the forward.
             if (m_plan.segments.empty())
                 allocSaved(v);
+            // P7: in regular training a tensor no backward keeps goes with its last consumer.
             for (VertexIndex u : m_graph.predecessors(v))
-                if (--consumersLeft[u] == 0 && !m_isCheckpoint[u])
+                if (--consumersLeft[u] == 0 && (!m_isCheckpoint[u] || (m_unsaved[u] && heldByAutograd(u))))
                     m_trace.freeValue(u);
         }
+    }
+
+    // P7: the backward phase after which autograd no longer keeps each tensor — that of its
+    // topologically first saver (`Vertex::savedBy`), the last of them the backward runs.
+    void findSavers()
+    {
+        for (VertexIndex u = 0; u < m_graph.vertexCount(); ++u) {
+            const auto& savers = m_graph.vertex(u).savedBy;
+            if (!savers)
+                continue;
+            if (savers->empty()) {
+                m_unsaved[u] = true;
+                continue;
+            }
+            VertexIndex first = -1;
+            for (const std::string& id : *savers)
+                if (auto w = m_graph.find(id); w && (first < 0 || m_graph.topologicalPosition(*w) < m_graph.topologicalPosition(first)))
+                    first = *w;
+            if (first >= 0)
+                m_lastSaverOf[first].push_back(u);
+        }
+    }
+
+    // P7 applies to the tensors only autograd holds: in regular training every tensor but the
+    // input and the output (the training loop keeps those), with recomputation the re-forwarded
+    // segments' tensors (checkpoints are kept by the checkpointing itself until their backward).
+    bool heldByAutograd(VertexIndex u) const
+    {
+        if (m_plan.segments.empty())
+            return u != m_graph.source() && u != m_graph.sink();
+        return m_segmentOf[u] >= 0;
     }
 
     // Re-forwards, whole and in topological order, every segment holding a tensor the backward
@@ -62,13 +98,18 @@ private:
     {
         std::vector<int> done;
         auto need = [&](VertexIndex u) {
-            if (m_trace.hasValue(u) || m_segmentOf[u] < 0)
+            if (m_trace.hasValue(u) || m_segmentOf[u] < 0 || m_reforwarded[m_segmentOf[u]])
                 return;
             const int s = m_segmentOf[u];
+            m_reforwarded[s] = true;
             for (VertexIndex w : m_plan.segments[s].vertices) {
                 m_trace.allocValue(w);
                 allocSaved(w);
             }
+            // P7: what no backward keeps goes once the re-forward has used it.
+            for (VertexIndex w : m_plan.segments[s].vertices)
+                if (m_unsaved[w])
+                    m_trace.freeValue(w);
             done.push_back(s);
         };
         need(v);
@@ -112,6 +153,9 @@ private:
         m_trace.freeValue(v);
         m_trace.freeGradient(v);
         m_trace.freeSaved(v);
+        for (VertexIndex u : m_lastSaverOf[v])
+            if (heldByAutograd(u))
+                m_trace.freeValue(u);
     }
 
     void allocSaved(VertexIndex v)
@@ -134,6 +178,9 @@ private:
     MemoryTrace m_trace;
     std::vector<bool> m_isCheckpoint;
     std::vector<int> m_segmentOf;
+    std::vector<bool> m_reforwarded;                 // a segment is re-forwarded at most once
+    std::vector<bool> m_unsaved;                     // savedBy known and empty (P7)
+    std::vector<std::vector<VertexIndex>> m_lastSaverOf;  // per vertex: tensors P7 frees after its backward
 };
 
 }  // namespace

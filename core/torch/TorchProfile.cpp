@@ -1,6 +1,7 @@
 #include "TorchProfile.h"
 
 #include "TorchProgram.h"
+#include "theory/PlanEvaluation.h"
 
 #include <c10/util/ThreadLocalDebugInfo.h>
 #include <torch/csrc/autograd/autograd.h>
@@ -224,6 +225,7 @@ private:
         m_position.assign(groups.size(), 0);
         for (std::size_t k = 0; k < m_schedule.order.size(); ++k)
             m_position[m_schedule.order[k]] = static_cast<int>(k);
+        findSegments();
     }
 
     std::vector<at::Tensor> exportedTensors(int g, const Env& env) const
@@ -254,18 +256,17 @@ private:
 
     // Runs `groups` (topological order) in turn; a group's values go once its last consumer
     // among them has run, unless `keep` says otherwise, as a Python forward drops its locals.
-    void forward(const std::vector<int>& groups, Env& env, const std::vector<bool>& keep, bool marks)
+    // With autograd on, the groups `hook` marks record when their gradient is complete.
+    void forward(const std::vector<int>& groups, Env& env, const std::vector<bool>& keep,
+                 const std::vector<bool>& hook, bool marks)
     {
         std::vector<int> remaining(m_program.groups().size(), 0);
-        std::vector<bool> member(remaining.size(), false);
-        for (int g : groups)
-            member[g] = true;
         for (int g : groups)
             for (int d : m_program.groups()[g].deps)
                 ++remaining[d];
         for (int g : groups) {
             m_program.runGroup(g, env);
-            if (torch::GradMode::is_enabled() && !keep[g])
+            if (torch::GradMode::is_enabled() && hook[g])
                 hookGradients(g, env);
             for (int d : m_program.groups()[g].deps)
                 if (--remaining[d] == 0 && !keep[d])
@@ -281,7 +282,9 @@ private:
         env[m_program.inputValue()] = m_input;
         std::vector<bool> keep(m_program.groups().size(), false);
         keep[m_schedule.sink] = true;
-        forward(m_schedule.order, env, keep, true);
+        std::vector<bool> hook(keep.size(), true);
+        hook[m_schedule.sink] = false;
+        forward(m_schedule.order, env, keep, hook, true);
         at::Tensor out = m_program.output(env).toTensor();
         env.clear();
         at::Tensor loss = out.mean();
@@ -292,11 +295,13 @@ private:
 
     std::size_t checkpointedStep()
     {
+        for (SegmentRun& run : m_segments)
+            run.pendingExits = static_cast<int>(run.exits.size());
         Env env;
         env[m_program.inputValue()] = m_input;
         {
             torch::NoGradGuard noGrad;
-            forward(m_schedule.order, env, m_isCheckpoint, true);
+            forward(m_schedule.order, env, m_isCheckpoint, m_isCheckpoint, true);
         }
         // The kept tensors become leaves, so each re-forward's backward stops at them and
         // leaves their gradient in .grad for the re-forward of the checkpoint that made them.
@@ -312,27 +317,19 @@ private:
         }
         m_gradientDone[0] = std::max(m_gradientDone[0], m_meter.mark());
         env.clear();
+        for (SegmentRun& run : m_segments)
+            run.values.clear();
         return m_meter.mark();
     }
 
-    // Checkpoint c's vertices to recompute: the non-checkpoint ancestors reached without
-    // crossing a checkpoint, then c itself, in topological order.
-    std::vector<int> region(int c) const
-    {
-        std::set<int> members{c};
-        std::vector<int> stack{c};
-        while (!stack.empty()) {
-            const int g = stack.back();
-            stack.pop_back();
-            for (int d : m_program.groups()[g].deps)
-                if (!m_isCheckpoint[d] && members.insert(d).second)
-                    stack.push_back(d);
-        }
-        std::vector<int> ordered(members.begin(), members.end());
-        std::sort(ordered.begin(), ordered.end(), [&](int a, int b) { return m_position[a] < m_position[b]; });
-        return ordered;
-    }
-
+    // The backward of checkpoint c: the segments whose topologically last exit is c are
+    // re-forwarded whole from their entries, with autograd (docs/MEMORY-MODEL.md S2), then c
+    // itself from its inputs, and c's gradient is back-propagated through them to the entry
+    // checkpoints. A segment with several exits is re-forwarded once: its values that later
+    // exits read stay, and its graph is retained until its last exit (topologically first) has
+    // back-propagated. One call per exit rather than one per segment: an entry may lie between
+    // two exits (in a dense block every checkpoint is both), and its gradient is complete when
+    // its own backward comes only if each exit's contribution has reached it by then.
     void reforwardAndBackward(int c, Env& env)
     {
         // Only c's gradient is needed from here on: the stored tensor goes before the re-forward
@@ -341,32 +338,100 @@ private:
         for (const at::Tensor& t : exportedTensors(c, env))
             grads.push_back(t.requires_grad() ? t.grad() : at::Tensor());
         release(c, env);
-        {
-            Env local;
-            for (int g : region(c))
-                for (int d : m_program.groups()[g].deps)
-                    if (m_isCheckpoint[d])
-                        for (const Value* v : m_program.groups()[d].exports)
-                            if (auto it = env.find(v); it != env.end())
-                                local[v] = it->second;
-            std::vector<bool> keep = m_isCheckpoint;
-            forward(region(c), local, keep, false);
-            std::vector<at::Tensor> outputs, outputGrads;
-            if (c == m_schedule.sink) {
-                outputs.push_back(m_program.output(local).toTensor().mean());
-                outputGrads.push_back(at::Tensor());
-            } else {
-                const auto recomputed = exportedTensors(c, local);
-                for (std::size_t i = 0; i < recomputed.size() && i < grads.size(); ++i)
-                    if (grads[i].defined() && recomputed[i].requires_grad()) {
-                        outputs.push_back(recomputed[i]);
-                        outputGrads.push_back(grads[i]);
-                    }
+        std::vector<int> fresh, feeding;
+        for (std::size_t s = 0; s < m_segments.size(); ++s) {
+            const auto& exits = m_segments[s].exits;
+            if (std::find(exits.begin(), exits.end(), c) == exits.end())
+                continue;
+            feeding.push_back(static_cast<int>(s));
+            if (exits.back() == c)
+                fresh.push_back(static_cast<int>(s));
+        }
+        Env local;
+        std::vector<int> groups;
+        for (int s : fresh)
+            groups.insert(groups.end(), m_segments[s].groups.begin(), m_segments[s].groups.end());
+        std::sort(groups.begin(), groups.end(), [&](int a, int b) { return m_position[a] < m_position[b]; });
+        groups.push_back(c);
+        for (int g : groups)
+            for (int d : m_program.groups()[g].deps)
+                for (const Value* v : m_program.groups()[d].exports) {
+                    if (auto it = env.find(v); m_isCheckpoint[d] && it != env.end())
+                        local[v] = it->second;
+                    else if (m_segmentOf[d] >= 0)
+                        if (auto kept = m_segments[m_segmentOf[d]].values.find(v); kept != m_segments[m_segmentOf[d]].values.end())
+                            local[v] = kept->second;
+                }
+        // Values a later exit reads stay; the rest go as the re-forward uses them up.
+        std::vector<bool> keep = m_isCheckpoint;
+        for (int s : fresh)
+            for (int g : m_segments[s].groups)
+                for (int consumer : m_schedule.consumers[g])
+                    keep[g] = keep[g] || (m_isCheckpoint[consumer] && consumer != c);
+        std::vector<bool> hook(keep.size());
+        for (std::size_t g = 0; g < hook.size(); ++g)
+            hook[g] = !m_isCheckpoint[g];
+        forward(groups, local, keep, hook, false);
+        for (int s : fresh)
+            for (int g : m_segments[s].groups)
+                if (keep[g])
+                    for (const Value* v : m_program.groups()[g].exports)
+                        if (auto it = local.find(v); it != local.end())
+                            m_segments[s].values[v] = it->second;
+        std::vector<at::Tensor> outputs, outputGrads;
+        if (c == m_schedule.sink) {
+            outputs.push_back(m_program.output(local).toTensor().mean());
+            outputGrads.push_back(at::Tensor());
+        } else {
+            const auto recomputed = exportedTensors(c, local);
+            for (std::size_t i = 0; i < recomputed.size() && i < grads.size(); ++i)
+                if (grads[i].defined() && recomputed[i].requires_grad()) {
+                    outputs.push_back(recomputed[i]);
+                    outputGrads.push_back(grads[i]);
+                }
+        }
+        bool retain = false;
+        for (int s : feeding)
+            if (--m_segments[s].pendingExits > 0)
+                retain = true;
+        if (!outputs.empty())
+            torch::autograd::backward(outputs, outputGrads, retain);
+        for (int s : feeding)
+            if (m_segments[s].pendingExits == 0)
+                m_segments[s].values.clear();
+    }
+
+    // The plan's segments (evaluate(): components of non-checkpoint vertices) as groups.
+    void findSegments()
+    {
+        std::vector<std::string> ids;
+        for (std::size_t g = 0; g < m_isCheckpoint.size(); ++g)
+            if (m_isCheckpoint[g])
+                ids.push_back(m_program.groups()[g].id);
+        std::map<std::string, int> groupOf;
+        for (std::size_t g = 0; g < m_program.groups().size(); ++g)
+            groupOf[m_program.groups()[g].id] = static_cast<int>(g);
+        m_segmentOf.assign(m_isCheckpoint.size(), -1);
+        for (const Segment& segment : evaluateIds(m_graph, ids).segments) {
+            SegmentRun run;
+            for (VertexIndex v : segment.vertices) {
+                run.groups.push_back(groupOf.at(m_graph.vertex(v).id));
+                m_segmentOf[run.groups.back()] = static_cast<int>(m_segments.size());
             }
-            if (!outputs.empty())
-                torch::autograd::backward(outputs, outputGrads);
+            for (VertexIndex v : segment.exits)
+                run.exits.push_back(groupOf.at(m_graph.vertex(v).id));
+            m_segments.push_back(std::move(run));
         }
     }
+
+    // A segment during the checkpointed backward: its values later exits read, and how many of
+    // its exits have not back-propagated yet.
+    struct SegmentRun {
+        std::vector<int> groups;  // topological order
+        std::vector<int> exits;   // topological order
+        Env values;
+        int pendingExits = 0;
+    };
 
     const Graph& m_graph;
     const ProfileOptions& m_options;
@@ -375,6 +440,8 @@ private:
     at::Tensor m_input;
     Schedule m_schedule;
     std::vector<bool> m_isCheckpoint;
+    std::vector<SegmentRun> m_segments;
+    std::vector<int> m_segmentOf;  // per group, -1 for checkpoints
     std::vector<int> m_position;
     std::vector<std::size_t> m_forwardEnd, m_gradientDone;
 };

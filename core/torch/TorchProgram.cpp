@@ -728,6 +728,94 @@ c10::IValue TorchProgram::output(Env& env) const
     return lazyValue(outputValue(), env, local);
 }
 
+// A group's backward keeps a tensor when its autograd nodes hold a reference to it: the input
+// itself (a saved input) or its storage (a saved output is stored as a shallow copy). So each
+// group runs twice on fresh copies of its inputs, without and with autograd, and a tensor holds
+// more references after the second run exactly when the backward saved it. Asking autograd
+// rather than keeping a table per aten op also covers its conditional saving (a convolution
+// keeps its input only because its weight needs a gradient) and composite ops
+// (adaptive_avg_pool2d to 1x1 is a mean, which saves nothing).
+void TorchProgram::findSavedTensors()
+{
+    auto references = [](const c10::IValue& value) {
+        std::vector<at::Tensor> tensors;
+        collectTensors(value, tensors);
+        long count = 0;
+        for (const auto& t : tensors)
+            if (t.defined())
+                count += t.use_count() + (storageOf(t) ? t.storage().use_count() : 0);
+        return count;
+    };
+    // The inputs are non-leaf tensors (a leaf used with autograd is referenced by its gradient
+    // accumulator whether saved or not); the parameters need gradients as in training.
+    for (const at::Tensor& p : m_module.parameters())
+        p.requires_grad_(true);
+    refreshStatics();
+    // Groups in dependency order (an in-place op can put a late node into an early group).
+    std::vector<int> order;
+    std::vector<bool> placed(m_groups.size(), false);
+    std::function<void(int)> place = [&](int g) {
+        if (placed[g])
+            return;
+        placed[g] = true;
+        for (int d : m_groups[g].deps)
+            place(d);
+        order.push_back(g);
+    };
+    for (std::size_t g = 0; g < m_groups.size(); ++g)
+        place(static_cast<int>(g));
+    Env values;
+    {
+        torch::NoGradGuard noGrad;
+        values[inputValue()] = randomInput();
+        for (int g : order)
+            runGroup(g, values);
+    }
+    auto copyInputs = [&](const OpGroup& group, bool grad) {
+        Env env;
+        for (int d : group.deps)
+            for (const Value* v : m_groups[d].exports) {
+                const c10::IValue& value = values.at(v);
+                if (!value.isTensor()) {
+                    env[v] = value;
+                    continue;
+                }
+                at::Tensor copy = value.toTensor().detach().clone();
+                if (grad && copy.is_floating_point())
+                    copy = copy.requires_grad_(true).clone();
+                env[v] = copy;
+            }
+        return env;
+    };
+    for (OpGroup& group : m_groups) {
+        const int g = static_cast<int>(&group - m_groups.data());
+        if (g == 0)
+            continue;
+        Env plain = copyInputs(group, false);
+        Env recorded = copyInputs(group, true);
+        {
+            torch::NoGradGuard noGrad;
+            runGroup(g, plain);
+        }
+        runGroup(g, recorded);
+        for (int d : group.deps)
+            for (const Value* v : m_groups[d].exports)
+                if (references(recorded.at(v)) > references(plain.at(v)) &&
+                    std::find(group.savedDeps.begin(), group.savedDeps.end(), d) == group.savedDeps.end())
+                    group.savedDeps.push_back(d);
+        for (const Value* v : group.exports)
+            if (auto it = recorded.find(v); it != recorded.end() && references(it->second) > references(plain.at(v)))
+                group.savesOutput = true;
+    }
+    {
+        torch::NoGradGuard noGrad;
+        for (const at::Tensor& p : m_module.parameters())
+            p.requires_grad_(false);
+        refreshStatics();
+    }
+    m_savedKnown = true;
+}
+
 Graph TorchProgram::toGraph() const
 {
     GraphBuilder builder;
@@ -755,6 +843,15 @@ Graph TorchProgram::toGraph() const
         v.module = group.module;
         v.parameterBytes = group.parameterBytes;
         v.savedBytes = group.savedBytes;
+        if (m_savedKnown) {
+            const int g = static_cast<int>(&group - m_groups.data());
+            v.savedBy.emplace();
+            if (group.savesOutput)
+                v.savedBy->push_back(group.id);
+            for (const auto& consumer : m_groups)
+                if (std::find(consumer.savedDeps.begin(), consumer.savedDeps.end(), g) != consumer.savedDeps.end())
+                    v.savedBy->push_back(consumer.id);
+        }
         builder.addVertex(std::move(v));
     }
     for (const auto& group : m_groups)
@@ -769,7 +866,9 @@ Graph TorchProgram::toGraph() const
 
 Graph importTorchScript(const ImportOptions& options)
 {
-    return TorchProgram(options).toGraph();
+    TorchProgram program(options);
+    program.findSavedTensors();
+    return program.toGraph();
 }
 
 }  // namespace ckpt::torchx

@@ -31,6 +31,10 @@ struct OpGroup {
     std::int64_t bytes = 0;             // distinct storages of its exported tensors
     std::int64_t parameterBytes = 0;    // parameters (storages) no earlier group reads
     std::int64_t savedBytes = 0;        // what autograd saves beyond inputs and outputs (max-pool indices)
+    // Filled by findSavedTensors(): the deps whose tensors its backward saves, and whether its
+    // backward saves its own exported tensor (an in-place ReLU saves its result).
+    std::vector<int> savedDeps;
+    bool savesOutput = false;
     std::vector<std::int64_t> shape;    // of its first exported tensor
     std::string dtype;
     double compute = 0;  // FLOPs of conv/linear/matmul ops, element counts of the others
@@ -51,6 +55,9 @@ public:
     const Value* inputValue() const { return m_graph->inputs()[1]; }
     const Value* outputValue() const { return m_graph->outputs()[0]; }
 
+    // Finds what autograd keeps for each group's backward (OpGroup::savedDeps, savesOutput) by
+    // running every group once more with autograd; toGraph() then writes Vertex::savedBy.
+    void findSavedTensors();
     Graph toGraph() const;
     torch::Tensor randomInput() const;
     c10::Device device() const;
@@ -91,6 +98,7 @@ private:
     std::vector<OpGroup> m_groups;
     int m_sink = 0;
     std::int64_t m_parameterBytes = 0, m_bufferBytes = 0;
+    bool m_savedKnown = false;
     mutable std::unordered_map<const Node*, torch::jit::Operation> m_operations;
     mutable std::unordered_map<const Value*, std::vector<const Value*>> m_producers;
     mutable std::unordered_map<std::string, std::string> m_pathCache;

@@ -40,6 +40,19 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(g.metadata().at("parameter_bytes")), QString("1234"));
     }
 
+    void savedByRoundTrip()
+    {
+        // Absent (unknown), empty (nobody keeps it) and a list stay distinct through a round trip.
+        const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1, "saved_by": ["b"]}, {"id": "b", "bytes": 1, "saved_by": []},
+            {"id": "c", "bytes": 1}], "edges": [{"from": "a", "to": "b"}, {"from": "b", "to": "c"}]})");
+        QCOMPARE(*g.vertex(0).savedBy, std::vector<std::string>{"b"});
+        QVERIFY(g.vertex(1).savedBy && g.vertex(1).savedBy->empty());
+        QVERIFY(!g.vertex(2).savedBy);
+        const Graph back = parseGraphJson(toGraphJson(g), "back.json");
+        for (VertexIndex v = 0; v < 3; ++v)
+            QCOMPARE(back.vertex(v).savedBy, g.vertex(v).savedBy);
+    }
+
     void onlyRequiredFields()
     {
         Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 2}], "edges": [{"from": "a", "to": "b"}]})");
@@ -114,6 +127,11 @@ private Q_SLOTS:
         QTest::newRow("cycle")
             << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1}], "edges": [{"from": "a", "to": "b"}, {"from": "b", "to": "a"}]})"
             << "test.json: the graph has a cycle: a -> b -> a";
+        QTest::newRow("saved_by not a successor")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "saved_by": ["a", "c"]}, {"id": "b", "bytes": 1}, {"id": "c", "bytes": 1}], "edges": [{"from": "a", "to": "b"}, {"from": "b", "to": "c"}]})"
+            << "test.json: /vertices/0/saved_by/1: \"c\" is neither the vertex nor one of its successors";
+        QTest::newRow("saved_by not strings") << R"({"vertices": [{"id": "a", "bytes": 1, "saved_by": [1]}]})"
+                                              << "test.json: /vertices/0/saved_by/0: expected a string";
         QTest::newRow("wrong schema") << R"({"schema": "other", "vertices": []})" << "test.json: /schema: unknown schema";
         QTest::newRow("newer version") << R"({"schema": "checkpoint-explorer/graph", "version": 7, "vertices": []})"
                                        << "test.json: /version: unsupported version 7";

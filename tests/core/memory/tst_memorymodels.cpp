@@ -1,10 +1,13 @@
 #include "RandomGraphs.h"
 #include "TestData.h"
+#include "graph/GraphBuilder.h"
 #include "memory/PlanMemory.h"
 #include "memory/ScheduleMemory.h"
 #include "theory/CandidateChain.h"
 
 #include <QtTest>
+
+#include <cmath>
 
 using namespace ckpt;
 
@@ -28,6 +31,27 @@ std::vector<VertexIndex> verticesOf(const Graph& g, const std::vector<int>& posi
     for (int p : positions)
         out.push_back(g.topologicalOrder()[p]);
     return out;
+}
+
+// x -> a -> b -> c -> d (1, 10, 100, 1000, 10000 bytes), like conv -> BatchNorm -> add -> conv:
+// b's backward saves a, nobody saves b (an add), d saves c; with `known` false the graph says
+// nothing (a published graph).
+Graph savedInputsChain(bool known)
+{
+    GraphBuilder builder;
+    const std::vector<std::string> ids{"x", "a", "b", "c", "d"};
+    const std::vector<std::vector<std::string>> savedBy{{"a"}, {"b"}, {}, {"d"}, {"d"}};
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        Vertex v;
+        v.id = ids[i];
+        v.bytes = static_cast<std::int64_t>(std::pow(10, i));
+        if (known)
+            v.savedBy = savedBy[i];
+        builder.addVertex(v);
+        if (i > 0)
+            builder.addEdge(ids[i - 1], ids[i]);
+    }
+    return builder.build();
 }
 
 }  // namespace
@@ -119,6 +143,48 @@ private Q_SLOTS:
         const int phase = 2 * 4 + 1 - g.topologicalPosition(3);
         QVERIFY(std::count(torch.phases[phase].live.begin(), torch.phases[phase].live.end(), "grad:v1") == 1);
         QCOMPARE(torch.phases[phase].peakBytes, 1 + 100 + 10 + 10 + 100 + 100);
+    }
+
+    void savedInputsRule_data()
+    {
+        QTest::addColumn<bool>("known");
+        QTest::addColumn<QString>("plan");
+        QTest::addColumn<QList<qint64>>("endBytes");  // phases 0 .. 9
+        // Regular training, P1 alone: everything stays until its own backward; the buffer is
+        // the largest input of each vertex (P2).
+        QTest::newRow("regular, unknown") << false << "all"
+                                          << QList<qint64>{1, 11, 111, 1111, 11111, 2111, 211, 21, 2, 1};
+        // P7: b goes in the forward once c is computed (an add saves nothing), c after d's
+        // backward, a after b's backward — one phase before their own.
+        QTest::newRow("regular, saved_by") << true << "all"
+                                           << QList<qint64>{1, 11, 111, 1011, 11011, 1011, 111, 11, 2, 1};
+        // Checkpoints x and d: the segment a, b, c is re-forwarded at d's backward (one buffer of
+        // 1000 until the end); with saved_by b is used up by the re-forward, c goes with d's
+        // backward and a with b's.
+        QTest::newRow("checkpointed, unknown") << false << "x,d"
+                                               << QList<qint64>{1, 11, 101, 1001, 10001, 2111, 1111, 1011, 1001, 1};
+        QTest::newRow("checkpointed, saved_by") << true << "x,d"
+                                                << QList<qint64>{1, 11, 101, 1001, 10001, 1011, 1011, 1001, 1001, 1};
+    }
+
+    void savedInputsRule()
+    {
+        QFETCH(bool, known);
+        QFETCH(QString, plan);
+        QFETCH(QList<qint64>, endBytes);
+        const Graph g = savedInputsChain(known);
+        std::vector<std::string> ids{"x", "a", "b", "c", "d"};
+        if (plan != "all")
+            ids = {"x", "d"};
+        auto ends = [&](const Graph& graph, MemoryModel model) {
+            QList<qint64> out;
+            for (const auto& phase : simulatePlanMemory(graph, evaluateIds(graph, ids), model).phases)
+                out.push_back(phase.endBytes);
+            return out;
+        };
+        QCOMPARE(ends(g, MemoryModel::PyTorch), endBytes);
+        // chen counts no gradients and keeps no autograd state: saved_by changes nothing.
+        QCOMPARE(ends(g, MemoryModel::Chen), ends(savedInputsChain(!known), MemoryModel::Chen));
     }
 
     void scheduleWithEnoughSlotsKeepsEverything()
