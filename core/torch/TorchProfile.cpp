@@ -7,6 +7,7 @@
 #include <torch/csrc/autograd/autograd.h>
 #ifdef CKPT_TORCH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <torch/cuda.h>
 #endif
 
@@ -86,10 +87,12 @@ public:
     std::size_t mark() override
     {
         namespace alloc = c10::cuda::CUDACachingAllocator;
-        const auto stats = alloc::getDeviceStats(0);
+        // The model runs on the current device (TorchProgram::device() names no index).
+        const int device = c10::cuda::current_device();
+        const auto stats = alloc::getDeviceStats(device);
         const auto& bytes = stats.allocated_bytes[static_cast<std::size_t>(alloc::StatType::AGGREGATE)];
         add({bytes.current, bytes.peak});
-        alloc::resetPeakStats(0);
+        alloc::resetPeakStats(device);
         return size();
     }
 };

@@ -732,9 +732,8 @@ c10::IValue TorchProgram::output(Env& env) const
 // itself (a saved input) or its storage (a saved output is stored as a shallow copy). So each
 // group runs twice on fresh copies of its inputs, without and with autograd, and a tensor holds
 // more references after the second run exactly when the backward saved it. Asking autograd
-// rather than keeping a table per aten op also covers its conditional saving (a convolution
-// keeps its input only because its weight needs a gradient) and composite ops
-// (adaptive_avg_pool2d to 1x1 is a mean, which saves nothing).
+// rather than keeping a table per aten op follows whatever this LibTorch's derivative formulas
+// save, for any op and for composite ops alike.
 void TorchProgram::findSavedTensors()
 {
     auto references = [](const c10::IValue& value) {

@@ -57,6 +57,19 @@ Profiled profile(const QString& model, const QString& input, const QString& gran
     return result;
 }
 
+// A segment with several exits and an entry between two of them (as in a dense block, where a
+// checkpoint both reads the segment and feeds it): each exit must back-propagate through the
+// segment before that entry's own backward.
+bool hasEntryBetweenExits(const Profiled& p)
+{
+    for (const Segment& s : p.plan.segments)
+        for (VertexIndex e : s.entries)
+            if (s.exits.size() > 1 && p.graph.topologicalPosition(e) > p.graph.topologicalPosition(s.exits.front()) &&
+                p.graph.topologicalPosition(e) < p.graph.topologicalPosition(s.exits.back()))
+                return true;
+    return false;
+}
+
 }  // namespace
 
 class TorchProfileTest : public QObject {
@@ -113,6 +126,8 @@ void TorchProfileTest::gradientsAndPhases()
         QVERIFY(p.trace.checkpoints.size() == 2);  // the input and the output
     else
         QVERIFY(!p.plan.isISPlan || p.plan.segments.size() > 1);
+    if (model == "dense" && granularity == "module")
+        QVERIFY(hasEntryBetweenExits(p));
 }
 
 // A chain whose activations dominate (no convolution workspaces): keeping a few of them cuts
