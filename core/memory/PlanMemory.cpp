@@ -13,7 +13,7 @@ public:
     PlanSimulation(const Graph& graph, const PlanEvaluation& plan, MemoryModel model, bool recordLive)
         : m_graph(graph), m_plan(plan), m_model(model), m_trace(graph, recordLive),
           m_isCheckpoint(graph.vertexCount(), false), m_segmentOf(graph.vertexCount(), -1),
-          m_reforwarded(plan.segments.size(), false), m_unsaved(graph.vertexCount(), false),
+          m_unsaved(graph.vertexCount(), false),
           m_lastSaverOf(graph.vertexCount())
     {
         for (VertexIndex c : plan.checkpoints)
@@ -83,13 +83,11 @@ private:
     }
 
     // P7 applies to the tensors only autograd holds: in regular training every tensor but the
-    // input and the output (the training loop keeps those), with recomputation the re-forwarded
-    // segments' tensors (checkpoints are kept by the checkpointing itself until their backward).
+    // input and the output (the training loop keeps those). With recomputation each vertex's
+    // backward is its own phase, so the checkpointing keeps every tensor until then (P1).
     bool heldByAutograd(VertexIndex u) const
     {
-        if (m_plan.segments.empty())
-            return u != m_graph.source() && u != m_graph.sink();
-        return m_segmentOf[u] >= 0;
+        return m_plan.segments.empty() && u != m_graph.source() && u != m_graph.sink();
     }
 
     // Re-forwards, whole and in topological order, every segment holding a tensor the backward
@@ -98,18 +96,13 @@ private:
     {
         std::vector<int> done;
         auto need = [&](VertexIndex u) {
-            if (m_trace.hasValue(u) || m_segmentOf[u] < 0 || m_reforwarded[m_segmentOf[u]])
+            if (m_trace.hasValue(u) || m_segmentOf[u] < 0)
                 return;
             const int s = m_segmentOf[u];
-            m_reforwarded[s] = true;
             for (VertexIndex w : m_plan.segments[s].vertices) {
                 m_trace.allocValue(w);
                 allocSaved(w);
             }
-            // P7: what no backward keeps goes once the re-forward has used it.
-            for (VertexIndex w : m_plan.segments[s].vertices)
-                if (m_unsaved[w])
-                    m_trace.freeValue(w);
             done.push_back(s);
         };
         need(v);
@@ -178,7 +171,6 @@ private:
     MemoryTrace m_trace;
     std::vector<bool> m_isCheckpoint;
     std::vector<int> m_segmentOf;
-    std::vector<bool> m_reforwarded;                 // a segment is re-forwarded at most once
     std::vector<bool> m_unsaved;                     // savedBy known and empty (P7)
     std::vector<std::vector<VertexIndex>> m_lastSaverOf;  // per vertex: tensors P7 frees after its backward
 };

@@ -18,8 +18,8 @@
 //   inputs, those segments and their entries) is allocated. A tensor with several consumers
 //   keeps its own accumulated gradient from its first consumer's backward to its own.
 //   Weight gradients (P5) and autograd's extra saved tensors (P6) where the graph has them;
-//   where it says who saves each tensor (Vertex::savedBy), what only autograd holds goes after
-//   the last backward that saved it, or in the forward when none did (P7).
+//   in regular training, where the graph says who saves each tensor (Vertex::savedBy), a tensor
+//   goes after the last backward that saved it, or in the forward when none did (P7).
 //   On a chain without those its peak equals Eq. 9/12 exactly.
 #include "graph/Graph.h"
 #include "memory/MemoryProfile.h"

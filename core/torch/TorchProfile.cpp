@@ -259,9 +259,7 @@ private:
 
     // Runs `groups` (topological order) in turn; a group's values go once its last consumer
     // among them has run, unless `keep` says otherwise, as a Python forward drops its locals.
-    // With autograd on, the groups `hook` marks record when their gradient is complete.
-    void forward(const std::vector<int>& groups, Env& env, const std::vector<bool>& keep,
-                 const std::vector<bool>& hook, bool marks)
+    void forward(const std::vector<int>& groups, Env& env, const std::vector<bool>& keep, bool marks)
     {
         std::vector<int> remaining(m_program.groups().size(), 0);
         for (int g : groups)
@@ -269,7 +267,7 @@ private:
                 ++remaining[d];
         for (int g : groups) {
             m_program.runGroup(g, env);
-            if (torch::GradMode::is_enabled() && hook[g])
+            if (torch::GradMode::is_enabled() && !keep[g])
                 hookGradients(g, env);
             for (int d : m_program.groups()[g].deps)
                 if (--remaining[d] == 0 && !keep[d])
@@ -285,9 +283,7 @@ private:
         env[m_program.inputValue()] = m_input;
         std::vector<bool> keep(m_program.groups().size(), false);
         keep[m_schedule.sink] = true;
-        std::vector<bool> hook(keep.size(), true);
-        hook[m_schedule.sink] = false;
-        forward(m_schedule.order, env, keep, hook, true);
+        forward(m_schedule.order, env, keep, true);
         at::Tensor out = m_program.output(env).toTensor();
         env.clear();
         at::Tensor loss = out.mean();
@@ -296,112 +292,118 @@ private:
         return end;
     }
 
+    // A segment of the plan and the checkpoint at whose backward it is re-forwarded.
+    struct SegmentRun {
+        std::vector<int> groups;  // topological order
+        int lastExit = 0;
+    };
+
+    // The backward runs vertex by vertex in reverse topological order, each in its own
+    // training phase (docs/MEMORY-MODEL.md): the backward of a vertex back-propagates its
+    // gradient through its own operation only. For that, every tensor the backward reads is a
+    // leaf (detached, requiring grad) whose .grad collects what its consumers' backwards send,
+    // and its operation's output with autograd is kept as the root of its own backward. At the
+    // backward of a checkpoint, the segments whose topologically last exit it is are re-forwarded
+    // whole from their entries (S2), each vertex once, and the checkpoint is recomputed from its
+    // inputs. So each vertex is re-forwarded once and back-propagated once, whatever the shape
+    // of the segment (several exits, entries between them), and the gradients equal the regular
+    // step's by the chain rule.
     std::size_t checkpointedStep()
     {
-        for (SegmentRun& run : m_segments)
-            run.pendingExits = static_cast<int>(run.exits.size());
         Env env;
         env[m_program.inputValue()] = m_input;
         {
             torch::NoGradGuard noGrad;
-            forward(m_schedule.order, env, m_isCheckpoint, m_isCheckpoint, true);
+            forward(m_schedule.order, env, m_isCheckpoint, true);
         }
-        // The kept tensors become leaves, so each re-forward's backward stops at them and
-        // leaves their gradient in .grad for the re-forward of the checkpoint that made them.
         for (auto& [value, stored] : env)
-            if (value != m_program.inputValue() && stored.isTensor() && stored.toTensor().is_floating_point())
-                stored = stored.toTensor().detach().requires_grad_(true);
+            if (value != m_program.inputValue())
+                stored = asLeaf(stored);
+        m_roots.assign(m_program.groups().size(), {});
         for (std::size_t k = m_schedule.order.size(); k-- > 1;) {
-            const int c = m_schedule.order[k];
-            if (!m_isCheckpoint[c])
-                continue;
+            const int g = m_schedule.order[k];
             m_gradientDone[k] = m_meter.mark();
-            reforwardAndBackward(c, env);
+            backwardOf(g, env);
         }
         m_gradientDone[0] = std::max(m_gradientDone[0], m_meter.mark());
         env.clear();
-        for (SegmentRun& run : m_segments)
-            run.values.clear();
         return m_meter.mark();
     }
 
-    // The backward of checkpoint c: the segments whose topologically last exit is c are
-    // re-forwarded whole from their entries, with autograd (docs/MEMORY-MODEL.md S2), then c
-    // itself from its inputs, and c's gradient is back-propagated through them to the entry
-    // checkpoints. A segment with several exits is re-forwarded once: its values that later
-    // exits read stay, and its graph is retained until its last exit (topologically first) has
-    // back-propagated. One call per exit rather than one per segment: an entry may lie between
-    // two exits (in a dense block every checkpoint is both), and its gradient is complete when
-    // its own backward comes only if each exit's contribution has reached it by then.
-    void reforwardAndBackward(int c, Env& env)
+    static c10::IValue asLeaf(const c10::IValue& value)
     {
-        // Only c's gradient is needed from here on: the stored tensor goes before the re-forward
-        // makes it again.
+        if (!value.isTensor() || !value.toTensor().is_floating_point())
+            return value;
+        return value.toTensor().detach().requires_grad_(true);
+    }
+
+    // The backward phase of group g. Only g's gradient is needed from here on: its stored
+    // tensor goes before a checkpoint is made again.
+    void backwardOf(int g, Env& env)
+    {
+        const auto& exports = m_program.groups()[g].exports;
         std::vector<at::Tensor> grads;
-        for (const at::Tensor& t : exportedTensors(c, env))
-            grads.push_back(t.requires_grad() ? t.grad() : at::Tensor());
-        release(c, env);
-        std::vector<int> fresh, feeding;
-        for (std::size_t s = 0; s < m_segments.size(); ++s) {
-            const auto& exits = m_segments[s].exits;
-            if (std::find(exits.begin(), exits.end(), c) == exits.end())
-                continue;
-            feeding.push_back(static_cast<int>(s));
-            if (exits.back() == c)
-                fresh.push_back(static_cast<int>(s));
+        for (const Value* v : exports) {
+            auto it = env.find(v);
+            grads.push_back(it != env.end() && it->second.isTensor() && it->second.toTensor().requires_grad()
+                                ? it->second.toTensor().grad()
+                                : at::Tensor());
         }
-        Env local;
-        std::vector<int> groups;
-        for (int s : fresh)
-            groups.insert(groups.end(), m_segments[s].groups.begin(), m_segments[s].groups.end());
-        std::sort(groups.begin(), groups.end(), [&](int a, int b) { return m_position[a] < m_position[b]; });
-        groups.push_back(c);
-        for (int g : groups)
-            for (int d : m_program.groups()[g].deps)
-                for (const Value* v : m_program.groups()[d].exports) {
-                    if (auto it = env.find(v); m_isCheckpoint[d] && it != env.end())
-                        local[v] = it->second;
-                    else if (m_segmentOf[d] >= 0)
-                        if (auto kept = m_segments[m_segmentOf[d]].values.find(v); kept != m_segments[m_segmentOf[d]].values.end())
-                            local[v] = kept->second;
-                }
-        // Values a later exit reads stay; the rest go as the re-forward uses them up.
-        std::vector<bool> keep = m_isCheckpoint;
-        for (int s : fresh)
-            for (int g : m_segments[s].groups)
-                for (int consumer : m_schedule.consumers[g])
-                    keep[g] = keep[g] || (m_isCheckpoint[consumer] && consumer != c);
-        std::vector<bool> hook(keep.size());
-        for (std::size_t g = 0; g < hook.size(); ++g)
-            hook[g] = !m_isCheckpoint[g];
-        forward(groups, local, keep, hook, false);
-        for (int s : fresh)
-            for (int g : m_segments[s].groups)
-                if (keep[g])
-                    for (const Value* v : m_program.groups()[g].exports)
-                        if (auto it = local.find(v); it != local.end())
-                            m_segments[s].values[v] = it->second;
+        release(g, env);
+        if (m_isCheckpoint[g]) {
+            for (const SegmentRun& segment : m_segments)
+                if (segment.lastExit == g)
+                    reforward(segment, env);
+            recompute(g, env);
+        }
         std::vector<at::Tensor> outputs, outputGrads;
-        if (c == m_schedule.sink) {
-            outputs.push_back(m_program.output(local).toTensor().mean());
+        if (g == m_schedule.sink) {
+            outputs.push_back(m_sinkLoss);
             outputGrads.push_back(at::Tensor());
         } else {
-            const auto recomputed = exportedTensors(c, local);
-            for (std::size_t i = 0; i < recomputed.size() && i < grads.size(); ++i)
-                if (grads[i].defined() && recomputed[i].requires_grad()) {
-                    outputs.push_back(recomputed[i]);
+            for (std::size_t i = 0; i < m_roots[g].size(); ++i)
+                if (m_roots[g][i].defined() && m_roots[g][i].requires_grad() && grads[i].defined()) {
+                    outputs.push_back(m_roots[g][i]);
                     outputGrads.push_back(grads[i]);
                 }
         }
-        bool retain = false;
-        for (int s : feeding)
-            if (--m_segments[s].pendingExits > 0)
-                retain = true;
+        m_roots[g].clear();
+        m_sinkLoss = at::Tensor();
         if (!outputs.empty())
-            torch::autograd::backward(outputs, outputGrads, retain);
-        for (int s : feeding)
-            if (m_segments[s].pendingExits == 0)
-                m_segments[s].values.clear();
+            torch::autograd::backward(outputs, outputGrads);
+    }
+
+    // Group g's operation with autograd on its inputs (leaves in env): its outputs become the
+    // roots of its backward; what its consumers read are leaves of them.
+    void runWithAutograd(int g, Env& env, bool publish)
+    {
+        Env local;
+        for (int d : m_program.groups()[g].deps)
+            for (const Value* v : m_program.groups()[d].exports)
+                if (auto it = env.find(v); it != env.end())
+                    local[v] = it->second;
+        m_program.runGroup(g, local);
+        const auto& exports = m_program.groups()[g].exports;
+        m_roots[g].assign(exports.size(), at::Tensor());
+        for (std::size_t i = 0; i < exports.size(); ++i) {
+            auto it = local.find(exports[i]);
+            if (it == local.end())
+                continue;
+            if (it->second.isTensor())
+                m_roots[g][i] = it->second.toTensor();
+            if (publish)
+                env[exports[i]] = asLeaf(it->second);
+        }
+        if (g == m_schedule.sink)
+            m_sinkLoss = m_program.output(local).toTensor().mean();
+    }
+
+    void recompute(int c, Env& env) { runWithAutograd(c, env, false); }
+
+    void reforward(const SegmentRun& segment, Env& env)
+    {
+        for (int g : segment.groups)
+            runWithAutograd(g, env, true);
     }
 
     // The plan's segments (evaluate(): components of non-checkpoint vertices) as groups.
@@ -414,27 +416,14 @@ private:
         std::map<std::string, int> groupOf;
         for (std::size_t g = 0; g < m_program.groups().size(); ++g)
             groupOf[m_program.groups()[g].id] = static_cast<int>(g);
-        m_segmentOf.assign(m_isCheckpoint.size(), -1);
         for (const Segment& segment : evaluateIds(m_graph, ids).segments) {
             SegmentRun run;
-            for (VertexIndex v : segment.vertices) {
+            for (VertexIndex v : segment.vertices)
                 run.groups.push_back(groupOf.at(m_graph.vertex(v).id));
-                m_segmentOf[run.groups.back()] = static_cast<int>(m_segments.size());
-            }
-            for (VertexIndex v : segment.exits)
-                run.exits.push_back(groupOf.at(m_graph.vertex(v).id));
+            run.lastExit = groupOf.at(m_graph.vertex(segment.exits.back()).id);
             m_segments.push_back(std::move(run));
         }
     }
-
-    // A segment during the checkpointed backward: its values later exits read, and how many of
-    // its exits have not back-propagated yet.
-    struct SegmentRun {
-        std::vector<int> groups;  // topological order
-        std::vector<int> exits;   // topological order
-        Env values;
-        int pendingExits = 0;
-    };
 
     const Graph& m_graph;
     const ProfileOptions& m_options;
@@ -444,7 +433,8 @@ private:
     Schedule m_schedule;
     std::vector<bool> m_isCheckpoint;
     std::vector<SegmentRun> m_segments;
-    std::vector<int> m_segmentOf;  // per group, -1 for checkpoints
+    std::vector<std::vector<at::Tensor>> m_roots;  // per group and export: its output with autograd
+    at::Tensor m_sinkLoss;
     std::vector<int> m_position;
     std::vector<std::size_t> m_forwardEnd, m_gradientDone;
 };

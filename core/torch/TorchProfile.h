@@ -20,12 +20,13 @@ struct ProfileOptions {
 };
 
 // The regular step: forward, loss = mean(output), backward. The checkpointed step: the forward
-// keeps only the checkpoints' tensors (no autograd); the backward takes the checkpoints in
-// reverse topological order and, for each, re-forwards with autograd the segments whose last
-// exit it is (each segment once, whole, from its entry checkpoints), recomputes the checkpoint
-// from its inputs and back-propagates its gradient through them. Gradients sum where a tensor
-// has several consumers. Both run `iterations` times; memory and gradients are those of the
-// last iteration; the time is the mean of all but the first (a warm-up) when there are several.
+// keeps only the checkpoints' tensors (no autograd); the backward runs one vertex per training
+// phase in reverse topological order: at a checkpoint, the segments whose last exit it is are
+// re-forwarded with autograd (each once, whole, from their entry checkpoints) and the checkpoint
+// is recomputed from its inputs; every vertex's gradient, summed from its consumers, is then
+// back-propagated through its own operation. Both run `iterations` times; memory and gradients
+// are those of the last iteration; the time is the mean of all but the first (a warm-up) when
+// there are several.
 //
 // `graph` must be the model's import at the same granularity (ids are matched). Throws
 // TorchImportError for bad input; a gradient mismatch is reported in the trace, not thrown.
