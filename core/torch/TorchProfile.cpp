@@ -15,7 +15,6 @@
 #include <chrono>
 #include <map>
 #include <mutex>
-#include <set>
 
 namespace ckpt::torchx {
 
