@@ -150,37 +150,41 @@ std::optional<bool> optionalBool(const json& obj, const std::string& key, const 
     return member->get<bool>();
 }
 
-std::optional<std::vector<std::int64_t>> optionalIntArray(const json& obj, const std::string& key,
-                                                          const std::string& where)
+namespace {
+
+// An optional array whose items `item(value, pointer)` converts (and refuses with a GraphError).
+template <class T, class Item>
+std::optional<std::vector<T>> optionalArray(const json& obj, const std::string& key, const std::string& where,
+                                            const std::string& itemsName, Item item)
 {
     const json* member = optionalMember(obj, key);
     if (!member)
         return std::nullopt;
     const std::string at = pointerOf(where, key);
     if (!member->is_array())
-        throw GraphError("expected an array of integers, got " + typeName(*member), at);
-    std::vector<std::int64_t> out;
+        throw GraphError("expected an array of " + itemsName + ", got " + typeName(*member), at);
+    std::vector<T> out;
     for (std::size_t i = 0; i < member->size(); ++i)
-        out.push_back(toInt64((*member)[i], at + "/" + std::to_string(i)));
+        out.push_back(item((*member)[i], at + "/" + std::to_string(i)));
     return out;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::int64_t>> optionalIntArray(const json& obj, const std::string& key,
+                                                          const std::string& where)
+{
+    return optionalArray<std::int64_t>(obj, key, where, "integers", toInt64);
 }
 
 std::optional<std::vector<std::string>> optionalStringArray(const json& obj, const std::string& key,
                                                             const std::string& where)
 {
-    const json* member = optionalMember(obj, key);
-    if (!member)
-        return std::nullopt;
-    const std::string at = pointerOf(where, key);
-    if (!member->is_array())
-        throw GraphError("expected an array of strings, got " + typeName(*member), at);
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < member->size(); ++i) {
-        if (!(*member)[i].is_string())
-            throw GraphError("expected a string, got " + typeName((*member)[i]), at + "/" + std::to_string(i));
-        out.push_back((*member)[i].get<std::string>());
-    }
-    return out;
+    return optionalArray<std::string>(obj, key, where, "strings", [](const json& value, const std::string& at) {
+        if (!value.is_string())
+            throw GraphError("expected a string, got " + typeName(value), at);
+        return value.get<std::string>();
+    });
 }
 
 }  // namespace ckpt::json_access

@@ -51,6 +51,7 @@ private Q_SLOTS:
     void importModel_data();
     void importModel();
     void vgg19ModuleChain();
+    void savedByFromAutograd();
     void badInput_data();
     void badInput();
 };
@@ -157,6 +158,24 @@ void TorchImportTest::vgg19ModuleChain()
     QCOMPARE(ids, expected);
     QCOMPARE(int(expected.size()), 1 + 24 + 1);
     QCOMPARE(graph.vertex(*graph.find("features.0")).op, std::string("aten::_convolution+aten::relu_"));
+}
+
+// saved_by is what autograd keeps: a convolution its input, a BatchNorm with its in-place ReLU
+// its own output (and the next convolution it), an add nothing — so the downsample branch's
+// BatchNorm, which only the block's add reads, is kept by nobody.
+void TorchImportTest::savedByFromAutograd()
+{
+    QTemporaryDir dir;
+    const Graph graph = runImport("resnet18", "1x3x64x64", "module", dir.path());
+    auto savers = [&](const std::string& id) {
+        const Vertex& v = graph.vertex(*graph.find(id));
+        return v.savedBy ? *v.savedBy : std::vector<std::string>{"(unknown)"};
+    };
+    for (const Vertex& v : graph.vertices())
+        QVERIFY2(v.savedBy.has_value(), v.id.c_str());
+    QCOMPARE(savers("layer1.0.conv1"), std::vector<std::string>{"layer1.0.bn1"});
+    QCOMPARE(savers("layer1.0.bn1"), (std::vector<std::string>{"layer1.0.bn1", "layer1.0.conv2"}));
+    QCOMPARE(savers("layer2.0.downsample.1"), std::vector<std::string>{});
 }
 
 void TorchImportTest::badInput_data()
