@@ -205,22 +205,41 @@ Transition transition(const Bucket& from, const Step& step, const Graph& g, bool
     return t;
 }
 
+// The labels' bound without the step's forced bytes: bytes + max(closed max, open costs).
+std::int64_t partialObjective(const std::int64_t* label, int stride)
+{
+    return label[0] + std::max(label[1], stride > 2 ? *std::max_element(label + 2, label + stride) : 0);
+}
+
 // Drops every label that another label of the bucket is <= in every coordinate (equal ones: all
 // but one). Sorting lexicographically first means only earlier labels can dominate later ones.
-void keepNonDominated(Bucket& b, std::vector<Trace>& candidates, std::vector<Trace>& trace)
+// `beam` > 0 (heuristic) first keeps only the `beam` labels of smallest partialObjective.
+// `stop` is polled now and then; when it says so the bucket is left half filtered (the caller
+// abandons the step).
+bool keepNonDominated(Bucket& b, std::vector<Trace>& candidates, std::vector<Trace>& trace, std::size_t beam,
+                      const std::function<bool()>& stop)
 {
     const int s = b.stride();
-    const std::size_t count = candidates.size();
-    std::vector<std::size_t> byValue(count);
+    std::vector<std::size_t> byValue(candidates.size());
     std::iota(byValue.begin(), byValue.end(), 0);
     const std::int64_t* v = b.values.data();
+    if (beam > 0 && byValue.size() > beam) {
+        std::nth_element(byValue.begin(), byValue.begin() + static_cast<std::ptrdiff_t>(beam), byValue.end(),
+                         [v, s](std::size_t x, std::size_t y) {
+                             return partialObjective(v + x * s, s) < partialObjective(v + y * s, s);
+                         });
+        byValue.resize(beam);
+    }
+    const std::size_t count = byValue.size();
     std::sort(byValue.begin(), byValue.end(), [v, s](std::size_t x, std::size_t y) {
         return std::lexicographical_compare(v + x * s, v + x * s + s, v + y * s, v + y * s + s);
     });
     std::vector<std::int64_t> kept;
     b.traces.clear();
-    for (std::size_t x : byValue) {
-        const std::int64_t* label = v + x * s;
+    for (std::size_t i = 0; i < count; ++i) {
+        if ((i & 0xfff) == 0xfff && stop())
+            return false;
+        const std::int64_t* label = v + byValue[i] * s;
         bool dominated = false;
         for (std::size_t y = 0; y < b.traces.size() && !dominated; ++y) {
             const std::int64_t* other = kept.data() + y * s;
@@ -230,9 +249,10 @@ void keepNonDominated(Bucket& b, std::vector<Trace>& candidates, std::vector<Tra
             continue;
         kept.insert(kept.end(), label, label + s);
         b.traces.push_back(static_cast<std::int32_t>(trace.size()));
-        trace.push_back(candidates[x]);
+        trace.push_back(candidates[byValue[i]]);
     }
     b.values = std::move(kept);
+    return true;
 }
 
 }  // namespace
@@ -262,13 +282,18 @@ FrontierDpResult frontierDp(const Graph& graph, const FrontierOrder& order, cons
     layer[0].values = {0, 0};
     layer[0].traces = {-1};
 
-    for (const Step& step : plan) {
+    // Polled every step and every few thousand labels; the bound of the last complete step stays.
+    const std::function<bool()> stop = [&limits, &result] {
         if (limits.checkCancelled)
             limits.checkCancelled();
-        if (std::chrono::steady_clock::now() > limits.deadline) {
-            result.status = FrontierDpResult::Status::TimedOut;
+        if (std::chrono::steady_clock::now() <= limits.deadline)
+            return false;
+        result.status = FrontierDpResult::Status::TimedOut;
+        return true;
+    };
+    for (const Step& step : plan) {
+        if (stop())
             return result;
-        }
         std::vector<Bucket> next;
         std::vector<std::vector<Trace>> nextFrom;
         std::unordered_map<std::string, std::size_t> index;
@@ -288,8 +313,8 @@ FrontierDpResult frontierDp(const Graph& graph, const FrontierOrder& order, cons
                 const int k = b.components, s = b.stride();
                 std::vector<std::int64_t> groupCost(k + 2), label(to.stride());
                 for (std::size_t l = 0; l < b.size(); ++l) {
-                    if ((++generated & 0xffff) == 0 && limits.checkCancelled)
-                        limits.checkCancelled();
+                    if ((++generated & 0xffff) == 0 && stop())
+                        return result;
                     const std::int64_t* old = b.values.data() + l * s;
                     std::fill(groupCost.begin(), groupCost.end(), 0);
                     for (int c = 1; c <= k; ++c)
@@ -297,19 +322,16 @@ FrontierDpResult frontierDp(const Graph& graph, const FrontierOrder& order, cons
                     groupCost[k + 1] += t.vertexBytes;
                     label[0] = old[0] + t.addBytes;
                     label[1] = old[1];
-                    std::int64_t open = 0;
                     for (int grp = 1; grp <= k + 1; ++grp) {
                         if (!t.exists[grp])
                             continue;
-                        if (t.newIndex[grp] == 0) {
+                        if (t.newIndex[grp] == 0)
                             label[1] = std::max(label[1], groupCost[grp]);
-                        } else {
+                        else
                             label[1 + t.newIndex[grp]] = groupCost[grp];
-                            open = std::max(open, groupCost[grp]);
-                        }
                     }
                     // Pruning: components only grow and bytes only add up.
-                    if (label[0] + step.forcedLater + std::max(label[1], open) >= limits.incumbent)
+                    if (step.forcedLater + partialObjective(label.data(), to.stride()) >= limits.incumbent)
                         continue;
                     to.values.insert(to.values.end(), label.begin(), label.end());
                     from.push_back({b.traces[l], checkpoint});
@@ -319,14 +341,12 @@ FrontierDpResult frontierDp(const Graph& graph, const FrontierOrder& order, cons
         std::size_t kept = 0;
         double bound = static_cast<double>(limits.incumbent);
         for (std::size_t i = 0; i < next.size(); ++i) {
-            keepNonDominated(next[i], nextFrom[i], trace);
+            if (!keepNonDominated(next[i], nextFrom[i], trace, limits.beam, stop))
+                return result;
             kept += next[i].size();
             const int s = next[i].stride();
-            for (std::size_t l = 0; l < next[i].size(); ++l) {
-                const std::int64_t* label = next[i].values.data() + l * s;
-                const std::int64_t open = s > 2 ? *std::max_element(label + 2, label + s) : 0;
-                bound = std::min(bound, static_cast<double>(label[0] + step.forcedLater + std::max(label[1], open)));
-            }
+            for (std::size_t l = 0; l < next[i].size(); ++l)
+                bound = std::min(bound, static_cast<double>(step.forcedLater + partialObjective(next[i].values.data() + l * s, s)));
         }
         result.peakLabels = std::max(result.peakLabels, kept);
         result.labels += kept;

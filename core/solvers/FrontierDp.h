@@ -41,6 +41,9 @@ struct FrontierDpLimits {
     std::int64_t incumbent = 0;  // only plans strictly below it are searched for
     // Give up (status TooLarge) when one step holds more labels than this.
     std::size_t maxLabels = 4'000'000;
+    // > 0: a heuristic pass that keeps, per key and step, only the `beam` labels of smallest bound
+    // (then `better` is just a good plan and `lowerBound` is meaningless). 0: exact.
+    std::size_t beam = 0;
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
     std::function<void()> checkCancelled;         // may throw; called every step and often within
     std::function<void(double bound)> progress;  // a proven lower bound after each step; may be empty

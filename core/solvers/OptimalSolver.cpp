@@ -9,7 +9,6 @@
 #include <cmath>
 #include <set>
 #include <cstdio>
-#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -393,24 +392,40 @@ Outcome rowGeneration(const Graph& graph, const SolverOptions& options, Clock::t
     return out;
 }
 
-// The frontier DP (FrontierDp.h), exact when it finishes; nullopt when its labels outgrow the
-// limit, so that the caller falls back to row generation with the time that is left.
+// The frontier DP (FrontierDp.h), exact when it finishes. When its labels outgrow the limit it
+// returns nullopt if `mayFallBack` (the caller runs row generation with the time that is left),
+// else the incumbent with the DP's bound.
 std::optional<Outcome> frontierSearch(const Graph& graph, const SolverOptions& options, const FrontierOrder& order,
-                                      Clock::time_point deadline, std::size_t maxLabels, PlanEvaluation& best)
+                                      Clock::time_point deadline, std::size_t maxLabels, bool mayFallBack,
+                                      PlanEvaluation& best)
 {
     FrontierDpLimits limits;
-    limits.incumbent = best.objective;
     limits.maxLabels = maxLabels;
     limits.deadline = deadline;
     limits.checkCancelled = [&options] { options.checkCancelled(); };
-    const double incumbent = static_cast<double>(best.objective);
+    // Heuristic passes with growing beams first: the exact pass prunes against the incumbent, and
+    // a tight one cuts its labels several-fold (Inception-v3: 22.8 s -> 1.0 s).
+    const std::int64_t before = best.objective;
+    for (std::size_t beam : {16, 64, 256, 1024}) {
+        limits.incumbent = best.objective;
+        limits.beam = beam;
+        const FrontierDpResult r = frontierDp(graph, order, limits);
+        if (r.status != FrontierDpResult::Status::Solved)
+            break;
+        if (r.better)
+            best = evaluate(graph, *r.better);
+    }
+    limits.beam = 0;
+    limits.incumbent = best.objective;
+    const std::int64_t beamed = best.objective;
+    const double incumbent = static_cast<double>(beamed);
     const auto started = Clock::now();
     if (options.milpProgress)
         limits.progress = [&options, incumbent, started](double bound) {
             options.milpProgress({incumbent, bound, std::chrono::duration<double>(Clock::now() - started).count()});
         };
     const FrontierDpResult r = frontierDp(graph, order, limits);
-    if (r.status == FrontierDpResult::Status::TooLarge)
+    if (r.status == FrontierDpResult::Status::TooLarge && mayFallBack)
         return std::nullopt;
     if (r.better)
         best = evaluate(graph, *r.better);
@@ -418,9 +433,12 @@ std::optional<Outcome> frontierSearch(const Graph& graph, const SolverOptions& o
     out.by = "frontier DP";
     out.proven = r.status == FrontierDpResult::Status::Solved;
     out.lowerBound = std::min<double>(r.lowerBound, best.objective);
-    out.method = "frontier DP over a vertex order of frontier width " + std::to_string(r.width) + ": " +
-                 std::to_string(r.labels) + " labels kept, at most " + std::to_string(r.peakLabels) + " in one step" +
-                 (out.proven ? "" : " (stopped at the time limit)");
+    out.method = "frontier DP over a vertex order of frontier width " + std::to_string(r.width) +
+                 ": beam passes took the incumbent from " + std::to_string(before) + " to " + std::to_string(beamed) +
+                 ", the exact pass kept " + std::to_string(r.labels) + " labels, at most " + std::to_string(r.peakLabels) + " in one step" +
+                 (r.status == FrontierDpResult::Status::TimedOut   ? " (stopped at the time limit)"
+                  : r.status == FrontierDpResult::Status::TooLarge ? " (stopped: more than max-labels labels in one step)"
+                                                                   : "");
     return out;
 }
 
@@ -480,11 +498,10 @@ Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, 
     if (method != "milp") {
         const FrontierOrder order = frontierOrder(graph);
         const auto maxWidth = options.integer("max-width", defaultMaxWidth);
-        const auto maxLabels = static_cast<std::size_t>(
-            method == "frontier-dp" ? std::numeric_limits<std::int64_t>::max()
-                                    : std::max<std::int64_t>(1, options.integer("max-labels", defaultMaxLabels)));
+        const auto maxLabels =
+            static_cast<std::size_t>(std::max<std::int64_t>(1, options.integer("max-labels", defaultMaxLabels)));
         if (method == "frontier-dp" || order.width <= maxWidth) {
-            outcome = frontierSearch(graph, options, order, deadline, maxLabels, best);
+            outcome = frontierSearch(graph, options, order, deadline, maxLabels, method == "auto", best);
             if (!outcome)
                 fallback = "the frontier DP (width " + std::to_string(order.width) + ") outgrew " +
                            std::to_string(maxLabels) + " labels in one step: CBC row generation instead";
@@ -504,7 +521,7 @@ Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, 
         plan.notes.push_back(fallback);
     plan.notes.push_back(outcome->method);
     if (!*plan.provenOptimal)
-        plan.notes.push_back("time limit reached: proven lower bound " + std::to_string(*plan.lowerBound) + ", gap " +
+        plan.notes.push_back("not proven optimal (time or label limit): proven lower bound " + std::to_string(*plan.lowerBound) + ", gap " +
                              std::to_string(100.0 * (best.objective - *plan.lowerBound) / std::max<double>(1, best.objective)) + "%");
     else
         plan.notes.push_back("proven optimal over every checkpoint set by the " + outcome->by);
