@@ -392,12 +392,13 @@ Outcome rowGeneration(const Graph& graph, const SolverOptions& options, Clock::t
     return out;
 }
 
-// The frontier DP (FrontierDp.h), exact when it finishes. When its labels outgrow the limit it
-// returns nullopt if `mayFallBack` (the caller runs row generation with the time that is left),
-// else the incumbent with the DP's bound.
+// The frontier DP (FrontierDp.h), exact when it finishes. When its labels outgrow the limit or
+// it reaches the deadline it returns nullopt if `mayFallBack` (with the reason in `why`; the caller
+// runs row generation with the time that is left and the incumbent the DP improved), else the
+// incumbent with the DP's bound.
 std::optional<Outcome> frontierSearch(const Graph& graph, const SolverOptions& options, const FrontierOrder& order,
                                       Clock::time_point deadline, std::size_t maxLabels, bool mayFallBack,
-                                      PlanEvaluation& best)
+                                      PlanEvaluation& best, std::string& why)
 {
     FrontierDpLimits limits;
     limits.maxLabels = maxLabels;
@@ -425,8 +426,14 @@ std::optional<Outcome> frontierSearch(const Graph& graph, const SolverOptions& o
             options.milpProgress({incumbent, bound, std::chrono::duration<double>(Clock::now() - started).count()});
         };
     const FrontierDpResult r = frontierDp(graph, order, limits);
-    if (r.status == FrontierDpResult::Status::TooLarge && mayFallBack)
+    if (r.status != FrontierDpResult::Status::Solved && mayFallBack) {
+        why = "the frontier DP (width " + std::to_string(r.width) + ", incumbent " + std::to_string(beamed) + ") " +
+              (r.status == FrontierDpResult::Status::TooLarge
+                   ? "kept more than " + std::to_string(maxLabels) + " labels in one step"
+                   : "did not finish in its half of the time limit") +
+              ": CBC row generation instead";
         return std::nullopt;
+    }
     if (r.better)
         best = evaluate(graph, *r.better);
     Outcome out;
@@ -501,10 +508,9 @@ Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, 
         const auto maxLabels =
             static_cast<std::size_t>(std::max<std::int64_t>(1, options.integer("max-labels", defaultMaxLabels)));
         if (method == "frontier-dp" || order.width <= maxWidth) {
-            outcome = frontierSearch(graph, options, order, deadline, maxLabels, method == "auto", best);
-            if (!outcome)
-                fallback = "the frontier DP (width " + std::to_string(order.width) + ") outgrew " +
-                           std::to_string(maxLabels) + " labels in one step: CBC row generation instead";
+            // "auto" gives the DP half the time, so that row generation still gets a fair share.
+            const Clock::time_point dpDeadline = method == "auto" ? Clock::now() + (deadline - Clock::now()) / 2 : deadline;
+            outcome = frontierSearch(graph, options, order, dpDeadline, maxLabels, method == "auto", best, fallback);
         } else {
             fallback = "frontier width " + std::to_string(order.width) + " > " + std::to_string(maxWidth) +
                        ": CBC row generation instead of the frontier DP";
