@@ -276,6 +276,11 @@ FrontierDpResult frontierDp(const Graph& graph, const FrontierOrder& order, cons
     FrontierDpResult result;
     result.width = order.width;
     result.lowerBound = 0;
+    // A key stores component numbers in bytes.
+    if (order.width > 255) {
+        result.status = FrontierDpResult::Status::TooLarge;
+        return result;
+    }
     const std::vector<Step> plan = steps(graph, order.order);
     std::vector<Trace> trace;
     std::vector<Bucket> layer(1);
@@ -345,15 +350,18 @@ FrontierDpResult frontierDp(const Graph& graph, const FrontierOrder& order, cons
                 return result;
             kept += next[i].size();
             const int s = next[i].stride();
-            for (std::size_t l = 0; l < next[i].size(); ++l)
-                bound = std::min(bound, static_cast<double>(step.forcedLater + partialObjective(next[i].values.data() + l * s, s)));
+            for (std::size_t l = 0; l < next[i].size(); ++l) {
+                const std::int64_t labelBound = step.forcedLater + partialObjective(next[i].values.data() + l * s, s);
+                bound = std::min(bound, static_cast<double>(labelBound));
+            }
         }
         result.peakLabels = std::max(result.peakLabels, kept);
         result.labels += kept;
         result.lowerBound = bound;
         if (limits.progress)
             limits.progress(bound);
-        if (kept > limits.maxLabels || result.labels > 16 * limits.maxLabels) {
+        // Trace entries are indexed by 32-bit numbers.
+        if (kept > limits.maxLabels || result.labels > 16 * limits.maxLabels || trace.size() > (1u << 30)) {
             result.status = FrontierDpResult::Status::TooLarge;
             return result;
         }

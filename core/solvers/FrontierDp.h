@@ -39,7 +39,9 @@ FrontierOrder frontierOrder(const Graph& graph);
 
 struct FrontierDpLimits {
     std::int64_t incumbent = 0;  // only plans strictly below it are searched for
-    // Give up (status TooLarge) when one step holds more labels than this.
+    // Give up (status TooLarge) when one step keeps more labels than this, or all steps together
+    // 16 times as many (the trace of every kept label stays in memory), or the frontier is wider
+    // than 255.
     std::size_t maxLabels = 4'000'000;
     // > 0: a heuristic pass that keeps, per key and step, only the `beam` labels of smallest bound
     // (then `better` is just a good plan and `lowerBound` is meaningless). 0: exact.

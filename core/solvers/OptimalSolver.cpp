@@ -383,8 +383,9 @@ Outcome rowGeneration(const Graph& graph, const SolverOptions& options, Clock::t
     const double lowerBound = timedOut ? openBound(current) : static_cast<double>(best.objective);
     Outcome out;
     out.by = "CBC row generation";
+    // Objectives are integers: a bound above objective - 1 proves the objective.
     out.proven = !timedOut || lowerBound >= best.objective - 0.5;
-    out.lowerBound = std::min<double>(lowerBound, best.objective);
+    out.lowerBound = out.proven ? static_cast<double>(best.objective) : std::min<double>(lowerBound, best.objective);
     out.method = "CBC row generation: " + std::to_string(cbcCalls) + " MILP solves, " + std::to_string(lpSolves) +
                  " LP solves, " + std::to_string(rounds) + " row-generation rounds, " +
                  std::to_string(pool.sets().size()) + " connected sets, " + std::to_string(intervals.size()) +
@@ -441,10 +442,11 @@ std::optional<Outcome> frontierSearch(const Graph& graph, const SolverOptions& o
     out.proven = r.status == FrontierDpResult::Status::Solved;
     out.lowerBound = std::min<double>(r.lowerBound, best.objective);
     out.method = "frontier DP over a vertex order of frontier width " + std::to_string(r.width) +
-                 ": beam passes took the incumbent from " + std::to_string(before) + " to " + std::to_string(beamed) +
-                 ", the exact pass kept " + std::to_string(r.labels) + " labels, at most " + std::to_string(r.peakLabels) + " in one step" +
+                 ": beam passes took the incumbent from " + std::to_string(before) + " to " +
+                 std::to_string(beamed) + ", the exact pass kept " + std::to_string(r.labels) + " labels, at most " +
+                 std::to_string(r.peakLabels) + " in one step" +
                  (r.status == FrontierDpResult::Status::TimedOut   ? " (stopped at the time limit)"
-                  : r.status == FrontierDpResult::Status::TooLarge ? " (stopped: more than max-labels labels in one step)"
+                  : r.status == FrontierDpResult::Status::TooLarge ? " (stopped: too many labels)"
                                                                    : "");
     return out;
 }
@@ -482,8 +484,8 @@ Plan OptimalSolver::solve(const Graph& graph, const SolverOptions& options) cons
 
 Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, const std::vector<Plan>& warmStarts) const
 {
-    const Clock::time_point deadline =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.number("time-limit", 60)));
+    const std::chrono::duration<double> limit(options.number("time-limit", 60));
+    const Clock::time_point deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(limit);
     const std::string method = options.text("method", "auto");
     if (method != "auto" && method != "frontier-dp" && method != "milp")
         throw SolverError("optimal: unknown method \"" + method + "\" (auto, frontier-dp or milp)");
@@ -509,7 +511,8 @@ Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, 
             static_cast<std::size_t>(std::max<std::int64_t>(1, options.integer("max-labels", defaultMaxLabels)));
         if (method == "frontier-dp" || order.width <= maxWidth) {
             // "auto" gives the DP half the time, so that row generation still gets a fair share.
-            const Clock::time_point dpDeadline = method == "auto" ? Clock::now() + (deadline - Clock::now()) / 2 : deadline;
+            const Clock::time_point dpDeadline =
+                method == "auto" ? Clock::now() + (deadline - Clock::now()) / 2 : deadline;
             outcome = frontierSearch(graph, options, order, dpDeadline, maxLabels, method == "auto", best, fallback);
         } else {
             fallback = "frontier width " + std::to_string(order.width) + " > " + std::to_string(maxWidth) +
@@ -527,8 +530,11 @@ Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, 
         plan.notes.push_back(fallback);
     plan.notes.push_back(outcome->method);
     if (!*plan.provenOptimal)
-        plan.notes.push_back("not proven optimal (time or label limit): proven lower bound " + std::to_string(*plan.lowerBound) + ", gap " +
-                             std::to_string(100.0 * (best.objective - *plan.lowerBound) / std::max<double>(1, best.objective)) + "%");
+        plan.notes.push_back("not proven optimal (time or label limit): proven lower bound " +
+                             std::to_string(*plan.lowerBound) + ", gap " +
+                             std::to_string(100.0 * (best.objective - *plan.lowerBound) /
+                                            std::max<double>(1, best.objective)) +
+                             "%");
     else
         plan.notes.push_back("proven optimal over every checkpoint set by the " + outcome->by);
     if (!plan.evaluation.isISPlan)
