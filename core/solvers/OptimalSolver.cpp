@@ -1,6 +1,7 @@
 #include "solvers/OptimalSolver.h"
 
 #include "milp/MilpModel.h"
+#include "solvers/FrontierDp.h"
 #include "solvers/SolverRegistry.h"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <set>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 namespace ckpt {
@@ -198,32 +200,17 @@ std::vector<std::int64_t> boundaries(const Graph& g)
     return out;
 }
 
-}  // namespace
+using Clock = std::chrono::steady_clock;
 
-std::vector<OptionSpec> OptimalSolver::options() const
-{
-    return {{"time-limit", "60", "seconds in all; at the limit the best plan and the proven gap are reported"},
-            {"warm-start", "feng-acg,checkpoint-all",
-             "solvers (by registry name) whose plans start the search; unknown names are skipped"}};
-}
+// How the search ended: whether `best` is proven optimal, the proven lower bound, and what ran.
+struct Outcome {
+    bool proven = false;
+    double lowerBound = 0;
+    std::string method;  // what ran, with its statistics
+    std::string by;      // its short name
+};
 
-Plan OptimalSolver::solve(const Graph& graph, const SolverOptions& options) const
-{
-    std::vector<Plan> starts;
-    std::stringstream names(options.text("warm-start", "feng-acg,checkpoint-all"));
-    for (std::string name; std::getline(names, name, ',');) {
-        const Solver* s = findSolver(name);
-        if (!s || s == this)
-            continue;
-        try {
-            starts.push_back(s->solve(graph, {}));
-        } catch (const SolverError&) {
-        }
-    }
-    return solveFrom(graph, options, starts);
-}
-
-// Method (docs/THEORY.md "## optimal"): split the range of the max term T into intervals
+// The fallback for wide frontiers (docs/THEORY.md "## optimal"): split the range of the max term T into intervals
 // [lo, hi]. Within one interval the problem is the MILP
 //     min  sum_v b_v x_v + T,   lo <= T <= hi,
 //     sum_{v in C} x_v >= 1                         for pooled connected C with b(C) > hi,
@@ -236,26 +223,13 @@ Plan OptimalSolver::solve(const Graph& graph, const SolverOptions& options) cons
 // connected sets from segments costing more than T (row generation); a round whose best plan
 // satisfies every segment and is proven optimal closes the interval. Intervals whose bound
 // reaches the incumbent close at once, so the smallest open bound is always a proven lower bound.
-Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, const std::vector<Plan>& warmStarts) const
+Outcome rowGeneration(const Graph& graph, const SolverOptions& options, Clock::time_point deadline, PlanEvaluation& best)
 {
-    using Clock = std::chrono::steady_clock;
-    const auto deadline = Clock::now() + std::chrono::duration<double>(options.number("time-limit", 60));
     auto remaining = [&deadline] { return std::chrono::duration<double>(deadline - Clock::now()).count(); };
     const int n = graph.vertexCount();
     const std::vector<std::int64_t> bounds = boundaries(graph);
     const std::int64_t forced = graph.bytes(graph.source()) + graph.bytes(graph.sink());
 
-    std::int64_t greedyObjective = 0;
-    PlanEvaluation best = evaluate(graph, greedyRuns(graph, bounds, greedyObjective));
-    std::string startedFrom = "greedy runs";
-    for (const Plan& p : warmStarts) {
-        PlanEvaluation e = evaluate(graph, p.checkpoints());
-        if (e.objective < best.objective) {
-            best = std::move(e);
-            startedFrom = p.solver;
-        }
-    }
-    const std::int64_t startObjective = best.objective;
     auto report = [&options, &best](double bound) {
         if (options.milpProgress)
             options.milpProgress({static_cast<double>(best.objective), std::min<double>(bound, best.objective), 0});
@@ -406,19 +380,163 @@ Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, 
         report(openBound(current));
     }
 
-    Plan plan = makePlan(graph, *this, options, best.checkpoints);
     const double lowerBound = timedOut ? openBound(current) : static_cast<double>(best.objective);
-    plan.provenOptimal = !timedOut || lowerBound >= best.objective - 0.5;
-    plan.lowerBound = std::min<double>(lowerBound, best.objective);
+    Outcome out;
+    out.by = "CBC row generation";
+    // Objectives are integers: a bound above objective - 1 proves the objective.
+    out.proven = !timedOut || lowerBound >= best.objective - 0.5;
+    out.lowerBound = out.proven ? static_cast<double>(best.objective) : std::min<double>(lowerBound, best.objective);
+    out.method = "CBC row generation: " + std::to_string(cbcCalls) + " MILP solves, " + std::to_string(lpSolves) +
+                 " LP solves, " + std::to_string(rounds) + " row-generation rounds, " +
+                 std::to_string(pool.sets().size()) + " connected sets, " + std::to_string(intervals.size()) +
+                 " intervals of T";
+    return out;
+}
+
+// The frontier DP (FrontierDp.h), exact when it finishes. When its labels outgrow the limit or
+// it reaches the deadline it returns nullopt if `mayFallBack` (with the reason in `why`; the caller
+// runs row generation with the time that is left and the incumbent the DP improved), else the
+// incumbent with the DP's bound.
+std::optional<Outcome> frontierSearch(const Graph& graph, const SolverOptions& options, const FrontierOrder& order,
+                                      Clock::time_point deadline, std::size_t maxLabels, bool mayFallBack,
+                                      PlanEvaluation& best, std::string& why)
+{
+    FrontierDpLimits limits;
+    limits.maxLabels = maxLabels;
+    limits.deadline = deadline;
+    limits.checkCancelled = [&options] { options.checkCancelled(); };
+    // Heuristic passes with growing beams first: the exact pass prunes against the incumbent, and
+    // a tight one cuts its labels several-fold (Inception-v3: 22.8 s -> 1.0 s).
+    const std::int64_t before = best.objective;
+    for (std::size_t beam : {16, 64, 256, 1024}) {
+        limits.incumbent = best.objective;
+        limits.beam = beam;
+        const FrontierDpResult r = frontierDp(graph, order, limits);
+        if (r.status != FrontierDpResult::Status::Solved)
+            break;
+        if (r.better)
+            best = evaluate(graph, *r.better);
+    }
+    limits.beam = 0;
+    limits.incumbent = best.objective;
+    const std::int64_t beamed = best.objective;
+    const double incumbent = static_cast<double>(beamed);
+    const auto started = Clock::now();
+    if (options.milpProgress)
+        limits.progress = [&options, incumbent, started](double bound) {
+            options.milpProgress({incumbent, bound, std::chrono::duration<double>(Clock::now() - started).count()});
+        };
+    const FrontierDpResult r = frontierDp(graph, order, limits);
+    if (r.status != FrontierDpResult::Status::Solved && mayFallBack) {
+        why = "the frontier DP (width " + std::to_string(r.width) + ", incumbent " + std::to_string(beamed) + ") " +
+              (r.status == FrontierDpResult::Status::TooLarge
+                   ? "kept more than " + std::to_string(maxLabels) + " labels in one step"
+                   : "did not finish in its half of the time limit") +
+              ": CBC row generation instead";
+        return std::nullopt;
+    }
+    if (r.better)
+        best = evaluate(graph, *r.better);
+    Outcome out;
+    out.by = "frontier DP";
+    out.proven = r.status == FrontierDpResult::Status::Solved;
+    out.lowerBound = std::min<double>(r.lowerBound, best.objective);
+    out.method = "frontier DP over a vertex order of frontier width " + std::to_string(r.width) +
+                 ": beam passes took the incumbent from " + std::to_string(before) + " to " +
+                 std::to_string(beamed) + ", the exact pass kept " + std::to_string(r.labels) + " labels, at most " +
+                 std::to_string(r.peakLabels) + " in one step" +
+                 (r.status == FrontierDpResult::Status::TimedOut   ? " (stopped at the time limit)"
+                  : r.status == FrontierDpResult::Status::TooLarge ? " (stopped: too many labels)"
+                                                                   : "");
+    return out;
+}
+
+}  // namespace
+
+std::vector<OptionSpec> OptimalSolver::options() const
+{
+    return {{"time-limit", "60", "seconds in all; at the limit the best plan and the proven gap are reported"},
+            {"warm-start", "feng-acg,checkpoint-all",
+             "solvers (by registry name) whose plans start the search; unknown names are skipped"},
+            {"method", "auto",
+             "auto: the frontier DP when the vertex order's frontier is at most max-width wide and its labels stay "
+             "under max-labels, CBC row generation otherwise; frontier-dp or milp force one"},
+            {"max-width", std::to_string(defaultMaxWidth), "auto: widest frontier the DP is tried on"},
+            {"max-labels", std::to_string(defaultMaxLabels),
+             "labels one DP step may keep before auto falls back to row generation"}};
+}
+
+Plan OptimalSolver::solve(const Graph& graph, const SolverOptions& options) const
+{
+    std::vector<Plan> starts;
+    std::stringstream names(options.text("warm-start", "feng-acg,checkpoint-all"));
+    for (std::string name; std::getline(names, name, ',');) {
+        const Solver* s = findSolver(name);
+        if (!s || s == this)
+            continue;
+        try {
+            starts.push_back(s->solve(graph, {}));
+        } catch (const SolverError&) {
+        }
+    }
+    return solveFrom(graph, options, starts);
+}
+
+Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, const std::vector<Plan>& warmStarts) const
+{
+    const std::chrono::duration<double> limit(options.number("time-limit", 60));
+    const Clock::time_point deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(limit);
+    const std::string method = options.text("method", "auto");
+    if (method != "auto" && method != "frontier-dp" && method != "milp")
+        throw SolverError("optimal: unknown method \"" + method + "\" (auto, frontier-dp or milp)");
+
+    std::int64_t greedyObjective = 0;
+    PlanEvaluation best = evaluate(graph, greedyRuns(graph, boundaries(graph), greedyObjective));
+    std::string startedFrom = "greedy runs";
+    for (const Plan& p : warmStarts) {
+        PlanEvaluation e = evaluate(graph, p.checkpoints());
+        if (e.objective < best.objective) {
+            best = std::move(e);
+            startedFrom = p.solver;
+        }
+    }
+    const std::int64_t startObjective = best.objective;
+
+    std::optional<Outcome> outcome;
+    std::string fallback;
+    if (method != "milp") {
+        const FrontierOrder order = frontierOrder(graph);
+        const auto maxWidth = options.integer("max-width", defaultMaxWidth);
+        const auto maxLabels =
+            static_cast<std::size_t>(std::max<std::int64_t>(1, options.integer("max-labels", defaultMaxLabels)));
+        if (method == "frontier-dp" || order.width <= maxWidth) {
+            // "auto" gives the DP half the time, so that row generation still gets a fair share.
+            const Clock::time_point dpDeadline =
+                method == "auto" ? Clock::now() + (deadline - Clock::now()) / 2 : deadline;
+            outcome = frontierSearch(graph, options, order, dpDeadline, maxLabels, method == "auto", best, fallback);
+        } else {
+            fallback = "frontier width " + std::to_string(order.width) + " > " + std::to_string(maxWidth) +
+                       ": CBC row generation instead of the frontier DP";
+        }
+    }
+    if (!outcome)
+        outcome = rowGeneration(graph, options, deadline, best);
+
+    Plan plan = makePlan(graph, *this, options, best.checkpoints);
+    plan.provenOptimal = outcome->proven;
+    plan.lowerBound = outcome->lowerBound;
     plan.notes.push_back("started from " + startedFrom + " (objective " + std::to_string(startObjective) + ")");
-    plan.notes.push_back(std::to_string(cbcCalls) + " CBC MILP solves, " + std::to_string(lpSolves) + " LP solves, " +
-                         std::to_string(rounds) + " row-generation rounds, " + std::to_string(pool.sets().size()) +
-                         " connected sets, " + std::to_string(intervals.size()) + " intervals of T");
+    if (!fallback.empty())
+        plan.notes.push_back(fallback);
+    plan.notes.push_back(outcome->method);
     if (!*plan.provenOptimal)
-        plan.notes.push_back("time limit reached: proven lower bound " + std::to_string(*plan.lowerBound) + ", gap " +
-                             std::to_string(100.0 * (best.objective - *plan.lowerBound) / std::max<double>(1, best.objective)) + "%");
+        plan.notes.push_back("not proven optimal (time or label limit): proven lower bound " +
+                             std::to_string(*plan.lowerBound) + ", gap " +
+                             std::to_string(100.0 * (best.objective - *plan.lowerBound) /
+                                            std::max<double>(1, best.objective)) +
+                             "%");
     else
-        plan.notes.push_back("proven optimal over every checkpoint set");
+        plan.notes.push_back("proven optimal over every checkpoint set by the " + outcome->by);
     if (!plan.evaluation.isISPlan)
         plan.notes.push_back("not an IS plan: " + plan.evaluation.whyNotIS);
     return plan;

@@ -2,7 +2,8 @@
 // optimal: the exact minimum of Feng & Huang's objective (Eq. 2: checkpoint bytes + max segment
 // cost) over ALL checkpoint sets in the general model (segments = connected components of the
 // non-checkpoint vertices, each re-forwarded from all its entries; see PlanEvaluation.h), not
-// only over IS plans. Method and why it proves optimality: docs/THEORY.md, "## optimal".
+// only over IS plans: a frontier DP (FrontierDp.h) where a vertex order with a narrow frontier
+// exists, CBC row generation over intervals of the max term otherwise. Method and why it proves optimality: docs/THEORY.md, "## optimal".
 #include "solvers/Solver.h"
 
 namespace ckpt {
@@ -14,8 +15,12 @@ public:
     bool fast() const override { return false; }
     std::string description() const override
     {
-        return "Exact minimum of Feng & Huang Eq. 2 over every checkpoint set (general model), CBC row generation";
+        return "Exact minimum of Feng & Huang Eq. 2 over every checkpoint set (general model): frontier DP, "
+               "CBC row generation on wide graphs";
     }
+    // Option defaults of "max-width" and "max-labels" (chosen by measurement, docs/BENCHMARKS.md).
+    static constexpr int defaultMaxWidth = 12;
+    static constexpr int defaultMaxLabels = 2'000'000;
     std::vector<OptionSpec> options() const override;
     Plan solve(const Graph& graph, const SolverOptions& options) const override;
 

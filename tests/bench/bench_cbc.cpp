@@ -5,6 +5,7 @@
 // Prints Markdown table rows for docs/BENCHMARKS.md.
 #include "io/GraphJson.h"
 #include "solvers/BudgetSweep.h"
+#include "solvers/FrontierDp.h"
 #include "solvers/SolverRegistry.h"
 
 #include <algorithm>
@@ -27,8 +28,9 @@ void benchOptimal(const std::string& seconds, std::vector<std::string> files)
                                  "ResNet50_256_224x224x3_test_nx", "random_layered_n100_w0.27_nlv0.75_ed0.2_scd0.14",
                                  "random_layered_n250_w0.43_nlv0.75_ed0.2_scd0.14"})
             files.push_back(dir + name + ".json");
-    std::printf("| graph | vertices | best IS plan (feng-acg) | optimal | better by | proven | gap | seconds | IS plan? |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("| graph | vertices | frontier width | method | best IS plan (feng-acg) | optimal | better by | proven "
+                "| gap | seconds | IS plan? |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const std::string& file : files) {
         const Graph g = readGraphFile(file);
         std::string name = file.substr(file.find_last_of('/') + 1);
@@ -42,8 +44,16 @@ void benchOptimal(const std::string& seconds, std::vector<std::string> files)
             isBest = std::to_string(is.objective());
             better = std::to_string(100.0 * (is.objective() - plan.objective()) / is.objective()) + "%";
         }
+        // The method that ran last (after any fallback), from the plan's notes.
+        std::string method = "?";
+        for (const std::string& note : plan.notes)
+            if (note.rfind("frontier DP", 0) == 0)
+                method = "frontier DP";
+            else if (note.rfind("CBC row generation:", 0) == 0)
+                method = "row generation";
         const double gap = 100.0 * (plan.objective() - plan.lowerBound.value_or(0)) / plan.objective();
-        std::printf("| %s | %d | %s | %lld | %s | %s | %.2f%% | %.1f | %s |\n", name.c_str(), g.vertexCount(), isBest.c_str(),
+        std::printf("| %s | %d | %d | %s | %s | %lld | %s | %s | %.2f%% | %.1f | %s |\n", name.c_str(), g.vertexCount(),
+                    frontierOrder(g).width, method.c_str(), isBest.c_str(),
                     static_cast<long long>(plan.objective()), better.c_str(), *plan.provenOptimal ? "yes" : "no", gap,
                     plan.wallTimeMs / 1000, plan.evaluation.isISPlan ? "yes" : "no");
         std::fflush(stdout);
