@@ -35,6 +35,11 @@ struct Vertex {
     // the vertex itself when its own backward saves its output (an in-place ReLU). Ids of the
     // vertex or its successors; empty = nobody keeps it; nullopt = unknown (published graphs).
     std::optional<std::vector<std::string>> savedBy;
+    // Operator scratch memory: the bytes this vertex's forward (re-forward) and its backward
+    // allocate above what they leave allocated (a convolution's unfolded input), freed within
+    // the phase, so they count in its peak only. 0 when unknown (published graphs) or none.
+    std::int64_t forwardWorkspaceBytes = 0;
+    std::int64_t backwardWorkspaceBytes = 0;
     bool isVirtual = false;  // added to join several sources or sinks; never written out
     bool backward = false;   // a gradient node of a training graph (Checkmate *_train_nx.json)
 

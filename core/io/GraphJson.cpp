@@ -68,13 +68,18 @@ Graph graphFromOurJson(const json& root)
         if (v.compute && *v.compute < 0)
             throw GraphError("compute must be >= 0", at + "/compute");
         v.module = optionalString(item, "module", at).value_or("");
-        v.parameterBytes = optionalInt64(item, "parameter_bytes", at).value_or(0);
-        if (v.parameterBytes < 0)
-            throw GraphError("parameter_bytes must be >= 0", at + "/parameter_bytes");
-        v.savedBytes = optionalInt64(item, "saved_bytes", at).value_or(0);
-        if (v.savedBytes < 0)
-            throw GraphError("saved_bytes must be >= 0", at + "/saved_bytes");
+        // Optional byte counts of the pytorch memory model: absent = 0, never negative.
+        auto optionalBytes = [&](const char* key) {
+            const std::int64_t bytes = optionalInt64(item, key, at).value_or(0);
+            if (bytes < 0)
+                throw GraphError(std::string(key) + " must be >= 0", at + "/" + key);
+            return bytes;
+        };
+        v.parameterBytes = optionalBytes("parameter_bytes");
+        v.savedBytes = optionalBytes("saved_bytes");
         v.savedBy = optionalStringArray(item, "saved_by", at);
+        v.forwardWorkspaceBytes = optionalBytes("forward_workspace_bytes");
+        v.backwardWorkspaceBytes = optionalBytes("backward_workspace_bytes");
         v.backward = optionalBool(item, "backward", at).value_or(false);
         builder.addVertex(std::move(v));
     }
@@ -150,6 +155,10 @@ std::string toGraphJson(const Graph& graph)
             item["saved_bytes"] = v.savedBytes;
         if (v.savedBy)
             item["saved_by"] = *v.savedBy;
+        if (v.forwardWorkspaceBytes > 0)
+            item["forward_workspace_bytes"] = v.forwardWorkspaceBytes;
+        if (v.backwardWorkspaceBytes > 0)
+            item["backward_workspace_bytes"] = v.backwardWorkspaceBytes;
         if (v.backward)
             item["backward"] = true;
         vertices.push_back(std::move(item));

@@ -29,7 +29,8 @@ struct PhaseMemory {
     std::int64_t peakBytes = 0;  // largest live total within the phase (start included)
     // What was live at that peak: vertex ids for values, "grad:ID" for a gradient kept for a
     // tensor with several consumers, "grad-buffer" for Alg. 4's output-gradient buffer,
-    // "param-grad:ID" for the gradients of the parameters vertex ID reads (pytorch model).
+    // "param-grad:ID" for the gradients of the parameters vertex ID reads, "saved:ID" for its
+    // saved extras, "workspace:ID" for its operator scratch memory (pytorch model).
     std::vector<std::string> live;
 };
 

@@ -20,8 +20,8 @@ MemoryModel parseMemoryModel(const std::string& name)
 }
 
 MemoryTrace::MemoryTrace(const Graph& graph, bool recordLive)
-    : m_graph(graph), m_n(graph.vertexCount()), m_recordLive(recordLive), m_itemBytes(4 * m_n + 1, 0),
-      m_position(4 * m_n + 1, -1)
+    : m_graph(graph), m_n(graph.vertexCount()), m_recordLive(recordLive), m_itemBytes(5 * m_n + 1, 0),
+      m_position(5 * m_n + 1, -1)
 {
 }
 
@@ -40,6 +40,14 @@ void MemoryTrace::beginPhase(int index)
     phase.peakBytes = m_current;
     m_phases.push_back(std::move(phase));
     m_peakPending = true;
+}
+
+void MemoryTrace::touchWorkspace(VertexIndex v, std::int64_t bytes)
+{
+    if (bytes <= 0)
+        return;
+    alloc(4 * m_n + 1 + v, bytes);
+    release(4 * m_n + 1 + v);
 }
 
 void MemoryTrace::alloc(int item, std::int64_t bytes)
@@ -94,7 +102,9 @@ std::string MemoryTrace::itemName(int item) const
         return "grad-buffer";
     if (item <= 3 * m_n)
         return "param-grad:" + m_graph.vertex(item - 2 * m_n - 1).id;
-    return "saved:" + m_graph.vertex(item - 3 * m_n - 1).id;
+    if (item <= 4 * m_n)
+        return "saved:" + m_graph.vertex(item - 3 * m_n - 1).id;
+    return "workspace:" + m_graph.vertex(item - 4 * m_n - 1).id;
 }
 
 MemoryProfile MemoryTrace::finish(MemoryModel model)

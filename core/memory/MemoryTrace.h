@@ -29,6 +29,8 @@ public:
     void allocSaved(VertexIndex v) { alloc(3 * m_n + 1 + v, m_graph.vertex(v).savedBytes); }
     void freeSaved(VertexIndex v) { release(3 * m_n + 1 + v); }
     void freeBuffer() { release(2 * m_n); }
+    // Operator scratch memory of vertex v (P8): counted in the phase's peak, freed at once.
+    void touchWorkspace(VertexIndex v, std::int64_t bytes);
     std::int64_t liveBytes() const { return m_current; }
 
     MemoryProfile finish(MemoryModel model);

@@ -54,6 +54,7 @@ private:
             // P6: only regular training (nothing to recompute) records autograd in the forward.
             if (m_plan.segments.empty())
                 allocSaved(v);
+            forwardWorkspace(v);
             // P7: in regular training a tensor no backward keeps goes with its last consumer.
             for (VertexIndex u : m_graph.predecessors(v))
                 if (--consumersLeft[u] == 0 && (!m_isCheckpoint[u] || (m_unsaved[u] && heldByAutograd(u))))
@@ -102,6 +103,7 @@ private:
             for (VertexIndex w : m_plan.segments[s].vertices) {
                 m_trace.allocValue(w);
                 allocSaved(w);
+                forwardWorkspace(w);
             }
             done.push_back(s);
         };
@@ -137,12 +139,17 @@ private:
                     largest = std::max(largest, m_graph.bytes(w));
             }
             m_trace.allocBuffer(largest);
+            // With recomputation the checkpoint itself is recomputed (with autograd) here.
+            if (!m_plan.segments.empty() && v != m_graph.source())
+                forwardWorkspace(v);
         }
         for (VertexIndex u : m_graph.predecessors(v))
             if (u != m_graph.source() && m_graph.successors(u).size() > 1 && !m_trace.hasGradient(u))
                 m_trace.allocGradient(u);
         if (m_graph.vertex(v).parameterBytes > 0)
             m_trace.allocParameterGradient(v);
+        // P8: the backward's scratch memory on top of everything it reads and forms.
+        m_trace.touchWorkspace(v, m_graph.vertex(v).backwardWorkspaceBytes);
         m_trace.freeValue(v);
         m_trace.freeGradient(v);
         m_trace.freeSaved(v);
@@ -155,6 +162,13 @@ private:
     {
         if (m_model == MemoryModel::PyTorch && m_graph.vertex(v).savedBytes > 0)
             m_trace.allocSaved(v);
+    }
+
+    // P8: the forward's scratch memory, right after its output (and saved extras) exist.
+    void forwardWorkspace(VertexIndex v)
+    {
+        if (m_model == MemoryModel::PyTorch)
+            m_trace.touchWorkspace(v, m_graph.vertex(v).forwardWorkspaceBytes);
     }
 
     void afterTraining()

@@ -20,6 +20,8 @@
 //   Weight gradients (P5) and autograd's extra saved tensors (P6) where the graph has them;
 //   in regular training, where the graph says who saves each tensor (Vertex::savedBy), a tensor
 //   goes after the last backward that saved it, or in the forward when none did (P7).
+//   Operator scratch memory (Vertex::forward/backwardWorkspaceBytes) counts in the peak of the
+//   phase that runs the operation, never in its end bytes (P8).
 //   On a chain without those its peak equals Eq. 9/12 exactly.
 #include "graph/Graph.h"
 #include "memory/MemoryProfile.h"

@@ -52,6 +52,8 @@ MemoryProfile simulateScheduleMemory(const Graph& graph, const CheckpointSchedul
         switch (a.kind) {
         case Kind::Forward: {
             trace.allocValue(d[a.step]);
+            if (model == MemoryModel::PyTorch)  // P8
+                trace.touchWorkspace(d[a.step], graph.vertex(d[a.step]).forwardWorkspaceBytes);
             // The last layer's input is still needed by its backward, which follows at once.
             const bool inputNeeded = k + 1 < actions.size() && actions[k + 1].kind == Kind::Backward &&
                                      actions[k + 1].step == a.step;
@@ -74,6 +76,7 @@ MemoryProfile simulateScheduleMemory(const Graph& graph, const CheckpointSchedul
                     trace.allocGradient(d[n]);
                 if (a.step > 1)
                     trace.allocGradient(d[a.step - 1]);
+                trace.touchWorkspace(d[a.step], graph.vertex(d[a.step]).backwardWorkspaceBytes);  // P8
                 trace.freeGradient(d[a.step]);
             }
             if (current == a.step)

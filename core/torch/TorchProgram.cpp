@@ -4,8 +4,10 @@
 #include "graph/GraphError.h"
 
 #include <ATen/Parallel.h>
+#include <c10/util/ThreadLocalDebugInfo.h>
 #include <nlohmann/json.hpp>
 
+#include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/version.h>
@@ -14,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -728,12 +731,59 @@ c10::IValue TorchProgram::output(Env& env) const
     return lazyValue(outputValue(), env, local);
 }
 
+namespace {
+
+// Scratch memory of one run, told by c10's memory reporting (as the profiler measures): the
+// largest total of the blocks allocated since start() and still live, minus what is still
+// live at the end. Frees of older blocks do not count, so what the run releases of its inputs
+// cannot hide what it allocates.
+class ScratchMeter : public c10::MemoryReportingInfoBase {
+public:
+    explicit ScratchMeter(c10::DeviceType type) : m_type(type) {}
+    void reportMemoryUsage(void* ptr, int64_t size, int64_t, int64_t, c10::Device device) override
+    {
+        if (device.type() != m_type)
+            return;
+        std::lock_guard lock(m_mutex);
+        if (size > 0) {
+            m_blocks[ptr] = size;
+            m_bytes += size;
+            m_peak = std::max(m_peak, m_bytes);
+        } else if (auto it = m_blocks.find(ptr); it != m_blocks.end()) {
+            m_bytes -= it->second;
+            m_blocks.erase(it);
+        }
+    }
+    bool memoryProfilingEnabled() const override { return true; }
+    void start()
+    {
+        std::lock_guard lock(m_mutex);
+        m_blocks.clear();
+        m_bytes = m_peak = 0;
+    }
+    std::int64_t transient() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_peak - m_bytes;
+    }
+
+private:
+    const c10::DeviceType m_type;
+    mutable std::mutex m_mutex;
+    std::unordered_map<void*, std::int64_t> m_blocks;
+    std::int64_t m_bytes = 0, m_peak = 0;
+};
+
+}  // namespace
+
 // A group's backward keeps a tensor when its autograd nodes hold a reference to it: the input
 // itself (a saved input) or its storage (a saved output is stored as a shallow copy). So each
 // group runs twice on fresh copies of its inputs, without and with autograd, and a tensor holds
 // more references after the second run exactly when the backward saved it. Asking autograd
 // rather than keeping a table per aten op follows whatever this LibTorch's derivative formulas
-// save, for any op and for composite ops alike.
+// save, for any op and for composite ops alike. The run with autograd and then its backward
+// (from gradients of ones, the parameters' gradients unset as in a fresh step) are measured for
+// scratch memory on the way (rule P8).
 void TorchProgram::findSavedTensors()
 {
     auto references = [](const c10::IValue& value) {
@@ -786,6 +836,12 @@ void TorchProgram::findSavedTensors()
             }
         return env;
     };
+    auto scratch = std::make_shared<ScratchMeter>(device().type());
+    c10::DebugInfoGuard reporting(c10::DebugInfoKind::PROFILER_STATE, scratch);
+    auto unsetParameterGradients = [&] {
+        for (const at::Tensor& p : m_module.parameters())
+            p.mutable_grad() = at::Tensor();
+    };
     for (OpGroup& group : m_groups) {
         const int g = static_cast<int>(&group - m_groups.data());
         if (g == 0)
@@ -796,7 +852,9 @@ void TorchProgram::findSavedTensors()
             torch::NoGradGuard noGrad;
             runGroup(g, plain);
         }
+        scratch->start();
         runGroup(g, recorded);
+        group.forwardWorkspaceBytes = scratch->transient();
         for (int d : group.deps)
             for (const Value* v : m_groups[d].exports)
                 if (references(recorded.at(v)) > references(plain.at(v)) &&
@@ -805,7 +863,20 @@ void TorchProgram::findSavedTensors()
         for (const Value* v : group.exports)
             if (auto it = recorded.find(v); it != recorded.end() && references(it->second) > references(plain.at(v)))
                 group.savesOutput = true;
+        std::vector<at::Tensor> roots, ones;
+        for (const Value* v : group.exports)
+            if (auto it = recorded.find(v); it != recorded.end() && it->second.isTensor() &&
+                                            it->second.toTensor().requires_grad()) {
+                roots.push_back(it->second.toTensor());
+                ones.push_back(torch::ones_like(roots.back()));
+            }
+        unsetParameterGradients();
+        scratch->start();
+        if (!roots.empty())
+            torch::autograd::backward(roots, ones);
+        group.backwardWorkspaceBytes = scratch->transient();
     }
+    unsetParameterGradients();
     {
         torch::NoGradGuard noGrad;
         for (const at::Tensor& p : m_module.parameters())
@@ -842,6 +913,8 @@ Graph TorchProgram::toGraph() const
         v.module = group.module;
         v.parameterBytes = group.parameterBytes;
         v.savedBytes = group.savedBytes;
+        v.forwardWorkspaceBytes = group.forwardWorkspaceBytes;
+        v.backwardWorkspaceBytes = group.backwardWorkspaceBytes;
         if (m_savedKnown) {
             const int g = static_cast<int>(&group - m_groups.data());
             v.savedBy.emplace();

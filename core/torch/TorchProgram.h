@@ -35,6 +35,10 @@ struct OpGroup {
     // backward saves its own exported tensor (an in-place ReLU saves its result).
     std::vector<int> savedDeps;
     bool savesOutput = false;
+    // Filled by findSavedTensors() too: the bytes its forward with autograd and its backward
+    // allocate above what they leave allocated (operator scratch memory, rule P8).
+    std::int64_t forwardWorkspaceBytes = 0;
+    std::int64_t backwardWorkspaceBytes = 0;
     std::vector<std::int64_t> shape;    // of its first exported tensor
     std::string dtype;
     double compute = 0;  // FLOPs of conv/linear/matmul ops, element counts of the others
@@ -56,7 +60,8 @@ public:
     const Value* outputValue() const { return m_graph->outputs()[0]; }
 
     // Finds what autograd keeps for each group's backward (OpGroup::savedDeps, savesOutput) by
-    // running every group once more with autograd; toGraph() then writes Vertex::savedBy.
+    // running every group once more with autograd, and measures that run's and its backward's
+    // scratch memory; toGraph() then writes Vertex::savedBy and the workspace bytes.
     void findSavedTensors();
     Graph toGraph() const;
     torch::Tensor randomInput() const;

@@ -52,6 +52,7 @@ private Q_SLOTS:
     void importModel();
     void vgg19ModuleChain();
     void savedByFromAutograd();
+    void workspaceMeasured();
     void badInput_data();
     void badInput();
 };
@@ -176,6 +177,23 @@ void TorchImportTest::savedByFromAutograd()
     QCOMPARE(savers("layer1.0.conv1"), std::vector<std::string>{"layer1.0.bn1"});
     QCOMPARE(savers("layer1.0.bn1"), (std::vector<std::string>{"layer1.0.bn1", "layer1.0.conv2"}));
     QCOMPARE(savers("layer2.0.downsample.1"), std::vector<std::string>{});
+}
+
+// Operator scratch memory (P8), measured on the import's run with autograd: a BatchNorm with
+// its in-place ReLU forms the ReLU's gradient (its size) and drops it inside its backward;
+// a convolution's forward and backward allocate scratch; the input runs nothing.
+void TorchImportTest::workspaceMeasured()
+{
+    QTemporaryDir dir;
+    const Graph graph = runImport("resnet18", "1x3x64x64", "module", dir.path());
+    const Vertex& input = graph.vertex(*graph.find("input"));
+    QCOMPARE(input.forwardWorkspaceBytes + input.backwardWorkspaceBytes, std::int64_t(0));
+    const Vertex& bn = graph.vertex(*graph.find("bn1"));
+    QVERIFY2(bn.backwardWorkspaceBytes >= bn.bytes, std::to_string(bn.backwardWorkspaceBytes).c_str());
+    const Vertex& conv = graph.vertex(*graph.find("conv1"));
+    QVERIFY(conv.forwardWorkspaceBytes > 0 && conv.backwardWorkspaceBytes > 0);
+    for (const Vertex& v : graph.vertices())
+        QVERIFY(v.forwardWorkspaceBytes >= 0 && v.backwardWorkspaceBytes >= 0);
 }
 
 void TorchImportTest::badInput_data()

@@ -53,6 +53,19 @@ private Q_SLOTS:
             QCOMPARE(back.vertex(v).savedBy, g.vertex(v).savedBy);
     }
 
+    void workspaceRoundTrip()
+    {
+        // Absent means 0 (old graphs); a value survives a round trip.
+        const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1,
+            "forward_workspace_bytes": 7, "backward_workspace_bytes": 9}], "edges": [{"from": "a", "to": "b"}]})");
+        QCOMPARE(g.vertex(0).forwardWorkspaceBytes, std::int64_t(0));
+        QCOMPARE(g.vertex(1).forwardWorkspaceBytes, std::int64_t(7));
+        QCOMPARE(g.vertex(1).backwardWorkspaceBytes, std::int64_t(9));
+        const Graph back = parseGraphJson(toGraphJson(g), "back.json");
+        for (VertexIndex v = 0; v < 2; ++v)
+            QVERIFY(back.vertex(v) == g.vertex(v));
+    }
+
     void onlyRequiredFields()
     {
         Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 2}], "edges": [{"from": "a", "to": "b"}]})");
@@ -132,6 +145,8 @@ private Q_SLOTS:
             << "test.json: /vertices/0/saved_by/1: \"c\" is neither the vertex nor one of its successors";
         QTest::newRow("saved_by not strings") << R"({"vertices": [{"id": "a", "bytes": 1, "saved_by": [1]}]})"
                                               << "test.json: /vertices/0/saved_by/0: expected a string";
+        QTest::newRow("negative workspace") << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_bytes": -1}]})"
+                                            << "test.json: /vertices/0/backward_workspace_bytes: backward_workspace_bytes must be >= 0";
         QTest::newRow("wrong schema") << R"({"schema": "other", "vertices": []})" << "test.json: /schema: unknown schema";
         QTest::newRow("newer version") << R"({"schema": "checkpoint-explorer/graph", "version": 7, "vertices": []})"
                                        << "test.json: /version: unsupported version 7";

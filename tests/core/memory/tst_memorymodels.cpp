@@ -54,6 +54,26 @@ Graph savedInputsChain(bool known)
     return builder.build();
 }
 
+// x -> a -> b (1, 10, 100 bytes) with operator scratch memory (P8): a's forward 1000 and
+// backward 300 bytes, b's forward 20 and backward 40; `workspace` false leaves them out.
+Graph workspaceChain(bool workspace)
+{
+    Graph g = test::makeChain({1, 10, 100});
+    if (!workspace)
+        return g;
+    GraphBuilder builder;
+    const std::vector<std::int64_t> forward{0, 1000, 20}, backward{0, 300, 40};
+    for (VertexIndex v = 0; v < g.vertexCount(); ++v) {
+        Vertex copy = g.vertex(v);
+        copy.forwardWorkspaceBytes = forward[v];
+        copy.backwardWorkspaceBytes = backward[v];
+        builder.addVertex(copy);
+    }
+    builder.addEdge("v0", "v1");
+    builder.addEdge("v1", "v2");
+    return builder.build();
+}
+
 }  // namespace
 
 class MemoryModelsTest : public QObject {
@@ -184,6 +204,48 @@ private Q_SLOTS:
         QCOMPARE(ends(g, MemoryModel::PyTorch), endBytes);
         // chen counts no gradients and keeps no autograd state: saved_by changes nothing.
         QCOMPARE(ends(g, MemoryModel::Chen), ends(savedInputsChain(!known), MemoryModel::Chen));
+    }
+
+    void workspaceRule_data()
+    {
+        QTest::addColumn<QString>("plan");
+        QTest::addColumn<QList<qint64>>("peakBytes");  // phases 0 .. 5
+        QTest::addColumn<QString>("peakLive");         // the workspace live at the largest peak
+        // Regular training: the forward of v1 peaks at 11 + 1000, of v2 at 111 + 20; the backward
+        // of v2 at 111 + buffer 10 + 40, of v1 at 11 + buffer 1 + 300. Without P8: 1, 11, 111, 121, 21, 2.
+        QTest::newRow("regular") << "all" << QList<qint64>{1, 1011, 131, 161, 312, 2} << "workspace:v1";
+        // Checkpoints v0, v2: v1 is re-forwarded at v2's backward (101 + 10 live, + 1000), then
+        // the buffer (10) and v2 recomputed (121 + 20) and back-propagated (121 + 40); v1's backward
+        // 21 + 300. Without P8: 1, 11, 111, 121, 21, 11.
+        QTest::newRow("checkpointed") << "v0,v2" << QList<qint64>{1, 1011, 131, 1111, 321, 11} << "workspace:v1";
+    }
+
+    void workspaceRule()
+    {
+        QFETCH(QString, plan);
+        QFETCH(QList<qint64>, peakBytes);
+        QFETCH(QString, peakLive);
+        std::vector<std::string> ids;
+        for (const QString& id : (plan == "all" ? QString("v0,v1,v2") : plan).split(','))
+            ids.push_back(id.toStdString());
+        auto run = [&](bool workspace, MemoryModel model) {
+            const Graph g = workspaceChain(workspace);
+            return simulatePlanMemory(g, evaluateIds(g, ids), model);
+        };
+        const MemoryProfile with = run(true, MemoryModel::PyTorch);
+        const MemoryProfile without = run(false, MemoryModel::PyTorch);
+        QList<qint64> peaks;
+        for (const auto& phase : with.phases)
+            peaks.push_back(phase.peakBytes);
+        QCOMPARE(peaks, peakBytes);
+        QCOMPARE(with.peakBytes, *std::max_element(peakBytes.begin(), peakBytes.end()));
+        const auto& live = with.phases[with.peakPhase].live;
+        QVERIFY(std::count(live.begin(), live.end(), peakLive.toStdString()) == 1);
+        // Scratch memory is freed within its phase: the end bytes are those without it.
+        for (std::size_t k = 0; k < with.phases.size(); ++k)
+            QCOMPARE(with.phases[k].endBytes, without.phases[k].endBytes);
+        // chen counts no operator memory.
+        QCOMPARE(run(true, MemoryModel::Chen).peakBytes, run(false, MemoryModel::Chen).peakBytes);
     }
 
     void scheduleWithEnoughSlotsKeepsEverything()
