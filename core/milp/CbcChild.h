@@ -7,7 +7,11 @@
 //  - CBC's log (the child's stdout), parsed for the bound: "Continuous objective value is X"
 //    (the root LP), "... cuts changed objective from A to X", "best possible X";
 //  - at the end, CBC's final status, bound, best and saved solutions.
-// A crash (CBC 2.10 has a few) ends the child, not the program.
+// A crash (CBC 2.10 has a few) ends the child, not the program. Chosen over Clp's own wall-clock
+// limit and event handlers because those reach neither CBC's cut generation and heuristics nor a
+// crash, and a killed process needs no cooperation. The child runs only CBC (malloc is fork-safe
+// in glibc); should it block on a lock another thread of this process held at the fork, it is
+// killed at the deadline like any other overrun.
 #include <atomic>
 #include <chrono>
 #include <functional>

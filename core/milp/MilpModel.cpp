@@ -199,7 +199,7 @@ MilpResult MilpModel::solve(const MilpLimits& limits) const
     case End::Killed:
         result.status = result.hasSolution() ? MilpStatus::Feasible : MilpStatus::NoSolution;
         result.message = result.bound == -kInfinity
-                             ? "CBC was stopped at the time limit before its root LP finished: no bound yet"
+                             ? "CBC was stopped at the time limit before its root LP finished (no LP bound yet)"
                              : "CBC was stopped at the time limit";
         break;
     case End::Crashed:
