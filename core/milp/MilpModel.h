@@ -22,7 +22,7 @@ struct CbcProblem;
 
 enum class MilpStatus {
     Optimal,     // proven optimal (within the allowed gap)
-    Feasible,    // a limit was reached; `values` holds the best solution found
+    Feasible,    // a limit was reached (or CBC crashed, `message` says so); `values` holds the best found
     Infeasible,  // proven: no solution (better than the cutoff, when one was given)
     NoSolution,  // a limit was reached before any solution was found
     Cancelled,   // SolverOptions::cancel was set; `values` may hold a solution

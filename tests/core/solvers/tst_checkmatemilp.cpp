@@ -363,7 +363,7 @@ private Q_SLOTS:
                     std::floor(range.lowerBound + fraction * double(range.baselinePeak - range.lowerBound)));
                 CheckmateSettings settings;
                 settings.budget = budget;
-                settings.seconds = 30;
+                settings.seconds = 120;  // each proof takes seconds; the limit only guards a busy machine
                 const auto t0 = std::chrono::steady_clock::now();
                 const CheckmateOutcome milp = solveCheckmate(training, settings);
                 const auto t1 = std::chrono::steady_clock::now();
