@@ -119,6 +119,8 @@ std::string number(double value)
             args.insert(args.end(), {"-allowableGap", "0.999"});
         if (settings.cutoff)
             args.insert(args.end(), {"-cutoff", number(*settings.cutoff)});
+        if (settings.noPerturbation)
+            args.insert(args.end(), {"-perturbation", "off"});
         args.insert(args.end(), {"-solve", "-quit"});
         std::vector<const char*> argv;
         for (const std::string& a : args)
@@ -275,6 +277,10 @@ CbcChildReport runCbcChild(const CbcProblem& problem, const CbcChildSettings& se
     std::fflush(stderr);
     const pid_t pid = ::fork();
     if (pid == 0) {
+        // A crash ends the child quietly: no handler of this program (Qt Test's prints a stack
+        // trace through gdb) runs there.
+        for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM})
+            std::signal(sig, SIG_DFL);
         // The child keeps only its log (stdout, stderr) and result pipes: descriptors of other
         // solves running in this process must not stay open here, or their parents would miss EOF.
         ::dup2(logPipe[1], 1);

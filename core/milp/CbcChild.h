@@ -36,6 +36,7 @@ struct CbcChildSettings {
     double cbcSeconds = 60;                          // CBC's own "-sec" limit, a little earlier
     std::optional<double> cutoff;
     bool integralObjective = false;
+    bool noPerturbation = false;  // Clp's "-perturbation off" (the retry after a crash)
     const std::atomic<bool>* cancel = nullptr;
     // Called in the calling thread while the child runs: each solution it sends, and each bound or
     // incumbent value its log shows (incumbent +infinity / bound -infinity when not known).

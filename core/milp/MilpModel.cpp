@@ -189,7 +189,18 @@ MilpResult MilpModel::solve(const MilpLimits& limits) const
         seen.bound = std::max(seen.bound, bound);
         report();
     };
-    const CbcChildReport cbc = runCbcChild(cbcProblem(limits.relax), settings);
+    const CbcProblem problem = cbcProblem(limits.relax);
+    CbcChildReport cbc = runCbcChild(problem, settings);
+    // Clp 1.17 can fail an assertion (ClpSimplexDual::resetFakeBounds, seen on a 13-node Checkmate
+    // MILP); the same model then solves with Clp's perturbation off. One retry, in the time left.
+    if (cbc.end == CbcChildReport::End::Crashed && limits.seconds - elapsed() > 0.5) {
+        settings.noPerturbation = true;
+        settings.cbcSeconds = limits.seconds - elapsed();
+        const std::string first = cbc.crash;
+        cbc = runCbcChild(problem, settings);
+        if (cbc.end == CbcChildReport::End::Crashed)
+            cbc.crash = first + "; again with Clp's perturbation off: " + cbc.crash;
+    }
 
     auto finite = [](double bound) { return std::abs(bound) < 1e49 ? bound : -kInfinity; };
     result.bound = finite(cbc.logBound);
