@@ -1,141 +1,18 @@
 #include "milp/MilpModel.h"
 
-#include <coin/Cbc_C_Interface.h>
+#include "milp/CbcChild.h"
 
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <iostream>
 #include <limits>
-#include <mutex>
-#include <thread>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace ckpt {
 
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
-std::mutex& cbcMutex()
-{
-    static std::mutex m;
-    return m;
-}
-
-// Reads CBC's log from a pipe and turns its incumbent/bound lines into MilpProgress.
-class LogParser {
-public:
-    LogParser(int fd, std::function<void(const MilpProgress&)> progress)
-        : m_fd(fd), m_progress(std::move(progress)), m_start(std::chrono::steady_clock::now())
-    {
-        m_thread = std::thread([this] { run(); });
-    }
-    // Call after the pipe's write end is closed.
-    void join() { m_thread.join(); }
-
-private:
-    void run()
-    {
-        std::string line;
-        char buffer[4096];
-        for (;;) {
-            const ssize_t got = ::read(m_fd, buffer, sizeof buffer);
-            if (got <= 0)
-                break;
-            for (ssize_t i = 0; i < got; ++i) {
-                if (buffer[i] != '\n') {
-                    line += buffer[i];
-                    continue;
-                }
-                parse(line);
-                line.clear();
-            }
-        }
-        ::close(m_fd);
-    }
-
-    void parse(const std::string& line)
-    {
-        double incumbent = m_last.incumbent, bound = m_last.bound;
-        int nodes = 0, open = 0;
-        // "Cbc0010I After N nodes, M on tree, X best solution, best possible Y (S seconds)"
-        if (std::sscanf(line.c_str(), "Cbc0010I After %d nodes, %d on tree, %lf best solution, best possible %lf",
-                        &nodes, &open, &incumbent, &bound) == 4) {
-            if (incumbent >= 1e49)
-                incumbent = kInfinity;
-        } else if (std::sscanf(line.c_str(), "Cbc0012I Integer solution of %lf", &incumbent) != 1 &&
-                   std::sscanf(line.c_str(), "Cbc0004I Integer solution of %lf", &incumbent) != 1) {
-            return;
-        }
-        m_last.incumbent = std::min(m_last.incumbent, incumbent);
-        m_last.bound = std::max(m_last.bound, bound);
-        m_last.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-        if (m_progress)
-            m_progress(m_last);
-    }
-
-    int m_fd;
-    std::function<void(const MilpProgress&)> m_progress;
-    std::chrono::steady_clock::time_point m_start;
-    MilpProgress m_last{kInfinity, -kInfinity, 0};
-    std::thread m_thread;
-};
-
-// Sends file descriptor 1 into a LogParser for the lifetime of this object.
-class StdoutCapture {
-public:
-    explicit StdoutCapture(std::function<void(const MilpProgress&)> progress)
-    {
-        int fds[2];
-        std::fflush(stdout);
-        std::cout.flush();
-        m_saved = ::dup(1);
-        if (m_saved < 0 || ::pipe(fds) != 0)
-            return;
-        ::fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-        ::dup2(fds[1], 1);
-        ::close(fds[1]);
-        m_parser.emplace(fds[0], std::move(progress));
-    }
-    ~StdoutCapture()
-    {
-        std::fflush(stdout);
-        std::cout.flush();
-        if (m_saved >= 0) {
-            ::dup2(m_saved, 1);  // closes the pipe's last write end: the parser sees EOF
-            ::close(m_saved);
-        }
-        if (m_parser)
-            m_parser->join();
-    }
-    bool active() const { return m_parser.has_value(); }
-
-private:
-    int m_saved = -1;
-    std::optional<LogParser> m_parser;
-};
-
-// The cut callback: once cancellation is requested every node gets the infeasible cut
-// x_0 <= lower(x_0) - 1, so the search closes all open nodes and returns.
-void COINLINKAGE_CB cancelCut(void* osiSolver, void* osiCuts, void* appData)
-{
-    const auto* cancel = static_cast<const std::atomic<bool>*>(appData);
-    if (!cancel || !cancel->load(std::memory_order_relaxed) || Osi_getNumCols(osiSolver) == 0)
-        return;
-    const int column = 0;
-    const double one = 1.0;
-    OsiCuts_addRowCut(osiCuts, 1, &column, &one, 'L', Osi_getColLower(osiSolver)[0] - 1.0);
-}
-
-std::string number(double value)
-{
-    char text[64];
-    std::snprintf(text, sizeof text, "%.17g", value);
-    return text;
-}
+// The child is killed this long after the time limit if CBC has not stopped by itself.
+constexpr double kGraceSeconds = 1.0;
 
 }  // namespace
 
@@ -194,100 +71,172 @@ void MilpModel::fix(int column, double value)
     m_upper[column] = value;
 }
 
+
+double MilpModel::objectiveOf(const std::vector<double>& values) const
+{
+    double sum = 0;
+    for (int c = 0; c < columnCount(); ++c)
+        sum += m_objective[c] * values[c];
+    return sum;
+}
+
+bool MilpModel::satisfies(const std::vector<double>& values, bool integral) const
+{
+    if (static_cast<int>(values.size()) != columnCount())
+        return false;
+    auto slack = [](double scale) { return 1e-6 * (1 + std::abs(scale)); };
+    for (int c = 0; c < columnCount(); ++c) {
+        const double x = values[c];
+        if (!std::isfinite(x) || x < m_lower[c] - slack(m_lower[c]) || x > m_upper[c] + slack(m_upper[c]))
+            return false;
+        if (integral && m_integer[c] && std::abs(x - std::round(x)) > 1e-5)
+            return false;
+    }
+    for (int r = 0; r < rowCount(); ++r) {
+        double activity = 0, magnitude = std::abs(m_rhs[r]);
+        for (int k = m_rowStart[r]; k < m_rowStart[r + 1]; ++k) {
+            activity += m_terms[k].second * values[m_terms[k].first];
+            magnitude += std::abs(m_terms[k].second * values[m_terms[k].first]);
+        }
+        const double tolerance = slack(magnitude);
+        if ((m_rowSense[r] != 'G' && activity > m_rhs[r] + tolerance) ||
+            (m_rowSense[r] != 'L' && activity < m_rhs[r] - tolerance))
+            return false;
+    }
+    return true;
+}
+
+CbcProblem MilpModel::cbcProblem(bool relax) const
+{
+    const int columns = columnCount(), rows = rowCount();
+    CbcProblem p;
+    p.columns = columns;
+    p.rows = rows;
+    // Row-wise terms to CBC's column-major matrix.
+    p.colStart.assign(columns + 1, 0);
+    for (const Term& t : m_terms)
+        ++p.colStart[t.first + 1];
+    for (int c = 0; c < columns; ++c)
+        p.colStart[c + 1] += p.colStart[c];
+    p.index.resize(m_terms.size());
+    p.value.resize(m_terms.size());
+    std::vector<int> fill(p.colStart.begin(), p.colStart.end() - 1);
+    for (int r = 0; r < rows; ++r)
+        for (int k = m_rowStart[r]; k < m_rowStart[r + 1]; ++k) {
+            const int at = fill[m_terms[k].first]++;
+            p.index[at] = r;
+            p.value[at] = m_terms[k].second;
+        }
+    p.rowLower.resize(rows);
+    p.rowUpper.resize(rows);
+    for (int r = 0; r < rows; ++r) {
+        p.rowLower[r] = m_rowSense[r] == 'L' ? -std::numeric_limits<double>::max() : m_rhs[r];
+        p.rowUpper[r] = m_rowSense[r] == 'G' ? std::numeric_limits<double>::max() : m_rhs[r];
+    }
+    p.colLower = m_lower;
+    p.colUpper = m_upper;
+    p.objective = m_objective;
+    p.integer = relax ? std::vector<char>(columns, 0) : m_integer;
+    if (!relax)
+        p.start = m_start;
+    return p;
+}
+
 MilpResult MilpModel::solve(const MilpLimits& limits) const
 {
-    const auto start = std::chrono::steady_clock::now();
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    auto elapsed = [&start] { return std::chrono::duration<double>(Clock::now() - start).count(); };
     MilpResult result;
+    result.bound = -kInfinity;
     if (limits.cancel && limits.cancel->load()) {
         result.status = MilpStatus::Cancelled;
         return result;
     }
-    const int columns = columnCount(), rows = rowCount();
 
-    // Row-wise terms to CBC's column-major matrix.
-    std::vector<CoinBigIndex> colStart(columns + 1, 0);
-    for (const Term& t : m_terms)
-        ++colStart[t.first + 1];
-    for (int c = 0; c < columns; ++c)
-        colStart[c + 1] += colStart[c];
-    std::vector<int> index(m_terms.size());
-    std::vector<double> value(m_terms.size());
-    std::vector<CoinBigIndex> fill(colStart.begin(), colStart.end() - 1);
-    for (int r = 0; r < rows; ++r)
-        for (int k = m_rowStart[r]; k < m_rowStart[r + 1]; ++k) {
-            const CoinBigIndex at = fill[m_terms[k].first]++;
-            index[at] = r;
-            value[at] = m_terms[k].second;
+    // The best solution known, checked against every row here: the MIP start counts (CBC may
+    // not even reach it before the time limit on a large model), then whatever CBC sends.
+    MilpProgress seen{kInfinity, -kInfinity, 0};
+    auto report = [&] {
+        seen.seconds = elapsed();
+        if (limits.progress)
+            limits.progress(seen);
+    };
+    auto consider = [&](const std::vector<double>& values) {
+        if (!satisfies(values, !limits.relax))
+            return;
+        const double objective = objectiveOf(values);
+        if (result.hasSolution() && objective >= result.objective - 1e-9 * std::max(1.0, std::abs(objective)))
+            return;
+        result.values = values;
+        result.objective = objective;
+        seen.incumbent = std::min(seen.incumbent, objective);
+        report();
+    };
+    if (!limits.relax && !m_start.empty() && (!limits.cutoff || objectiveOf(m_start) < *limits.cutoff))
+        consider(m_start);
+
+    CbcChildSettings settings;
+    settings.cbcSeconds = limits.seconds - elapsed();
+    settings.deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(std::max(0.0, limits.seconds) + kGraceSeconds));
+    settings.cutoff = limits.cutoff;
+    settings.integralObjective = limits.integralObjective;
+    settings.cancel = limits.cancel;
+    settings.solution = consider;
+    settings.log = [&](double incumbent, double bound) {
+        seen.incumbent = std::min(seen.incumbent, incumbent);
+        seen.bound = std::max(seen.bound, bound);
+        report();
+    };
+    const CbcProblem problem = cbcProblem(limits.relax);
+    CbcChildReport cbc = runCbcChild(problem, settings);
+    // Clp 1.17 can fail an assertion (ClpSimplexDual::resetFakeBounds, seen on a 13-node Checkmate
+    // MILP); the same model then solves with Clp's perturbation off. One retry, in the time left.
+    if (cbc.end == CbcChildReport::End::Crashed && limits.seconds - elapsed() > 0.5) {
+        settings.noPerturbation = true;
+        settings.cbcSeconds = limits.seconds - elapsed();
+        const std::string first = cbc.crash;
+        cbc = runCbcChild(problem, settings);
+        if (cbc.end == CbcChildReport::End::Crashed)
+            cbc.crash = first + "; again with Clp's perturbation off: " + cbc.crash;
+    }
+
+    auto finite = [](double bound) { return std::abs(bound) < 1e49 ? bound : -kInfinity; };
+    result.bound = finite(cbc.logBound);
+    using End = CbcChildReport::End;
+    switch (cbc.end) {
+    case End::Cancelled: result.status = MilpStatus::Cancelled; break;
+    case End::Killed:
+        result.status = result.hasSolution() ? MilpStatus::Feasible : MilpStatus::NoSolution;
+        result.message = result.bound == -kInfinity
+                             ? "CBC was stopped at the time limit before its root LP finished (no LP bound yet)"
+                             : "CBC was stopped at the time limit";
+        break;
+    case End::Crashed:
+        result.status = result.hasSolution() ? MilpStatus::Feasible : MilpStatus::Failed;
+        result.message = cbc.crash;
+        break;
+    case End::Finished:
+        consider(cbc.best);
+        result.otherSolutions = cbc.saved;
+        result.bound = std::max(result.bound, finite(cbc.bound));
+        if (cbc.provenOptimal && result.hasSolution())
+            result.status = MilpStatus::Optimal;
+        else if (cbc.provenInfeasible || cbc.provenOptimal)
+            result.status = result.hasSolution() ? MilpStatus::Feasible : MilpStatus::Infeasible;
+        else if (cbc.secondsLimitReached)
+            result.status = result.hasSolution() ? MilpStatus::Feasible : MilpStatus::NoSolution;
+        else {
+            result.status = result.hasSolution() ? MilpStatus::Feasible : MilpStatus::Failed;
+            result.message = "CBC stopped with status " + std::to_string(cbc.status) + "/" +
+                             std::to_string(cbc.secondaryStatus);
         }
-    std::vector<double> rowLower(rows), rowUpper(rows);
-    for (int r = 0; r < rows; ++r) {
-        rowLower[r] = m_rowSense[r] == 'L' ? -std::numeric_limits<double>::max() : m_rhs[r];
-        rowUpper[r] = m_rowSense[r] == 'G' ? std::numeric_limits<double>::max() : m_rhs[r];
-    }
-
-    std::lock_guard lock(cbcMutex());
-    Cbc_Model* model = Cbc_newModel();
-    Cbc_loadProblem(model, columns, rows, colStart.data(), index.data(), value.data(), m_lower.data(),
-                    m_upper.data(), m_objective.data(), rowLower.data(), rowUpper.data());
-    for (int c = 0; c < columns && !limits.relax; ++c)
-        if (m_integer[c])
-            Cbc_setInteger(model, c);
-    Cbc_setObjSense(model, 1);
-    // CBC 2.10's preprocessing can crash in CglPreProcess::postProcess when a time limit or a MIP
-    // start leaves it mid-way (seen on the Checkmate MILP of vgg_unet); the models here are small
-    // enough to do without it.
-    Cbc_setParameter(model, "preprocess", "off");
-    Cbc_setParameter(model, "timeMode", "elapsed");  // wall-clock seconds, not CPU seconds
-    Cbc_setParameter(model, "sec", number(std::max(0.01, limits.seconds)).c_str());
-    if (limits.integralObjective)
-        Cbc_setParameter(model, "allowableGap", "0.999");
-    if (limits.cutoff)
-        Cbc_setParameter(model, "cutoff", number(*limits.cutoff).c_str());
-    if (!m_start.empty()) {
-        std::vector<int> all(columns);
-        for (int c = 0; c < columns; ++c)
-            all[c] = c;
-        Cbc_setMIPStartI(model, columns, all.data(), m_start.data());
-    }
-    if (limits.cancel)
-        Cbc_addCutCallback(model, cancelCut, "cancel", const_cast<std::atomic<bool>*>(limits.cancel));
-    {
-        StdoutCapture capture(limits.progress);
-        Cbc_setParameter(model, "log", capture.active() ? "1" : "0");
-        Cbc_solve(model);
-    }
-
-    // Without integer columns Cbc_solve solves the LP and keeps no "best solution".
-    const bool hasIntegers = Cbc_getNumIntegers(model) > 0;
-    const double* best = hasIntegers ? Cbc_bestSolution(model)
-                                     : (Cbc_isProvenOptimal(model) ? Cbc_getColSolution(model) : nullptr);
-    if (best) {
-        result.values.assign(best, best + columns);
-        result.objective = 0;
-        for (int c = 0; c < columns; ++c)
-            result.objective += m_objective[c] * result.values[c];
-    }
-    for (int i = 1; hasIntegers && i < Cbc_numberSavedSolutions(model); ++i)
-        if (const double* other = Cbc_savedSolution(model, i))
-            result.otherSolutions.emplace_back(other, other + columns);
-    result.bound = Cbc_getBestPossibleObjValue(model);
-    if (limits.cancel && limits.cancel->load())
-        result.status = MilpStatus::Cancelled;
-    else if (Cbc_isProvenOptimal(model) && best)
-        result.status = MilpStatus::Optimal;
-    else if (Cbc_isProvenInfeasible(model) || (Cbc_isProvenOptimal(model) && !best))
-        result.status = MilpStatus::Infeasible;
-    else if (Cbc_isSecondsLimitReached(model))
-        result.status = best ? MilpStatus::Feasible : MilpStatus::NoSolution;
-    else {
-        result.status = best ? MilpStatus::Feasible : MilpStatus::Failed;
-        result.message = "CBC stopped with status " + std::to_string(Cbc_status(model)) + "/" +
-                         std::to_string(Cbc_secondaryStatus(model));
+        break;
     }
     if (result.status == MilpStatus::Optimal)
         result.bound = result.objective;
-    Cbc_deleteModel(model);
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = elapsed();
     return result;
 }
 

@@ -1,16 +1,12 @@
 #pragma once
-// A small mixed-integer program builder on top of CBC's C interface (coinor-libcbc-dev).
+// A small mixed-integer program builder on top of CBC (coinor-libcbc-dev).
 //
-// Limits, progress and cancel (CBC 2.10's C interface has no event handler):
-//  - time limit: CBC's own "-sec" parameter;
-//  - progress: CBC's message callback goes silent once a heuristic's mini branch-and-bound
-//    lowers the shared handler's log level, so instead CBC's log (stdout) is captured through a
-//    pipe while it runs and its "Cbc0010I ... best solution X, best possible Y" and
-//    "Integer solution of X" lines are parsed into MilpProgress;
-//  - cancel: a cut callback (called at every node) adds an infeasible cut once the flag is set,
-//    which closes every open node, so CBC returns within one node's work.
-// CBC's driver (CbcMain1) is not re-entrant, so solves are serialized process-wide; while one
-// runs, the process's stdout (file descriptor 1) goes to the log parser.
+// Every solve runs CBC in a child process (milp/CbcChild.h), so the time limit and cancel hold
+// even inside CBC's root LP, which cannot be interrupted otherwise; a CBC crash becomes a
+// Failed result. Progress (incumbent and bound) comes from CBC's log and the solutions it sends.
+// Any solution returned satisfies every row, bound and integrality here (checked, not trusted);
+// the MIP start counts as a solution when it does, so a limit reached before CBC has done
+// anything still returns it.
 #include "solvers/Solver.h"
 
 #include <atomic>
@@ -22,9 +18,11 @@
 
 namespace ckpt {
 
+struct CbcProblem;
+
 enum class MilpStatus {
     Optimal,     // proven optimal (within the allowed gap)
-    Feasible,    // a limit was reached; `values` holds the best solution found
+    Feasible,    // a limit was reached (or CBC crashed, `message` says so); `values` holds the best found
     Infeasible,  // proven: no solution (better than the cutoff, when one was given)
     NoSolution,  // a limit was reached before any solution was found
     Cancelled,   // SolverOptions::cancel was set; `values` may hold a solution
@@ -45,14 +43,15 @@ struct MilpLimits {
 struct MilpResult {
     MilpStatus status = MilpStatus::Failed;
     double objective = 0;  // of `values`, when there is a solution
-    double bound = 0;      // proven lower bound (minimization)
+    double bound = 0;      // proven lower bound (minimization); -infinity when none is known yet
+                           // (the limit came before CBC's root LP finished)
     std::vector<double> values;
     std::vector<std::vector<double>> otherSolutions;  // further solutions CBC kept (worse ones)
     double seconds = 0;
     std::string message;
 
     bool hasSolution() const { return !values.empty(); }
-    // Relative gap between solution and bound, 0 when proven optimal.
+    // Relative gap between solution and bound, 0 when proven optimal, infinity without a bound.
     double gap() const;
 };
 
@@ -70,9 +69,15 @@ public:
     // A complete assignment CBC tries first (a MIP start); ignored by CBC if infeasible.
     void setStart(std::vector<double> values) { m_start = std::move(values); }
 
+    // Never runs past limits.seconds by more than about a second; thread-safe (each call has its
+    // own CBC process).
     MilpResult solve(const MilpLimits& limits) const;
 
 private:
+    double objectiveOf(const std::vector<double>& values) const;
+    bool satisfies(const std::vector<double>& values, bool integral) const;
+    CbcProblem cbcProblem(bool relax) const;
+
     std::vector<double> m_objective, m_lower, m_upper;
     std::vector<char> m_integer;
     std::vector<int> m_rowStart{0};

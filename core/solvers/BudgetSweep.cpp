@@ -48,14 +48,7 @@ BudgetSweepResult budgetSweep(const Graph& graph, const BudgetSweepSettings& set
     result.baselineCost = all.cost;
     // The MILP's own accounting (FREE[t][k][k] = 0) so that the top budget admits checkpoint-all.
     result.baselinePeak = modelPeak(g, all.R, all.S, result.fixedBytes);
-    std::int64_t lower = 0;
-    for (int k = 0; k < g.size(); ++k) {
-        std::int64_t need = g.bytes[k];
-        for (int i : g.deps[k])
-            need += g.bytes[i];
-        lower = std::max(lower, need);
-    }
-    result.lowerBound = lower + result.fixedBytes;
+    result.lowerBound = leastPeak(g, result.fixedBytes);
 
     auto point = [&](const std::string& solver, const StageSchedule& s, std::string status, double seconds) {
         BudgetSweepRow row;
@@ -96,14 +89,13 @@ BudgetSweepResult budgetSweep(const Graph& graph, const BudgetSweepSettings& set
                     throw SolverCancelled();
                 BudgetSweepRow row;
                 if (out.schedule) {
-                    std::string status = out.status == MilpStatus::Optimal
-                                             ? "optimal"
-                                             : "time limit (gap " + std::to_string(out.gap * 100) + "%)";
-                    row = point(name, *out.schedule, status, secondsSince(solveStart));
+                    row = point(name, *out.schedule, statusText(out), secondsSince(solveStart));
                 } else if (out.status == MilpStatus::Infeasible) {
-                    row = failure(name, "infeasible", "no schedule fits in " + std::to_string(budget) + " bytes");
+                    row = failure(name, "infeasible",
+                                  out.message.empty() ? "no schedule fits in " + std::to_string(budget) + " bytes"
+                                                      : out.message);
                 } else {
-                    row = failure(name, out.tooLarge ? "too large" : toString(out.status),
+                    row = failure(name, toString(out.status),
                                   out.message.empty() ? "no schedule within " + std::to_string(settings.timeLimit) + " s"
                                                       : out.message);
                 }

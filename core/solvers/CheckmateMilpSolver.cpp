@@ -3,13 +3,14 @@
 #include "theory/TrainingGraph.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 
 namespace ckpt {
 
 namespace {
-
-constexpr double kColumnsPerSecond = 600;
 
 // The MILP's columns. Bytes enter in `unit`s so that CBC's coefficients stay moderate.
 struct CheckmateColumns {
@@ -163,34 +164,37 @@ StageMatrix readMatrix(const std::vector<std::vector<int>>& columns, const std::
 
 CheckmateOutcome solveCheckmate(const Graph& training, const CheckmateSettings& settings)
 {
+    const auto started = std::chrono::steady_clock::now();
     const StageGraph g(training);
     const int n = g.size();
+    const bool minCompute = settings.mode == CheckmateSettings::Mode::MinCompute;
     double forwardCost = 0, backwardCost = 0;
     for (int k = 0; k < n; ++k)
         (training.vertex(g.vertex[k]).backward ? backwardCost : forwardCost) += g.cost[k];
     const double unit = unitFor(g, settings.fixedBytes);
 
-    MilpModel m;
-    const CheckmateColumns c = buildModel(m, g, settings, unit, forwardCost, backwardCost);
     CheckmateOutcome out;
-    out.variables = m.columnCount();
-    out.rows = m.rowCount();
-    // CBC 2.10 cannot interrupt its root LP (Clp's initial solve ignores the time limit): MobileNet's
-    // 77k columns overran a 60 s limit by a minute, ResNet-50's 287k take many minutes. Models above
-    // 600 columns per second of limit are refused with this message instead of overrunning.
-    if (out.variables > kColumnsPerSecond * settings.seconds) {
-        out.status = MilpStatus::NoSolution;
-        out.tooLarge = true;
-        out.message = "the MILP has " + std::to_string(out.variables) + " variables and " + std::to_string(out.rows) +
-                      " rows; CBC's root LP alone would overrun the time limit of " +
-                      std::to_string(static_cast<int>(settings.seconds)) + " s (at most " +
-                      std::to_string(static_cast<long long>(kColumnsPerSecond * settings.seconds)) +
-                      " variables for that limit)";
+    // The trivial bounds: each node is computed at least once (R[t][t] = 1), and U[t][t] holds
+    // node t with all its inputs. A budget below the latter is infeasible without asking CBC,
+    // which on a large model could not prove it within the time limit.
+    const std::int64_t least = leastPeak(g, settings.fixedBytes);
+    if (minCompute && settings.budget < least) {
+        out.status = MilpStatus::Infeasible;
+        out.message = "no schedule fits in " + std::to_string(settings.budget) + " bytes: some node with its inputs" +
+                      (settings.fixedBytes ? " and the fixed overhead" : "") + " needs " + std::to_string(least) +
+                      " bytes";
         return out;
     }
+    const double trivialBound = minCompute ? forwardCost + backwardCost : least / unit;
+
+    MilpModel m;
+    const CheckmateColumns c = buildModel(m, g, settings, unit, forwardCost, backwardCost);
+    out.variables = m.columnCount();
+    out.rows = m.rowCount();
 
     // MIP start: the cheapest baseline schedule that fits (002 §5.1.1): keep everything, only
-    // gradients, or gradients plus every s-th forward node (a linearized Chen-style stride).
+    // gradients, or gradients plus every s-th forward node (a linearized Chen-style stride). On
+    // models too large for CBC's root LP within the time limit it is the answer.
     std::vector<std::vector<char>> keeps{std::vector<char>(n, 1)};
     std::vector<int> forwardNodes;
     for (int k = 0; k < n; ++k)
@@ -205,36 +209,42 @@ CheckmateOutcome solveCheckmate(const Graph& training, const CheckmateSettings& 
         keeps.push_back(std::move(keep));
     }
     std::optional<StageSchedule> start;
+    std::int64_t startPeak = 0;
     for (const auto& keep : keeps) {
         StageSchedule s = scheduleFromKept(g, training, keep, settings.fixedBytes);
         const std::int64_t peak = modelPeak(g, s.R, s.S, settings.fixedBytes);
-        const bool fits = settings.mode == CheckmateSettings::Mode::MinCompute
-                              ? peak <= settings.budget
-                              : s.cost <= 2 * forwardCost + backwardCost + 1e-6;
-        const bool better = !start || (settings.mode == CheckmateSettings::Mode::MinCompute
-                                           ? s.cost < start->cost
-                                           : peak < modelPeak(g, start->R, start->S, settings.fixedBytes));
-        if (fits && better)
+        const bool fits = minCompute ? peak <= settings.budget : s.cost <= 2 * forwardCost + backwardCost + 1e-6;
+        const bool better = !start || (minCompute ? s.cost < start->cost : peak < startPeak);
+        if (fits && better) {
             start = std::move(s);
+            startPeak = peak;
+        }
+    }
+    // A start that meets the trivial bound (checkpoint-all within a loose budget) is optimal.
+    if (start && minCompute && start->cost <= trivialBound + 1e-9 * std::max(1.0, trivialBound)) {
+        out.status = MilpStatus::Optimal;
+        out.bound = start->cost;
+        out.schedule = std::move(start);
+        return out;
     }
     if (start)
         m.setStart(startFrom(m, c, g, *start, unit));
 
     MilpLimits limits;
-    limits.seconds = settings.seconds;
+    limits.seconds = settings.seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     limits.cancel = settings.cancel;
     limits.progress = settings.progress;
     const MilpResult r = m.solve(limits);
     out.status = r.status;
-    out.bound = r.bound * (settings.mode == CheckmateSettings::Mode::MinMemory ? unit : 1.0);
-    out.gap = r.gap();
     out.message = r.message;
+    out.lpBound = r.bound > -std::numeric_limits<double>::infinity();
+    const double bound = r.status == MilpStatus::Optimal ? r.objective : std::max(r.bound, trivialBound);
+    out.bound = bound * (minCompute ? 1.0 : unit);
+    out.gap = r.hasSolution() ? std::max(0.0, (r.objective - bound) / std::max(std::abs(r.objective), 1e-9)) : 0.0;
     if (r.hasSolution()) {
         StageSchedule s = makeStageSchedule(g, training, readMatrix(c.r, r.values), readMatrix(c.s, r.values),
                                             settings.fixedBytes);
-        const ReplayResult check = replay(g, s, settings.mode == CheckmateSettings::Mode::MinCompute
-                                                    ? std::optional<std::int64_t>(settings.budget)
-                                                    : std::nullopt);
+        const ReplayResult check = replay(g, s, minCompute ? std::optional<std::int64_t>(settings.budget) : std::nullopt);
         if (!check.ok) {
             out.status = MilpStatus::Failed;
             out.message = "the MILP's schedule does not replay: " + check.error;
@@ -243,6 +253,18 @@ CheckmateOutcome solveCheckmate(const Graph& training, const CheckmateSettings& 
         out.schedule = std::move(s);
     }
     return out;
+}
+
+std::string statusText(const CheckmateOutcome& outcome)
+{
+    if (outcome.status == MilpStatus::Optimal)
+        return "optimal";
+    if (!outcome.schedule)
+        return toString(outcome.status);
+    char gap[32];
+    std::snprintf(gap, sizeof gap, "%.1f%%", outcome.gap * 100);
+    return outcome.lpBound ? std::string("time limit (gap ") + gap + ")"
+                           : std::string("time limit (root LP unfinished, gap <= ") + gap + " to the trivial bound)";
 }
 
 std::vector<OptionSpec> CheckmateMilpSolver::options() const
@@ -277,8 +299,10 @@ Plan CheckmateMilpSolver::solve(const Graph& graph, const SolverOptions& options
         throw SolverCancelled();
     if (!out.schedule) {
         if (out.status == MilpStatus::Infeasible)
-            throw SolverError("no schedule fits in a budget of " + std::to_string(settings.budget) +
-                              " bytes (fixed overhead " + std::to_string(settings.fixedBytes) + " bytes included)");
+            throw SolverError(out.message.empty() ? "no schedule fits in a budget of " + std::to_string(settings.budget) +
+                                                        " bytes (fixed overhead " + std::to_string(settings.fixedBytes) +
+                                                        " bytes included)"
+                                                  : out.message);
         if (out.status == MilpStatus::NoSolution)
             throw SolverError(out.message.empty() ? "CBC found no schedule within the time limit of " +
                                                         options.text("time-limit", "60") + " s"
@@ -309,8 +333,7 @@ Plan CheckmateMilpSolver::solve(const Graph& graph, const SolverOptions& options
     plan.notes.push_back("Checkmate MILP (" + mode + " mode) on " + std::to_string(n) + " training nodes" +
                          (isTrainingGraph(graph) ? "" : " (backward nodes derived)") + ": " +
                          std::to_string(out.variables) + " variables, " + std::to_string(out.rows) + " rows");
-    plan.notes.push_back("status: " + toString(out.status) +
-                         (out.status == MilpStatus::Optimal ? "" : ", gap " + std::to_string(out.gap * 100) + "%"));
+    plan.notes.push_back("status: " + statusText(out) + (out.message.empty() ? "" : "; " + out.message));
     plan.notes.push_back("compute " + std::to_string(s.cost) + " (overhead x" + std::to_string(s.cost / baseline) +
                          "), peak " + std::to_string(s.peakBytes) + " bytes including fixed overhead " +
                          std::to_string(settings.fixedBytes) + " bytes (2 x parameters, Eq. 2)");

@@ -17,7 +17,7 @@ struct CheckmateSettings {
     Mode mode = Mode::MinCompute;
     std::int64_t budget = 0;      // bytes, fixed overhead included (MinCompute)
     std::int64_t fixedBytes = 0;  // Eq. 2: M_input + 2 M_param (the input is node 0 here)
-    double seconds = 60;
+    double seconds = 60;  // for the whole call, model building included
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const MilpProgress&)> progress;
 };
@@ -26,11 +26,17 @@ struct CheckmateOutcome {
     MilpStatus status = MilpStatus::Failed;
     std::optional<StageSchedule> schedule;  // replayed and checked
     double bound = 0;  // proven lower bound on the objective (compute units, or bytes)
-    double gap = 0;
+    // Whether `bound` is CBC's; if not, the limit came before its root LP finished and `bound` is
+    // the trivial one: every node computed once (compute), the largest node with its inputs (memory).
+    bool lpBound = false;
+    double gap = 0;  // (objective - bound) / objective of `schedule`
     int variables = 0, rows = 0;
-    bool tooLarge = false;  // not attempted: CBC could not keep the time limit (see message)
     std::string message;
 };
+
+// "optimal", "time limit (gap 3.1%)", "time limit (root LP unfinished, gap <= 40% to the trivial
+// bound)", or the status's name when there is no schedule.
+std::string statusText(const CheckmateOutcome& outcome);
 
 // `training` must be a training graph (see TrainingGraph.h).
 CheckmateOutcome solveCheckmate(const Graph& training, const CheckmateSettings& settings);

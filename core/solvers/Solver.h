@@ -45,8 +45,8 @@ struct SolverOptions {
     std::map<std::string, std::string> values;
     const std::atomic<bool>* cancel = nullptr;          // polled; set it to stop the solver
     std::function<void(double fraction)> progress;      // 0..1, may be empty
-    // MILP solvers (core/milp) report incumbent and bound here; may be empty. Called from a
-    // helper thread while CBC runs, never concurrently with itself.
+    // MILP solvers (core/milp) report incumbent and bound here; may be empty. Called from the
+    // solving thread while CBC runs, never concurrently with itself.
     std::function<void(const MilpProgress&)> milpProgress;
 
     std::int64_t integer(const std::string& key, std::int64_t fallback) const;

@@ -78,6 +78,18 @@ std::int64_t modelPeak(const StageGraph& g, const StageMatrix& R, const StageMat
     return peak;
 }
 
+std::int64_t leastPeak(const StageGraph& g, std::int64_t fixedBytes)
+{
+    std::int64_t most = 0;
+    for (int k = 0; k < g.size(); ++k) {
+        std::int64_t need = g.bytes[k];
+        for (int i : g.deps[k])
+            need += g.bytes[i];
+        most = std::max(most, need);
+    }
+    return most + fixedBytes;
+}
+
 std::vector<ScheduleStatement> executionPlan(const StageGraph& g, const StageMatrix& R, const StageMatrix& S)
 {
     using Kind = ScheduleStatement::Kind;

@@ -66,6 +66,10 @@ std::int64_t stagePeak(const StageGraph& g, int t, const std::vector<char>& st, 
 // The largest U[t][k] of the whole schedule: the memory the MILP's constraint (8) sees.
 std::int64_t modelPeak(const StageGraph& g, const StageMatrix& R, const StageMatrix& S, std::int64_t fixedBytes);
 
+// A lower bound on every schedule's peak: the largest node with its inputs (U[t][t] holds node t
+// and every dependency of t, none of which can be freed before t is computed), plus fixedBytes.
+std::int64_t leastPeak(const StageGraph& g, std::int64_t fixedBytes);
+
 // Alg. 1 (row-major scan of R and FREE), plus the frees described above.
 std::vector<ScheduleStatement> executionPlan(const StageGraph& g, const StageMatrix& R, const StageMatrix& S);
 

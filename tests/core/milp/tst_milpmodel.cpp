@@ -1,5 +1,6 @@
-// MilpModel (CBC's C interface): optimal answers, infeasibility, the time limit, progress
-// (incumbent and bound parsed from CBC's log) and cancellation while CBC searches.
+// MilpModel (CBC in a child process): optimal answers, infeasibility, the time limit, progress
+// (incumbent and bound parsed from CBC's log), cancellation while CBC searches, and MIP starts
+// (a feasible one is an answer from the start, an infeasible one is never returned).
 #include "milp/MilpModel.h"
 
 #include <QtTest>
@@ -60,6 +61,33 @@ private Q_SLOTS:
         const int a = m.addBinary(1), b = m.addBinary(1);
         m.addRow({{a, 1}, {b, 1}}, 'G', 3);
         QVERIFY(m.solve({}).status == MilpStatus::Infeasible);
+    }
+
+    void checksTheMipStart()
+    {
+        MilpModel m;  // the knapsack above; its optimum is -9
+        const int a = m.addBinary(-5), b = m.addBinary(-4), c = m.addBinary(-3);
+        m.addRow({{a, 2}, {b, 3}, {c, 1}}, 'L', 5);
+        m.addRow({{a, 4}, {b, 1}, {c, 2}}, 'L', 11);
+        m.addRow({{a, 3}, {b, 4}, {c, 2}}, 'L', 8);
+        m.setStart({1, 1, 1});  // objective -12, but it breaks every row
+        MilpResult r = m.solve({});
+        QVERIFY(r.status == MilpStatus::Optimal);
+        QCOMPARE(r.objective, -9.0);
+
+        MilpModel hard = marketSplit(40, 4, 12345);
+        MilpLimits limits;
+        limits.seconds = 1;
+        const MilpResult first = hard.solve(limits);
+        QVERIFY(first.hasSolution());
+        hard.setStart(first.values);
+        limits.seconds = 0.05;
+        std::vector<double> incumbents;
+        limits.progress = [&incumbents](const MilpProgress& p) { incumbents.push_back(p.incumbent); };
+        r = hard.solve(limits);
+        QVERIFY(r.status == MilpStatus::Feasible || r.status == MilpStatus::Optimal);
+        QVERIFY(r.objective <= first.objective + 1e-9);
+        QVERIFY(!incumbents.empty() && incumbents.front() == first.objective);  // the start, before CBC runs
     }
 
     void respectsTheTimeLimitAndReportsProgress()
