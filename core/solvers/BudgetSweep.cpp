@@ -90,14 +90,8 @@ BudgetSweepResult budgetSweep(const Graph& graph, const BudgetSweepSettings& set
                 BudgetSweepRow row;
                 if (out.schedule) {
                     row = point(name, *out.schedule, statusText(out), secondsSince(solveStart));
-                } else if (out.status == MilpStatus::Infeasible) {
-                    row = failure(name, "infeasible",
-                                  out.message.empty() ? "no schedule fits in " + std::to_string(budget) + " bytes"
-                                                      : out.message);
                 } else {
-                    row = failure(name, toString(out.status),
-                                  out.message.empty() ? "no schedule within " + std::to_string(settings.timeLimit) + " s"
-                                                      : out.message);
+                    row = failure(name, toString(out.status), out.message);
                 }
                 row.budget = budget;
                 row.seconds = secondsSince(solveStart);

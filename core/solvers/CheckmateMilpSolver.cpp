@@ -12,6 +12,14 @@ namespace ckpt {
 
 namespace {
 
+// A time limit as the user wrote it ("60", "0.5"), not std::to_string's "60.000000".
+std::string seconds(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return text;
+}
+
 // The MILP's columns. Bytes enter in `unit`s so that CBC's coefficients stay moderate.
 struct CheckmateColumns {
     struct Free {
@@ -237,6 +245,12 @@ CheckmateOutcome solveCheckmate(const Graph& training, const CheckmateSettings& 
     const MilpResult r = m.solve(limits);
     out.status = r.status;
     out.message = r.message;
+    // The callers (the solver, the budget sweep) show this message when there is no schedule.
+    if (out.message.empty() && r.status == MilpStatus::Infeasible)
+        out.message = "no schedule fits in a budget of " + std::to_string(settings.budget) + " bytes (fixed overhead " +
+                      std::to_string(settings.fixedBytes) + " bytes included)";
+    else if (out.message.empty() && r.status == MilpStatus::NoSolution)
+        out.message = "CBC found no schedule within the time limit of " + seconds(settings.seconds) + " s";
     out.lpBound = r.bound > -std::numeric_limits<double>::infinity();
     const double bound = r.status == MilpStatus::Optimal ? r.objective : std::max(r.bound, trivialBound);
     out.bound = bound * (minCompute ? 1.0 : unit);
@@ -298,15 +312,8 @@ Plan CheckmateMilpSolver::solve(const Graph& graph, const SolverOptions& options
     if (out.status == MilpStatus::Cancelled)
         throw SolverCancelled();
     if (!out.schedule) {
-        if (out.status == MilpStatus::Infeasible)
-            throw SolverError(out.message.empty() ? "no schedule fits in a budget of " + std::to_string(settings.budget) +
-                                                        " bytes (fixed overhead " + std::to_string(settings.fixedBytes) +
-                                                        " bytes included)"
-                                                  : out.message);
-        if (out.status == MilpStatus::NoSolution)
-            throw SolverError(out.message.empty() ? "CBC found no schedule within the time limit of " +
-                                                        options.text("time-limit", "60") + " s"
-                                                  : out.message);
+        if (out.status == MilpStatus::Infeasible || out.status == MilpStatus::NoSolution)
+            throw SolverError(out.message);
         throw SolverError("CBC failed: " + (out.message.empty() ? toString(out.status) : out.message));
     }
 
