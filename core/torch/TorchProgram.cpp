@@ -901,6 +901,17 @@ Graph TorchProgram::toGraph() const
     builder.setMetadata("parameter_bytes", std::to_string(m_parameterBytes));
     builder.setMetadata("buffer_bytes", std::to_string(m_bufferBytes));
     builder.setMetadata("libtorch_version", nlohmann::json(TORCH_VERSION).dump());
+    // Vertex::savedBy inverts OpGroup::savedDeps: the group itself when it saves its output,
+    // then the consumers that save it.
+    std::vector<std::vector<std::string>> savers(m_groups.size());
+    if (m_savedKnown) {
+        for (const auto& group : m_groups)
+            if (group.savesOutput)
+                savers[&group - m_groups.data()].push_back(group.id);
+        for (const auto& consumer : m_groups)
+            for (int d : consumer.savedDeps)
+                savers[d].push_back(consumer.id);
+    }
     for (const auto& group : m_groups) {
         Vertex v;
         v.id = group.id;
@@ -915,15 +926,8 @@ Graph TorchProgram::toGraph() const
         v.savedBytes = group.savedBytes;
         v.forwardWorkspaceBytes = group.forwardWorkspaceBytes;
         v.backwardWorkspaceBytes = group.backwardWorkspaceBytes;
-        if (m_savedKnown) {
-            const int g = static_cast<int>(&group - m_groups.data());
-            v.savedBy.emplace();
-            if (group.savesOutput)
-                v.savedBy->push_back(group.id);
-            for (const auto& consumer : m_groups)
-                if (std::find(consumer.savedDeps.begin(), consumer.savedDeps.end(), g) != consumer.savedDeps.end())
-                    v.savedBy->push_back(consumer.id);
-        }
+        if (m_savedKnown)
+            v.savedBy = std::move(savers[&group - m_groups.data()]);
         builder.addVertex(std::move(v));
     }
     for (const auto& group : m_groups)
