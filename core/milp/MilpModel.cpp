@@ -71,7 +71,6 @@ void MilpModel::fix(int column, double value)
     m_upper[column] = value;
 }
 
-
 double MilpModel::objectiveOf(const std::vector<double>& values) const
 {
     double sum = 0;

@@ -3,7 +3,8 @@
 // cost) over ALL checkpoint sets in the general model (segments = connected components of the
 // non-checkpoint vertices, each re-forwarded from all its entries; see PlanEvaluation.h), not
 // only over IS plans: a frontier DP (FrontierDp.h) where a vertex order with a narrow frontier
-// exists, CBC row generation over intervals of the max term otherwise. Method and why it proves optimality: docs/THEORY.md, "## optimal".
+// exists, CBC row generation over intervals of the max term otherwise. Methods and why they prove
+// optimality: docs/THEORY.md, "## optimal".
 #include "solvers/Solver.h"
 
 namespace ckpt {
