@@ -45,10 +45,15 @@ class Executor:
             local[OutputRef(op.index, position)] = value
         return local[ref]
 
-    def run_vertex(self, index, env, rewrite=None):
-        """Runs vertex `index`'s ops, reading other vertices' exports from `env`, adding its own."""
+    def run_vertex(self, index, env, rewrite=None, observer=None):
+        """Runs vertex `index`'s ops, reading other vertices' exports from `env`, adding its own.
+        `observer` (the profiler's) is told before the vertex runs and is shown its exports after."""
         vertex = self.graph.vertices[index]
+        if observer is not None:
+            observer.before_vertex(vertex)
         if vertex.input_index >= 0:
+            if observer is not None:
+                observer.after_vertex(vertex, [env[ref] for ref in vertex.exports if ref in env])
             return
         local = {}
         for op_index in vertex.ops:
@@ -58,6 +63,8 @@ class Executor:
                 local[OutputRef(op_index, position)] = value
         for ref in vertex.exports:
             env[ref] = local[ref]
+        if observer is not None:
+            observer.after_vertex(vertex, [local[ref] for ref in vertex.exports])
 
     def output(self, env):
         local = {}

@@ -130,20 +130,28 @@ class PlannedModule(torch.nn.Module):
         # they keep for their re-forward (torch 1.13 keeps them in a closure, unseen by
         # saved_tensors_hooks; 2.x saves them through autograd).
         self.checkpoint_inputs = {}
+        self.observer = None  # the profiler's: told when each vertex runs in the forward
 
     def extra_repr(self):
         return f"plan={self.plan['path']!r}, checkpoints={len(self.plan['checkpoints'])}"
 
-    def forward(self, *inputs):
-        if not torch.is_grad_enabled() or not any(p.requires_grad for p in self.model.parameters()):
-            return self.model(*inputs)
+    def vertex_graph(self, inputs):
+        """The recorded graph for these inputs (recorded now if this signature is new)."""
+        return self._prepared(inputs)["graph"]
+
+    def _prepared(self, inputs):
         key = (self.model.training,) + tuple((tuple(t.shape), t.dtype, str(t.device)) if isinstance(t, torch.Tensor)
                                              else (type(t).__name__, t) for t in inputs)
         prepared = self._signatures.get(key)
         if prepared is None:
             prepared = self._prepare(inputs)
             self._signatures[key] = prepared
-        return self._run(prepared, inputs)
+        return prepared
+
+    def forward(self, *inputs):
+        if not torch.is_grad_enabled() or not any(p.requires_grad for p in self.model.parameters()):
+            return self.model(*inputs)
+        return self._run(self._prepared(inputs), inputs)
 
     # -- preparing a signature --------------------------------------------------------------------
     def _prepare(self, inputs):
@@ -164,7 +172,16 @@ class PlannedModule(torch.nn.Module):
                         entries.append(base)
             exits = [ref for index in members for ref in graph.vertices[index].exports
                      if ref in outputs or any(r not in inside for r in readers.get(ref, ()))]
-            prepared.append(_Step(members, checkpointed, entries, exits))
+            last_use = {}
+            for position, index in enumerate(members):
+                for _, base, _ in graph.reads(graph.vertices[index]):
+                    last_use[base] = position
+            # Inside a function, a tensor goes when its last reader there has run (unless it leaves).
+            drop = [[] for _ in members]
+            for ref, position in last_use.items():
+                if ref not in exits:
+                    drop[position].append(ref)
+            prepared.append(_Step(members, checkpointed, entries, exits, drop))
         executor = Executor(graph)
         return {"graph": graph, "executor": executor, "steps": prepared,
                 "last": executor.last_readers([step.members for step in prepared])}
@@ -217,7 +234,7 @@ class PlannedModule(torch.nn.Module):
                 self._run_unit(executor, step, env)
             else:
                 for index in step.members:
-                    executor.run_vertex(index, env)
+                    executor.run_vertex(index, env, observer=self.observer)
             for ref in [r for r, at in last.items() if at == position and r in env]:
                 del env[ref]
         return executor.output(env)
@@ -239,8 +256,11 @@ class PlannedModule(torch.nn.Module):
         def segment(*tensors):
             calls[0] += 1
             local = dict(zip(step.entries, tensors))
-            for index in step.members:
-                executor.run_vertex(index, local, rewrite)
+            observer = self.observer if calls[0] == 1 else None
+            for position, index in enumerate(step.members):
+                executor.run_vertex(index, local, rewrite, observer)
+                for ref in step.drop[position]:
+                    local.pop(ref, None)
             return tuple(local[ref] for ref in step.exits)
 
         entries = [env[ref] for ref in step.entries]
@@ -254,8 +274,9 @@ class PlannedModule(torch.nn.Module):
 
 
 class _Step:
-    def __init__(self, members, checkpointed, entries, exits):
+    def __init__(self, members, checkpointed, entries, exits, drop):
         self.members = members
+        self.drop = drop  # per member: the refs no later member reads
         self.checkpointed = checkpointed
         self.entries = entries  # refs it reads from earlier steps
         self.exits = exits  # refs later steps or the output read
