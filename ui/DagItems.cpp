@@ -196,6 +196,12 @@ GroupItem::GroupItem(int group, const QRectF& box, QStringList label, const QFon
     setToolTip(QObject::tr("Double-click to expand"));
 }
 
+void GroupItem::setPlanSummary(const QString& summary)
+{
+    m_summary = summary;
+    setLine(2, summary);
+}
+
 EdgeItem::EdgeItem(EdgeIndex e, const layout::EdgeCurve& curve) : m_edge(e)
 {
     const auto& pts = curve.bezier;

@@ -71,10 +71,12 @@ public:
     GroupItem(int group, const QRectF& box, QStringList label, const QFont& font);
     int group() const { return m_group; }
     // The plan in aggregate: checkpoints inside, their bytes, the share of members recomputed.
-    void setPlanSummary(const QString& summary) { setLine(2, summary); }
+    void setPlanSummary(const QString& summary);
+    QString planSummary() const { return m_summary; }
 
 private:
     int m_group;
+    QString m_summary;
 };
 
 class EdgeItem : public QGraphicsItem {
