@@ -225,8 +225,10 @@ EdgeItem::EdgeItem(EdgeIndex e, const layout::EdgeCurve& curve) : m_edge(e)
             m_path.lineTo(back);
     }
     m_bounds = m_path.boundingRect().united(m_arrow.boundingRect()).adjusted(-2, -2, 2, 2);
-    // Edges never change colour while a plan is scrubbed: paint them from a cached pixmap.
-    setCacheMode(DeviceCoordinateCache);
+    // Edges never change colour while a plan is scrubbed: paint short ones from a cached pixmap. A long
+    // edge's pixmap would be as big as the view and be redrawn on every pan and zoom: paint those directly.
+    if (m_bounds.width() * m_bounds.height() < 300.0 * 300.0)
+        setCacheMode(DeviceCoordinateCache);
 }
 
 void EdgeItem::setDimmed(bool dimmed)

@@ -250,7 +250,7 @@ void DagView::applyPlan()
                                               : palette::plainFill();
             group->setPlanStyle(fill, checkpoints > 0, oneSegment && segment >= 0 && nonIS(segment));
             group->setPlanSummary(!m_plan ? QString()
-                                          : tr("%n checkpoint(s)", nullptr, checkpoints) +
+                                          : (checkpoints == 1 ? tr("1 checkpoint") : tr("%1 checkpoints").arg(checkpoints)) +
                                                 (checkpoints ? tr(" · %1 kept").arg(QString::fromStdString(formatBytes(kept))) : QString()) +
                                                 tr(" · %1% recomputed").arg(qRound(100.0 * recomputed / double(members.size()))));
             continue;

@@ -108,6 +108,16 @@ int benchScale(const std::string& name, const std::shared_ptr<const Graph>& grap
     });
     view.fitGraph();
     const double zoom = framesPerSecond([&](int i) { view.zoomBy(i < 30 ? 1.1 : 1 / 1.1); });
+    // BENCH_DAG_SHOTS=DIR: the panel as opened, at two screen sizes, to look at.
+    if (const QString dir = qEnvironmentVariable("BENCH_DAG_SHOTS"); !dir.isEmpty())
+        for (const QSize size : {QSize(1366, 768), QSize(1920, 1080)}) {
+            panel.resize(size);
+            QCoreApplication::processEvents();
+            view.showReadable();
+            panel.grab().save(QStringLiteral("%1/%2-%3x%4.png").arg(dir, QString::fromStdString(name).section('.', 0, 0)).arg(size.width()).arg(size.height()));
+            view.fitGraph();
+            panel.grab().save(QStringLiteral("%1/%2-%3x%4-fit.png").arg(dir, QString::fromStdString(name).section('.', 0, 0)).arg(size.width()).arg(size.height()));
+        }
     std::printf("%-58s %6d %6d %5d  %7.0f %7.0f  %6.0f %6.0f\n", name.c_str(), graph->vertexCount(), graph->edgeCount(),
                 view.visibleNodeCount(), median(openMs), *std::max_element(openMs.begin(), openMs.end()), pan, zoom);
     return 0;
@@ -123,7 +133,7 @@ int main(int argc, char** argv)
     if (argc > 1 && std::string(argv[1]) == "scale") {
         std::printf("%-58s %6s %6s %5s  %7s %7s  %6s %6s\n", "graph", "verts", "edges", "boxes", "open ms", "max ms", "pan/s",
                     "zoom/s");
-        int failed = benchScale("transformer op graph (generated, 182 layers)",
+        int failed = benchScale("transformer-op-10k (generated, 182 layers)",
                                 std::make_shared<const Graph>(test::makeTransformerOpGraph(182)));
         for (int i = 2; i < argc; ++i)
             failed |= benchScale(QFileInfo(argv[i]).fileName().toStdString(),
