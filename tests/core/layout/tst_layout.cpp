@@ -199,8 +199,9 @@ private Q_SLOTS:
 
     void dotPastItsTimeLimitFallsBack()
     {
-        // Small: the abandoned run keeps Graphviz's lock until it finishes, and the next test waits for it.
-        const Graph g = test::makeResidualNetwork(60);
+        // Big enough to outlast dot's first 10 ms poll, small enough that the abandoned run (it keeps
+        // Graphviz's lock until it finishes) does not hold up the next test on a busy machine.
+        const Graph g = test::makeResidualNetwork(150);
         LayoutRequest r = requestFor(g);
         r.timeLimit = std::chrono::milliseconds(1);
         const Layout l = layoutGraph(g, r);
