@@ -63,7 +63,6 @@ class PhaseMeter:
         self.phases = {}
         self._profile = None
         self._current = None
-        self._marker = None
 
     def allocated(self):
         if self.device.type == "cuda":
@@ -81,8 +80,18 @@ class PhaseMeter:
             self._profile = autograd_profiler.profile(profile_memory=True)
             self._profile.__enter__()
 
+    @staticmethod
+    def _mark(index):
+        # An empty range in the thread that crosses the boundary (CUDA backward hooks run on
+        # autograd's device thread): a phase lasts from its marker to the next one.
+        if index is not None:
+            with autograd_profiler.record_function(f"{MARKER}{index}"):
+                pass
+
     def phase(self, index):
-        """Phase `index` begins now (the previous one ends)."""
+        """Phase `index` begins now (the previous one ends). Both devices mark it with a
+        `record_function` range: on CPU the profiler's stream is split there; on CUDA a memory
+        snapshot recorded around the run names its phases."""
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
             now = torch.cuda.memory_allocated(self.device)
@@ -91,19 +100,13 @@ class PhaseMeter:
                 self.phases[self._current] = (now, peak)
             torch.cuda.reset_peak_memory_stats(self.device)
             self._current = index
-            return
-        if self._marker is not None:
-            self._marker.__exit__(None, None, None)
-        self._marker = autograd_profiler.record_function(f"{MARKER}{index}")
-        self._marker.__enter__()
+        self._mark(index)
 
     def stop(self):
         if self.device.type == "cuda":
             self.phase(None)
             return self.phases
-        if self._marker is not None:
-            self._marker.__exit__(None, None, None)
-            self._marker = None
+        self._mark(None)
         self._profile.__exit__(None, None, None)
         total = self.baseline
         current, peak = None, total
