@@ -13,14 +13,18 @@ public:
     PlanSimulation(const Graph& graph, const PlanEvaluation& plan, MemoryModel model, bool recordLive)
         : m_graph(graph), m_plan(plan), m_model(model), m_trace(graph, recordLive),
           m_isCheckpoint(graph.vertexCount(), false), m_segmentOf(graph.vertexCount(), -1),
+          m_memberIndex(graph.vertexCount(), -1), m_reforwarded(plan.segments.size(), false),
           m_unsaved(graph.vertexCount(), false),
-          m_lastSaverOf(graph.vertexCount())
+          m_lastSaverOf(graph.vertexCount()),
+          m_checkpointFunctions(runsCheckpointFunctions(graph))
     {
         for (VertexIndex c : plan.checkpoints)
             m_isCheckpoint[c] = true;
         for (std::size_t s = 0; s < plan.segments.size(); ++s)
-            for (VertexIndex v : plan.segments[s].vertices)
-                m_segmentOf[v] = static_cast<int>(s);
+            for (std::size_t i = 0; i < plan.segments[s].vertices.size(); ++i) {
+                m_segmentOf[plan.segments[s].vertices[i]] = static_cast<int>(s);
+                m_memberIndex[plan.segments[s].vertices[i]] = static_cast<int>(i);
+            }
         if (model == MemoryModel::PyTorch)
             findSavers();
     }
@@ -84,11 +88,14 @@ private:
     }
 
     // P7 applies to the tensors only autograd holds: in regular training every tensor but the
-    // input and the output (the training loop keeps those). With recomputation each vertex's
-    // backward is its own phase, so the checkpointing keeps every tensor until then (P1).
+    // input and the output (the training loop keeps those). With recomputation by ckptx-torch each
+    // vertex's backward is its own phase, so the checkpointing keeps every tensor until then (P1);
+    // torch.utils.checkpoint keeps of a re-forwarded segment only what its backward saved (P9).
     bool heldByAutograd(VertexIndex u) const
     {
-        return m_plan.segments.empty() && u != m_graph.source() && u != m_graph.sink();
+        if (u == m_graph.source() || u == m_graph.sink())
+            return false;
+        return m_plan.segments.empty() || (m_checkpointFunctions && m_segmentOf[u] >= 0);
     }
 
     // Re-forwards, whole and in topological order, every segment holding a tensor the backward
@@ -100,11 +107,34 @@ private:
             if (m_trace.hasValue(u) || m_segmentOf[u] < 0)
                 return;
             const int s = m_segmentOf[u];
-            for (VertexIndex w : m_plan.segments[s].vertices) {
+            // P9: a checkpointed function is re-forwarded once; what it freed no backward needs.
+            if (m_checkpointFunctions && m_reforwarded[s])
+                return;
+            m_reforwarded[s] = true;
+            const auto& members = m_plan.segments[s].vertices;
+            std::vector<int> consumersLeft;
+            if (m_checkpointFunctions)
+                for (VertexIndex w : members)
+                    consumersLeft.push_back(static_cast<int>(m_graph.successors(w).size()));
+            auto consumed = [&](VertexIndex p) {
+                if (m_segmentOf[p] == s && m_unsaved[p] && --consumersLeft[m_memberIndex[p]] == 0)
+                    m_trace.freeValue(p);
+            };
+            for (VertexIndex w : members) {
                 m_trace.allocValue(w);
                 allocSaved(w);
                 forwardWorkspace(w);
+                if (!m_checkpointFunctions)
+                    continue;
+                // P9: a tensor no backward saved goes once its consumers are re-forwarded (the
+                // segment's exits run again at their places among them).
+                for (VertexIndex p : m_graph.predecessors(w))
+                    consumed(p);
             }
+            if (m_checkpointFunctions)
+                for (VertexIndex e : m_plan.segments[s].exits)
+                    for (VertexIndex p : m_graph.predecessors(e))
+                        consumed(p);
             done.push_back(s);
         };
         need(v);
@@ -158,6 +188,13 @@ private:
                 m_trace.freeValue(u);
     }
 
+    // P9: plans of graphs the Python package exported run with torch.utils.checkpoint.
+    static bool runsCheckpointFunctions(const Graph& graph)
+    {
+        auto it = graph.metadata().find("plan_executor");
+        return it != graph.metadata().end() && it->second == "\"torch.utils.checkpoint\"";
+    }
+
     void allocSaved(VertexIndex v)
     {
         if (m_model == MemoryModel::PyTorch && m_graph.vertex(v).savedBytes > 0)
@@ -185,8 +222,11 @@ private:
     MemoryTrace m_trace;
     std::vector<bool> m_isCheckpoint;
     std::vector<int> m_segmentOf;
+    std::vector<int> m_memberIndex;  // position in its segment's vertex list
+    std::vector<bool> m_reforwarded;  // per segment (P9)
     std::vector<bool> m_unsaved;                     // savedBy known and empty (P7)
     std::vector<std::vector<VertexIndex>> m_lastSaverOf;  // per vertex: tensors P7 frees after its backward
+    const bool m_checkpointFunctions;                // P9
 };
 
 }  // namespace

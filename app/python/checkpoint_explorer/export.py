@@ -102,6 +102,7 @@ def metadata(vertex_graph, granularity, depth):
             "input_shape": inputs[0]["shape"], "input_dtype": inputs[0]["dtype"],
             "batch_dim": 0, "batch_size": inputs[0]["shape"][0] if inputs[0]["shape"] else 1,
             "parameter_bytes": params, "buffer_bytes": buffers, "mode": "train",
+            "plan_executor": "torch.utils.checkpoint",
             "model_class": type(program.model).__name__, "torch_version": torch.__version__}
     if depth is not None:
         meta["depth"] = depth

@@ -36,9 +36,11 @@ std::vector<VertexIndex> verticesOf(const Graph& g, const std::vector<int>& posi
 // x -> a -> b -> c -> d (1, 10, 100, 1000, 10000 bytes), like conv -> BatchNorm -> add -> conv:
 // b's backward saves a, nobody saves b (an add), d saves c; with `known` false the graph says
 // nothing (a published graph).
-Graph savedInputsChain(bool known)
+Graph savedInputsChain(bool known, bool checkpointFunctions = false)
 {
     GraphBuilder builder;
+    if (checkpointFunctions)
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
     const std::vector<std::string> ids{"x", "a", "b", "c", "d"};
     const std::vector<std::vector<std::string>> savedBy{{"a"}, {"b"}, {}, {"d"}, {"d"}};
     for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -184,6 +186,11 @@ private Q_SLOTS:
         for (bool known : {false, true})
             QTest::newRow(known ? "checkpointed, saved_by" : "checkpointed, unknown")
                 << known << "x,d" << QList<qint64>{1, 11, 101, 1001, 10001, 2111, 1111, 1011, 1001, 1};
+        // P9, torch.utils.checkpoint: the re-forward at d's backward keeps only what a backward
+        // saved — a (saved by b) and c (saved by d) — b goes as soon as c is recomputed; c goes
+        // after d's backward, a after b's; the segment is not re-forwarded again for c or b.
+        QTest::newRow("checkpoint functions, saved_by")
+            << true << "x,d,functions" << QList<qint64>{1, 11, 101, 1001, 10001, 1011, 1011, 1001, 1001, 1};
     }
 
     void savedInputsRule()
@@ -191,7 +198,7 @@ private Q_SLOTS:
         QFETCH(bool, known);
         QFETCH(QString, plan);
         QFETCH(QList<qint64>, endBytes);
-        const Graph g = savedInputsChain(known);
+        const Graph g = savedInputsChain(known, plan.endsWith(QLatin1String("functions")));
         std::vector<std::string> ids{"x", "a", "b", "c", "d"};
         if (plan != "all")
             ids = {"x", "d"};
