@@ -24,10 +24,14 @@ QString settingsKey(const QString& model)
 }  // namespace
 
 ProfileDialog::ProfileDialog(QWidget* parent)
-    : QDialog(parent), m_model(new QLineEdit(this)), m_input(new QLineEdit(this)), m_device(new QComboBox(this)),
+    : QDialog(parent), m_source(new QComboBox(this)), m_python(new QLineEdit(this)), m_model(new QLineEdit(this)), m_input(new QLineEdit(this)), m_device(new QComboBox(this)),
       m_iterations(new QSpinBox(this))
 {
     setWindowTitle(tr("Profile the current plan"));
+    m_source->setObjectName(QStringLiteral("profileSource"));
+    m_source->addItems({tr("TorchScript file (LibTorch)"), tr("Python model (FILE.py:FACTORY)")});
+    m_python->setObjectName(QStringLiteral("profilePython"));
+    m_python->setPlaceholderText(QStringLiteral("python3"));
     m_model->setObjectName(QStringLiteral("profileModel"));
     m_input->setObjectName(QStringLiteral("profileInput"));
     m_input->setPlaceholderText(QStringLiteral("1x3x224x224"));
@@ -35,10 +39,12 @@ ProfileDialog::ProfileDialog(QWidget* parent)
     m_iterations->setRange(1, 100);
     auto* browse = new QPushButton(tr("Browse…"), this);
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("TorchScript model"), m_model->text(),
-                                                          tr("TorchScript (*.pt *.pth);;All files (*)"));
+        const bool python = m_source->currentIndex() == 1;
+        const QString path = QFileDialog::getOpenFileName(
+            this, python ? tr("Python file with a model factory") : tr("TorchScript model"), m_model->text().section(QLatin1Char(':'), 0, 0),
+            python ? tr("Python (*.py);;All files (*)") : tr("TorchScript (*.pt *.pth);;All files (*)"));
         if (!path.isEmpty())
-            m_model->setText(path);
+            m_model->setText(python ? path + QStringLiteral(":") : path);
     });
     connect(m_model, &QLineEdit::textChanged, this, [this](const QString& model) {
         if (const QString shape = rememberedInputShape(model); !shape.isEmpty())
@@ -48,7 +54,9 @@ ProfileDialog::ProfileDialog(QWidget* parent)
     modelRow->addWidget(m_model, 1);
     modelRow->addWidget(browse);
     auto* form = new QFormLayout(this);
-    form->addRow(tr("Model (.pt the graph was imported from):"), modelRow);
+    form->addRow(tr("Source:"), m_source);
+    form->addRow(tr("Python interpreter:"), m_python);
+    form->addRow(tr("Model:"), modelRow);
     form->addRow(tr("Input shape:"), m_input);
     form->addRow(tr("Device:"), m_device);
     form->addRow(tr("Iterations:"), m_iterations);
@@ -58,13 +66,28 @@ ProfileDialog::ProfileDialog(QWidget* parent)
     form->addRow(buttons);
     const QSettings settings;
     m_model->setText(settings.value(QStringLiteral("profile/lastModel")).toString());
+    m_python->setText(settings.value(QStringLiteral("profile/python"), QStringLiteral("python3")).toString());
+    m_source->setCurrentIndex(request().isPythonModel() ? 1 : 0);
+    connect(m_source, &QComboBox::currentIndexChanged, this, &ProfileDialog::sourceChanged);
+    sourceChanged();
     m_device->setCurrentText(settings.value(QStringLiteral("profile/device"), QStringLiteral("cpu")).toString());
-    m_iterations->setValue(settings.value(QStringLiteral("profile/iterations"), 1).toInt());
+    m_iterations->setValue(settings.value(QStringLiteral("profile/iterations"), 3).toInt());
+}
+
+void ProfileDialog::sourceChanged()
+{
+    const bool python = m_source->currentIndex() == 1;
+    m_python->setEnabled(python);
+    m_model->setPlaceholderText(python ? QStringLiteral("model.py:make_model") : QStringLiteral("model.pt"));
+    m_input->setPlaceholderText(python ? QStringLiteral("8x128:int64:50257  (one per forward argument)")
+                                       : QStringLiteral("1x3x224x224"));
 }
 
 ProfileRequest ProfileDialog::request() const
 {
-    return {m_model->text(), m_input->text().trimmed(), m_device->currentText(), m_iterations->value()};
+    const QString python = m_python->text().trimmed();
+    return {m_model->text(), m_input->text().trimmed(), m_device->currentText(), m_iterations->value(),
+            python.isEmpty() ? QStringLiteral("python3") : python};
 }
 
 void ProfileDialog::remember() const
@@ -73,6 +96,7 @@ void ProfileDialog::remember() const
     settings.setValue(QStringLiteral("profile/lastModel"), m_model->text());
     settings.setValue(QStringLiteral("profile/device"), m_device->currentText());
     settings.setValue(QStringLiteral("profile/iterations"), m_iterations->value());
+    settings.setValue(QStringLiteral("profile/python"), m_python->text().trimmed());
     rememberInputShape(m_model->text(), m_input->text().trimmed());
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Asks what to profile: the TorchScript model, its input shape (remembered per model file in
-// QSettings), the device and the iterations.
+// Asks what to profile: a TorchScript file (ckptx-torch, LibTorch) or a Python model
+// (FILE.py:FACTORY, run by the Python interpreter the user names, where their torch and GPU are),
+// its input shape (remembered per model in QSettings), the device and the iterations.
 #include "ProfileRunner.h"
 
 #include <QDialog>
@@ -25,6 +26,10 @@ public:
     static void rememberInputShape(const QString& model, const QString& shape);
 
 private:
+    void sourceChanged();
+
+    QComboBox* m_source;
+    QLineEdit* m_python;
     QLineEdit* m_model;
     QLineEdit* m_input;
     QComboBox* m_device;

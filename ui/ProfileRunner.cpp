@@ -7,6 +7,8 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QProcessEnvironment>
 #include <QTemporaryDir>
 
 #include <stdexcept>
@@ -22,7 +24,20 @@ QString lastLine(const QString& text)
     return lines.isEmpty() ? QString() : lines.back().trimmed();
 }
 
+// Where a checkout keeps the Python package; an installed one is on the interpreter's own path.
+QString packageFolder()
+{
+    const QString folder = QStringLiteral(CKPT_PYTHON_SOURCE_DIR);
+    return QDir(folder).exists(QStringLiteral("checkpoint_explorer")) ? folder : QString();
+}
+
 }  // namespace
+
+bool ProfileRequest::isPythonModel() const
+{
+    const auto colon = model.lastIndexOf(QLatin1Char(':'));
+    return colon > 0 && model.left(colon).endsWith(QLatin1String(".py"));
+}
 
 ProfileRunner::ProfileRunner(QObject* parent) : QObject(parent), m_tool(defaultTool()) {}
 
@@ -60,10 +75,18 @@ bool ProfileRunner::start(const ProfileRequest& request, const Graph& graph, con
         return false;
     }
     m_importOutput.clear();
-    run({QStringLiteral("profile"), request.model, QStringLiteral("--graph"), graphFile, QStringLiteral("--plan"), planFile,
-         QStringLiteral("--input"), request.inputShape, QStringLiteral("--device"), request.device,
-         QStringLiteral("--iterations"), QString::number(request.iterations), QStringLiteral("-o"),
-         m_dir->filePath(QStringLiteral("trace.json"))});
+    QStringList args{QStringLiteral("profile"), request.model, QStringLiteral("--graph"), graphFile, QStringLiteral("--plan"),
+                     planFile};
+    for (const QString& input : request.inputShape.split(QLatin1Char(' '), Qt::SkipEmptyParts))
+        args << QStringLiteral("--input") << input;
+    args << QStringLiteral("--device") << request.device << QStringLiteral("--iterations")
+         << QString::number(request.iterations) << QStringLiteral("-o") << m_dir->filePath(QStringLiteral("trace.json"));
+    if (request.isPythonModel()) {
+        const QString python = request.python.isEmpty() ? QStringLiteral("python3") : request.python;
+        run(python, QStringList{QStringLiteral("-m"), QStringLiteral("checkpoint_explorer")} + args, true);
+    } else {
+        run(m_tool, args);
+    }
     return true;
 }
 
@@ -75,19 +98,29 @@ bool ProfileRunner::startImport(const QString& model, const QString& inputShape,
     }
     m_importOutput = output;
     QFile::remove(output);  // so that a failed run cannot leave an older graph to be opened
-    run({QStringLiteral("import"), model, QStringLiteral("--input"), inputShape, QStringLiteral("-o"), output});
+    run(m_tool, {QStringLiteral("import"), model, QStringLiteral("--input"), inputShape, QStringLiteral("-o"), output});
     return true;
 }
 
-void ProfileRunner::run(const QStringList& args)
+void ProfileRunner::run(const QString& program, const QStringList& args, bool python)
 {
     m_stderr.clear();
     m_cancelled = false;
+    m_running = QFileInfo(program).fileName() + (python ? QStringLiteral(" -m checkpoint_explorer") : QString());
     m_process = new QProcess(this);
+    if (python) {
+        if (const QString folder = packageFolder(); !folder.isEmpty()) {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            const QString path = env.value(QStringLiteral("PYTHONPATH"));
+            env.insert(QStringLiteral("PYTHONPATH"), path.isEmpty() ? folder : folder + QLatin1Char(':') + path);
+            m_process->setProcessEnvironment(env);
+        }
+    }
     connect(m_process, &QProcess::finished, this, &ProfileRunner::onFinished);
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart)
-            finish(std::nullopt, tr("Cannot run %1: %2").arg(QDir::toNativeSeparators(m_tool), m_process->errorString()));
+            finish(std::nullopt, tr("Cannot run %1: %2").arg(QDir::toNativeSeparators(m_process->program()),
+                                                              m_process->errorString()));
     });
     connect(m_process, &QProcess::readyReadStandardError, this, [this] {
         const QString text = QString::fromLocal8Bit(m_process->readAllStandardError());
@@ -95,7 +128,7 @@ void ProfileRunner::run(const QStringList& args)
         if (const QString line = lastLine(text); !line.isEmpty())
             Q_EMIT message(line);
     });
-    m_process->start(m_tool, args);
+    m_process->start(program, args);
 }
 
 void ProfileRunner::cancel()
@@ -119,13 +152,13 @@ QString ProfileRunner::failure(int exitCode, QProcess::ExitStatus status, const 
     if (m_cancelled)
         return m_importOutput.isEmpty() ? tr("Profile cancelled.") : tr("Import cancelled.");
     if (status == QProcess::CrashExit)
-        return tr("ckptx-torch crashed or was killed (out of memory?)%1").arg(detail);
+        return tr("%1 crashed or was killed (out of memory?)%2").arg(m_running, detail);
     // A profile exits 1 with a trace when the gradients differ: the trace is still worth showing (it says so).
     const bool wrote = QFile::exists(output);
     if (exitCode != 0 && !(exitCode == 1 && wrote && m_importOutput.isEmpty()))
-        return tr("ckptx-torch exited with code %1%2").arg(exitCode).arg(detail);
+        return tr("%1 exited with code %2%3").arg(m_running).arg(exitCode).arg(detail);
     if (!wrote)
-        return tr("ckptx-torch wrote nothing (exit code %1)%2").arg(exitCode).arg(detail);
+        return tr("%1 wrote nothing (exit code %2)%3").arg(m_running).arg(exitCode).arg(detail);
     return QString();
 }
 

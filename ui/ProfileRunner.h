@@ -19,10 +19,15 @@ class QTemporaryDir;
 namespace ckpt::ui {
 
 struct ProfileRequest {
-    QString model;       // the TorchScript file the graph was imported from
-    QString inputShape;  // "1x3x224x224"
+    QString model;       // the TorchScript file the graph was imported from, or FILE.py:FACTORY
+    QString inputShape;  // "1x3x224x224"; for a Python model one SHAPE[:DTYPE] per argument, space-separated
     QString device = QStringLiteral("cpu");
     int iterations = 1;
+    QString python = QStringLiteral("python3");  // for a Python model: the interpreter
+
+    // FILE.py:FACTORY is a Python model, profiled by `python3 -m checkpoint_explorer profile` in the
+    // user's own environment (their torch, their GPU); anything else a TorchScript file for ckptx-torch.
+    bool isPythonModel() const;
 };
 
 class ProfileRunner : public QObject {
@@ -56,13 +61,15 @@ Q_SIGNALS:
     void imported(const QString& graphFile, const QString& error);
 
 private:
-    void run(const QStringList& args);
+    // `python`: program is an interpreter running the checkout's (or an installed) package.
+    void run(const QString& program, const QStringList& args, bool python = false);
     void onFinished(int exitCode, QProcess::ExitStatus status);
     // What went wrong with the run that just ended, empty when it wrote `output`.
     QString failure(int exitCode, QProcess::ExitStatus status, const QString& output) const;
     void finish(const std::optional<ProfileTrace>& trace, const QString& error);
 
     QString m_tool;
+    QString m_running;  // what runs, for messages: "ckptx-torch" or "python3 -m checkpoint_explorer"
     QProcess* m_process = nullptr;
     std::unique_ptr<QTemporaryDir> m_dir;
     QString m_stderr;

@@ -98,15 +98,20 @@ int main(int argc, char** argv)
                                QStringLiteral("Comma-separated solvers to run for --screenshot (default: all)."),
                                QStringLiteral("NAMES"));
     QCommandLineOption profile(QStringLiteral("profile"),
-                               QStringLiteral("With --screenshot: profile the shown plan on this TorchScript model "
-                                              "(the one GRAPH was imported from) and overlay the measurement."),
-                               QStringLiteral("MODEL.pt"));
+                               QStringLiteral("With --screenshot: profile the shown plan on this model and overlay "
+                                              "the measurement: the TorchScript file GRAPH was imported from, or "
+                                              "FILE.py:FACTORY for a graph the Python package exported."),
+                               QStringLiteral("MODEL"));
+    QCommandLineOption python(QStringLiteral("python"),
+                              QStringLiteral("The Python interpreter that profiles a FILE.py:FACTORY model (python3)."),
+                              QStringLiteral("PATH"), QStringLiteral("python3"));
     QCommandLineOption input(QStringLiteral("input"), QStringLiteral("The --profile model's input shape (1x3x224x224)."),
                              QStringLiteral("SHAPE"));
     parser.addOption(screenshot);
     parser.addOption(solvers);
     parser.addOption(profile);
     parser.addOption(input);
+    parser.addOption(python);
     parser.process(app);
 
     ckpt::ui::MainWindow window;
@@ -117,7 +122,8 @@ int main(int argc, char** argv)
         const QString dir = parser.value(screenshot);
         const QStringList names = parser.value(solvers).split(QLatin1Char(','), Qt::SkipEmptyParts);
         // Let the window lay itself out before grabbing it.
-        const ckpt::ui::ProfileRequest request{parser.value(profile), parser.value(input)};
+        ckpt::ui::ProfileRequest request{parser.value(profile), parser.value(input)};
+        request.python = parser.value(python);
         QTimer::singleShot(200, &window, [&window, dir, names, request] {
             QApplication::exit(takeScreenshots(window, dir, names, request));
         });

@@ -14,6 +14,7 @@
 #include <QFileInfo>
 #include <QLineSeries>
 #include <QMessageBox>
+#include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -173,6 +174,48 @@ private Q_SLOTS:
             QCOMPARE(line->at(i).y() * chart->unitBytes(), double(measured.peakBytes[std::size_t(i)]));
         for (const ModelError& e : w.window.measuredOverlay()->errors)
             QCOMPARE(e.comparison.phases.size(), measured.endBytes.size());
+    }
+
+    // Tools ▸ Profile… with a Python model (FILE.py:FACTORY): the graph the package exported, the
+    // plan shown, profiled by `python3 -m checkpoint_explorer profile` with the interpreter named.
+    void overlayAfterAPythonProfileRun()
+    {
+        const QString python = QStringLiteral("/usr/bin/python3");
+        const QString models = QStringLiteral(CKPT_SOURCE_DIR "/tests/python/models.py");
+        QProcess probe;
+        probe.start(python, {QStringLiteral("-c"), QStringLiteral("import torch, torchvision")});
+        if (!probe.waitForFinished(60000) || probe.exitCode() != 0)
+            QSKIP("no /usr/bin/python3 with torch and torchvision");
+        QTemporaryDir dir;
+        const QString graphFile = dir.filePath(QStringLiteral("vit.json"));
+        QProcess exporter;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("PYTHONPATH"), QStringLiteral(CKPT_SOURCE_DIR "/app/python"));
+        exporter.setProcessEnvironment(env);
+        exporter.start(python, {QStringLiteral("-m"), QStringLiteral("checkpoint_explorer"), QStringLiteral("export"),
+                                models + QStringLiteral(":vit"), QStringLiteral("--input"), QStringLiteral("2x3x32x32"),
+                                QStringLiteral("-o"), graphFile});
+        QVERIFY(exporter.waitForFinished(300000));
+        QVERIFY2(exporter.exitCode() == 0, exporter.readAllStandardError().constData());
+        Window w;
+        w.window.openFile(graphFile);
+        QVERIFY(QTest::qWaitFor([&] { return w.window.document()->graph() != nullptr; }, 10000));
+        const Graph& g = *w.window.document()->graph();
+        const Plan plan = planOf(g, {g.topologicalOrder()[std::size_t(g.vertexCount() / 2)]});
+        w.window.setCurrentPlan(&plan);
+        ProfileRequest request{models + QStringLiteral(":vit"), QStringLiteral("2x3x32x32")};
+        request.python = python;
+        QVERIFY(request.isPythonModel());
+        QVERIFY(w.window.startProfile(request));
+        w.window.profiler()->waitForFinished();
+        QVERIFY2(w.window.measuredOverlay(), qPrintable(w.window.profileText()));
+        QVERIFY2(w.window.profileText().contains(QStringLiteral("pytorch: mean |error|")), qPrintable(w.window.profileText()));
+        // A model that is not this graph's is refused by the package, in one line, and the window stays.
+        ProfileRequest other{models + QStringLiteral(":gpt"), QStringLiteral("2x32:int64:100")};
+        other.python = python;
+        QVERIFY(w.window.startProfile(other));
+        w.window.profiler()->waitForFinished();
+        QVERIFY(w.waitForErrorDialog());
     }
 };
 
