@@ -16,7 +16,7 @@ public:
           m_memberIndex(graph.vertexCount(), -1), m_reforwarded(plan.segments.size(), false),
           m_unsaved(graph.vertexCount(), false),
           m_lastSaverOf(graph.vertexCount()),
-          m_checkpointFunctions(runsCheckpointFunctions(graph))
+          m_checkpointFunctions(model == MemoryModel::PyTorch && runsCheckpointFunctions(graph))
     {
         for (VertexIndex c : plan.checkpoints)
             m_isCheckpoint[c] = true;
@@ -27,6 +27,8 @@ public:
             }
         if (model == MemoryModel::PyTorch)
             findSavers();
+        if (m_checkpointFunctions)
+            findTriggers();
     }
 
     MemoryProfile run()
@@ -106,41 +108,86 @@ private:
         auto need = [&](VertexIndex u) {
             if (m_trace.hasValue(u) || m_segmentOf[u] < 0)
                 return;
-            const int s = m_segmentOf[u];
-            // P9: a checkpointed function is re-forwarded once; what it freed no backward needs.
-            if (m_checkpointFunctions && m_reforwarded[s])
-                return;
-            m_reforwarded[s] = true;
-            const auto& members = m_plan.segments[s].vertices;
-            std::vector<int> consumersLeft;
-            if (m_checkpointFunctions)
-                for (VertexIndex w : members)
-                    consumersLeft.push_back(static_cast<int>(m_graph.successors(w).size()));
-            auto consumed = [&](VertexIndex p) {
-                if (m_segmentOf[p] == s && m_unsaved[p] && --consumersLeft[m_memberIndex[p]] == 0)
-                    m_trace.freeValue(p);
-            };
-            for (VertexIndex w : members) {
-                m_trace.allocValue(w);
-                allocSaved(w);
-                forwardWorkspace(w);
-                if (!m_checkpointFunctions)
-                    continue;
-                // P9: a tensor no backward saved goes once its consumers are re-forwarded (the
-                // segment's exits run again at their places among them).
-                for (VertexIndex p : m_graph.predecessors(w))
-                    consumed(p);
-            }
-            if (m_checkpointFunctions)
-                for (VertexIndex e : m_plan.segments[s].exits)
-                    for (VertexIndex p : m_graph.predecessors(e))
-                        consumed(p);
-            done.push_back(s);
+            reforward(m_segmentOf[u]);
+            done.push_back(m_segmentOf[u]);
         };
+        if (m_checkpointFunctions) {
+            // P9: a checkpointed function is re-forwarded once, when the first backward that
+            // unpacks one of its saved tensors runs; what it dropped no backward needs.
+            for (int s : m_triggeredBy[v])
+                if (!m_reforwarded[s]) {
+                    m_reforwarded[s] = true;
+                    reforward(s);
+                    done.push_back(s);
+                }
+            return done;
+        }
         need(v);
         for (VertexIndex u : m_graph.predecessors(v))
             need(u);
         return done;
+    }
+
+    void reforward(int s)
+    {
+        const auto& members = m_plan.segments[s].vertices;
+        std::vector<int> consumersLeft;
+        if (m_checkpointFunctions)
+            for (VertexIndex w : members)
+                consumersLeft.push_back(static_cast<int>(m_graph.successors(w).size()));
+        auto consumed = [&](VertexIndex p) {
+            if (m_segmentOf[p] == s && m_unsaved[p] && --consumersLeft[m_memberIndex[p]] == 0)
+                m_trace.freeValue(p);
+        };
+        for (VertexIndex w : members) {
+            m_trace.allocValue(w);
+            allocSaved(w);
+            forwardWorkspace(w);
+            if (!m_checkpointFunctions)
+                continue;
+            // P9: a tensor no backward saved goes once its consumers are re-forwarded (the
+            // segment's exits run again at their places among them).
+            for (VertexIndex p : m_graph.predecessors(w))
+                consumed(p);
+        }
+        if (m_checkpointFunctions)
+            for (VertexIndex e : m_plan.segments[s].exits)
+                for (VertexIndex p : m_graph.predecessors(e))
+                    consumed(p);
+    }
+
+    // P9: the vertex whose backward re-forwards each segment — the topologically last of the
+    // segment and its exits whose backward unpacks a tensor saved in the function (it saves an
+    // input, its output or extras); the last exit when the graph does not say.
+    void findTriggers()
+    {
+        std::vector<bool> saves(m_graph.vertexCount(), false);
+        bool known = true;
+        for (VertexIndex u = 0; u < m_graph.vertexCount(); ++u) {
+            const auto& savers = m_graph.vertex(u).savedBy;
+            known = known && (savers.has_value() || u == m_graph.source() || m_graph.vertex(u).isVirtual);
+            if (savers)
+                for (const std::string& id : *savers)
+                    if (auto w = m_graph.find(id))
+                        saves[*w] = true;
+            saves[u] = saves[u] || m_graph.vertex(u).savedBytes > 0;
+        }
+        m_triggeredBy.assign(m_graph.vertexCount(), {});
+        for (std::size_t s = 0; s < m_plan.segments.size(); ++s) {
+            const auto& segment = m_plan.segments[s];
+            VertexIndex trigger = segment.exits.back();
+            if (known) {
+                std::vector<VertexIndex> unit = segment.vertices;
+                unit.insert(unit.end(), segment.exits.begin(), segment.exits.end());
+                VertexIndex last = -1;
+                for (VertexIndex w : unit)
+                    if (saves[w] && (last < 0 || m_graph.topologicalPosition(w) > m_graph.topologicalPosition(last)))
+                        last = w;
+                if (last >= 0)
+                    trigger = last;
+            }
+            m_triggeredBy[trigger].push_back(static_cast<int>(s));
+        }
     }
 
     void backward(VertexIndex v)
@@ -224,6 +271,7 @@ private:
     std::vector<int> m_segmentOf;
     std::vector<int> m_memberIndex;  // position in its segment's vertex list
     std::vector<bool> m_reforwarded;  // per segment (P9)
+    std::vector<std::vector<int>> m_triggeredBy;  // per vertex: the segments its backward re-forwards (P9)
     std::vector<bool> m_unsaved;                     // savedBy known and empty (P7)
     std::vector<std::vector<VertexIndex>> m_lastSaverOf;  // per vertex: tensors P7 frees after its backward
     const bool m_checkpointFunctions;                // P9

@@ -103,6 +103,16 @@ def gpt():
     return GPT()
 
 
+def gpt_bench():
+    """Benchmark size (BENCHMARKS.md): 4 layers, d=128, 128 tokens, vocab 1000."""
+    return GPT(vocab=1000, block=128, layers=4, heads=4, dim=128)
+
+
+def vit_bench():
+    """Benchmark size (BENCHMARKS.md): 64x64 images, 64 patches, 4 layers, d=128."""
+    return ViT(patch=8, dim=128, depth=4, heads=4, image=64)
+
+
 def not_a_module():
     return 42
 

@@ -36,13 +36,15 @@ std::vector<VertexIndex> verticesOf(const Graph& g, const std::vector<int>& posi
 // x -> a -> b -> c -> d (1, 10, 100, 1000, 10000 bytes), like conv -> BatchNorm -> add -> conv:
 // b's backward saves a, nobody saves b (an add), d saves c; with `known` false the graph says
 // nothing (a published graph).
-Graph savedInputsChain(bool known, bool checkpointFunctions = false)
+Graph savedInputsChain(bool known, bool checkpointFunctions = false, bool exitSavesNothing = false)
 {
     GraphBuilder builder;
     if (checkpointFunctions)
         builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
     const std::vector<std::string> ids{"x", "a", "b", "c", "d"};
-    const std::vector<std::vector<std::string>> savedBy{{"a"}, {"b"}, {}, {"d"}, {"d"}};
+    const std::vector<std::vector<std::string>> savedBy = exitSavesNothing
+        ? std::vector<std::vector<std::string>>{{"a"}, {"b"}, {}, {}, {}}
+        : std::vector<std::vector<std::string>>{{"a"}, {"b"}, {}, {"d"}, {"d"}};
     for (std::size_t i = 0; i < ids.size(); ++i) {
         Vertex v;
         v.id = ids[i];
@@ -191,6 +193,10 @@ private Q_SLOTS:
         // after d's backward, a after b's; the segment is not re-forwarded again for c or b.
         QTest::newRow("checkpoint functions, saved_by")
             << true << "x,d,functions" << QList<qint64>{1, 11, 101, 1001, 10001, 1011, 1011, 1001, 1001, 1};
+        // When d's backward (an add's, say) unpacks nothing, the function is re-forwarded at the
+        // first backward that does: b's (it saved a), phase 7; until then only x and the buffer.
+        QTest::newRow("checkpoint functions, the exit saves nothing")
+            << true << "x,d,functions,exit" << QList<qint64>{1, 11, 101, 1001, 10001, 1001, 1001, 1001, 1001, 1};
     }
 
     void savedInputsRule()
@@ -198,7 +204,7 @@ private Q_SLOTS:
         QFETCH(bool, known);
         QFETCH(QString, plan);
         QFETCH(QList<qint64>, endBytes);
-        const Graph g = savedInputsChain(known, plan.endsWith(QLatin1String("functions")));
+        const Graph g = savedInputsChain(known, plan.contains(QLatin1String("functions")), plan.endsWith(QLatin1String("exit")));
         std::vector<std::string> ids{"x", "a", "b", "c", "d"};
         if (plan != "all")
             ids = {"x", "d"};
