@@ -9,6 +9,8 @@
 #include "ParetoPanel.h"
 #include "ProfileDialog.h"
 #include "RecentFiles.h"
+#include "SnapshotOpener.h"
+#include "SnapshotTimelineChart.h"
 #include "SolversPanel.h"
 #include "SweepPanel.h"
 #include "MemoryTimelineBuilder.h"
@@ -87,6 +89,9 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_profileCancel, &QPushButton::clicked, m_profiler, &ProfileRunner::cancel);
     connect(m_profiler, &ProfileRunner::message, this, [this](const QString& line) { statusBar()->showMessage(line, 5000); });
     connect(m_profiler, &ProfileRunner::finished, this, &MainWindow::onProfileFinished);
+    m_snapshotOpener = new SnapshotOpener(this);
+    connect(m_snapshotOpener, &SnapshotOpener::finished, this, &MainWindow::onSnapshotRead);
+    connect(m_profileCancel, &QPushButton::clicked, m_snapshotOpener, &SnapshotOpener::cancel);
     connect(m_profiler, &ProfileRunner::imported, this, &MainWindow::onImported);
     m_status->setText(tr("No graph loaded — File ▸ Open or File ▸ Examples"));
     createMenus();
@@ -184,6 +189,13 @@ void MainWindow::createMenus()
         if (ok)
             importTorchModel(model, shape.trimmed());
     })->setObjectName(QStringLiteral("importTorchAction"));
+    file->addAction(tr("Open memory &snapshot…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open PyTorch memory snapshot"), QString(),
+            tr("Memory snapshots (*.pickle *.pkl);;All files (*)"));
+        if (!path.isEmpty())
+            openMemorySnapshot(path);
+    })->setObjectName(QStringLiteral("openSnapshotAction"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     QMenu* examples = file->addMenu(tr("&Examples"));
     const QDir exampleDir(QStringLiteral(":/examples"));
@@ -447,13 +459,46 @@ void MainWindow::onProfileFinished(const std::optional<ProfileTrace>& trace, con
                        .arg(QString::fromStdString(trace->device))
                        .arg(trace->iterations)
                        .arg(describeErrors(m_measured->errors));
-    if (!trace->gradientsMatch)
+    if (!trace->fromSnapshot() && !trace->gradientsMatch)
         text += tr("<br><b>Gradients differ</b>: %1").arg(QString::fromStdString(trace->mismatch).toHtmlEscaped());
     m_profileResult->setText(text);
     m_profileResult->show();
     if (auto* dock = findChild<QDockWidget*>(QStringLiteral("memoryDock")))
         dock->raise();
     updateMemoryChart();
+}
+
+void MainWindow::openMemorySnapshot(const QString& path)
+{
+    m_profiledPlan = m_plan;  // markers are drawn over the plan shown now
+    showToolRunning(true);
+    m_snapshotOpener->start(path, m_document->graph());
+}
+
+void MainWindow::onSnapshotRead(const std::optional<ProfileTrace>& trace, const QString& error)
+{
+    if (trace && (!trace->checkpointed.phases.empty() || !trace->regular.phases.empty())) {
+        if (!m_profiledPlan) {
+            showToolRunning(false);
+            showError(tr("Memory snapshot"), tr("The snapshot marks training phases: choose a plan to compare it with first."));
+            return;
+        }
+        return onProfileFinished(trace, error);
+    }
+    showToolRunning(false);
+    if (!trace) {
+        if (!error.isEmpty())
+            showError(tr("Memory snapshot"), error);
+        return;
+    }
+    if (!m_snapshotChart) {
+        m_snapshotChart = new SnapshotTimelineChart(this);
+        m_snapshotChart->setWindowFlag(Qt::Window);
+        m_snapshotChart->setWindowTitle(tr("Memory over time"));
+    }
+    m_snapshotChart->setTrace(*trace);
+    m_snapshotChart->show();
+    m_snapshotChart->raise();
 }
 
 void MainWindow::onSweepEntry(int entry)
@@ -558,6 +603,9 @@ bool MainWindow::saveScreenshots(const QString& dir, QString* error)
         if (!writeFileAtomically(path, widgetPng(widget), error))
             return false;
     }
+    if (m_snapshotChart && m_snapshotChart->isVisible() &&
+        !writeFileAtomically(out.filePath(QStringLiteral("snapshot-timeline.png")), widgetPng(m_snapshotChart), error))
+        return false;
     // The whole drawings too, at full resolution, whatever the views' zoom.
     return writeFileAtomically(out.filePath(QStringLiteral("dag-full.png")), scenePng(dagView()->scene()), error) &&
            (m_tree->scene()->items().isEmpty() ||

@@ -28,6 +28,8 @@ class DagView;
 class ExplainPanel;
 class GraphDocument;
 class MemoryChart;
+class SnapshotOpener;
+class SnapshotTimelineChart;
 class ParetoPanel;
 class SolversPanel;
 class SweepPanel;
@@ -67,6 +69,13 @@ public:
     // (written under the app data folder) and remembers the model and input shape for Profile….
     bool importTorchModel(const QString& model, const QString& inputShape);
 
+    // File ▸ Open memory snapshot…: reads a PyTorch memory snapshot in the background; with phase
+    // markers for this graph it is drawn over the current plan's predictions like a profile,
+    // otherwise its allocated bytes over time open in a window (snapshotChart()).
+    void openMemorySnapshot(const QString& path);
+    SnapshotOpener* snapshotOpener() const { return m_snapshotOpener; }
+    SnapshotTimelineChart* snapshotChart() const { return m_snapshotChart; }
+
     // Makes a plan current everywhere (normally by selecting a comparison row); nullptr clears.
     void setCurrentPlan(const Plan* plan);
     // The memory model the chart simulates the selected plans under.
@@ -94,6 +103,7 @@ private:
     void onImported(const QString& graphFile, const QString& error);
     void showToolRunning(bool running);
     void onProfileFinished(const std::optional<ProfileTrace>& trace, const QString& error);
+    void onSnapshotRead(const std::optional<ProfileTrace>& trace, const QString& error);
     void showError(const QString& title, const QString& message);
     void exportWith(const QString& title, const QString& filter, const std::function<bool(const QString&, QString*)>& write);
     QDockWidget* addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area);
@@ -117,6 +127,8 @@ private:
     std::optional<Plan> m_profiledPlan;
     QString m_importingModel, m_importingShape;
     std::optional<MeasuredOverlay> m_measured;
+    SnapshotOpener* m_snapshotOpener;
+    SnapshotTimelineChart* m_snapshotChart = nullptr;  // in its own window, made on first use
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
     std::optional<Plan> m_plan;

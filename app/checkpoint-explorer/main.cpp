@@ -6,6 +6,7 @@
 #include "GraphDocument.h"
 #include "MainWindow.h"
 #include "ParetoPanel.h"
+#include "SnapshotOpener.h"
 #include "SolversPanel.h"
 
 #include <QApplication>
@@ -38,7 +39,7 @@ int nodeToShow(const ckpt::ui::TreeDisplay& tree)
 // --screenshot: lay the graph out, run the solvers, show a plan (one with a sweep when there is
 // one) and the budget sweep, render each view; then select an IS in the tree and render the highlighted DAG.
 int takeScreenshots(ckpt::ui::MainWindow& window, const QString& dir, const QStringList& solvers,
-                    const ckpt::ui::ProfileRequest& profile)
+                    const ckpt::ui::ProfileRequest& profile, const QString& snapshot)
 {
     window.dagPanel()->waitForLayout();
     if (window.document()->graph()) {
@@ -53,6 +54,10 @@ int takeScreenshots(ckpt::ui::MainWindow& window, const QString& dir, const QStr
         window.solversPanel()->selectRow(row);
     if (!profile.model.isEmpty() && window.startProfile(profile))  // the measured overlay too
         window.profiler()->waitForFinished();
+    if (!snapshot.isEmpty()) {
+        window.openMemorySnapshot(snapshot);
+        window.snapshotOpener()->waitForFinished();
+    }
     QApplication::processEvents();
     QString error;
     bool ok = window.saveScreenshots(dir, &error);
@@ -107,7 +112,12 @@ int main(int argc, char** argv)
                               QStringLiteral("PATH"), QStringLiteral("python3"));
     QCommandLineOption input(QStringLiteral("input"), QStringLiteral("The --profile model's input shape (1x3x224x224)."),
                              QStringLiteral("SHAPE"));
+    QCommandLineOption memorySnapshot(QStringLiteral("memory-snapshot"),
+                                      QStringLiteral("With --screenshot: open this PyTorch memory snapshot "
+                                                     "(File ▸ Open memory snapshot…) before rendering."),
+                                      QStringLiteral("SNAPSHOT.pickle"));
     parser.addOption(screenshot);
+    parser.addOption(memorySnapshot);
     parser.addOption(solvers);
     parser.addOption(profile);
     parser.addOption(input);
@@ -124,8 +134,9 @@ int main(int argc, char** argv)
         // Let the window lay itself out before grabbing it.
         ckpt::ui::ProfileRequest request{parser.value(profile), parser.value(input)};
         request.python = parser.value(python);
-        QTimer::singleShot(200, &window, [&window, dir, names, request] {
-            QApplication::exit(takeScreenshots(window, dir, names, request));
+        const QString snapshot = parser.value(memorySnapshot);
+        QTimer::singleShot(200, &window, [&window, dir, names, request, snapshot] {
+            QApplication::exit(takeScreenshots(window, dir, names, request, snapshot));
         });
     }
     return app.exec();

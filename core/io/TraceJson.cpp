@@ -53,25 +53,71 @@ std::vector<std::string> stringArray(const json& root, const std::string& key)
     return out;
 }
 
+json timelineJson(const ProfileTrace& trace)
+{
+    json x = json::array(), bytes = json::array();
+    for (const auto& sample : trace.timeline) {
+        x.push_back(sample.x);
+        bytes.push_back(sample.allocatedBytes);
+    }
+    return {{"axis", trace.timelineAxis == TimelineAxis::TimeUs ? "time_us" : "event"},
+            {"x", x},
+            {"allocated_bytes", bytes}};
+}
+
+std::vector<TimelineSample> timelineFromJson(const json& root, TimelineAxis& axis)
+{
+    const std::string at = "/timeline";
+    const json* member = optionalMember(root, "timeline");
+    if (!member)
+        return {};
+    const json& object = requireObject(*member, at);
+    const std::string axisName = requireString(object, "axis", at);
+    if (axisName != "time_us" && axisName != "event")
+        throw GraphError("expected \"time_us\" or \"event\", got \"" + axisName + "\"", at + "/axis");
+    axis = axisName == "time_us" ? TimelineAxis::TimeUs : TimelineAxis::Event;
+    const auto x = optionalIntArray(object, "x", at);
+    const auto bytes = optionalIntArray(object, "allocated_bytes", at);
+    if (!x || !bytes)
+        throw GraphError("needs \"x\" and \"allocated_bytes\"", at);
+    if (x->size() != bytes->size())
+        throw GraphError("\"x\" has " + std::to_string(x->size()) + " values, \"allocated_bytes\" " +
+                             std::to_string(bytes->size()),
+                         at);
+    std::vector<TimelineSample> samples;
+    for (std::size_t i = 0; i < x->size(); ++i)
+        samples.push_back({(*x)[i], (*bytes)[i]});
+    return samples;
+}
+
 }  // namespace
 
 std::string toTraceJson(const ProfileTrace& trace)
 {
     json root{{"schema", kTraceSchema},
               {"version", kTraceSchemaVersion},
+              {"source", trace.source},
               {"model", trace.model},
               {"device", trace.device},
               {"input_shape", trace.inputShape},
               {"iterations", trace.iterations},
               {"vertices", trace.vertices},
               {"checkpoints", trace.checkpoints},
-              {"gradients_match", trace.gradientsMatch},
-              {"gradient_tolerance", {{"rtol", trace.rtol}, {"atol", trace.atol}}},
-              {"baseline_bytes", trace.baselineBytes},
-              {"regular", stepJson(trace.regular)},
-              {"checkpointed", stepJson(trace.checkpointed)}};
+              {"baseline_bytes", trace.baselineBytes}};
+    if (!trace.fromSnapshot()) {
+        root["gradients_match"] = trace.gradientsMatch;
+        root["gradient_tolerance"] = {{"rtol", trace.rtol}, {"atol", trace.atol}};
+    }
+    if (!trace.fromSnapshot() || !trace.regular.phases.empty())
+        root["regular"] = stepJson(trace.regular);
+    if (!trace.fromSnapshot() || !trace.checkpointed.phases.empty())
+        root["checkpointed"] = stepJson(trace.checkpointed);
     if (!trace.mismatch.empty())
         root["mismatch"] = trace.mismatch;
+    if (trace.fromSnapshot()) {
+        root["snapshot_device"] = trace.snapshotDevice;
+        root["timeline"] = timelineJson(trace);
+    }
     return root.dump(2) + "\n";
 }
 
@@ -83,6 +129,9 @@ ProfileTrace parseTraceJson(const std::string& text, const std::string& file)
         if (auto schema = optionalString(root, "schema", ""); schema && *schema != kTraceSchema)
             throw GraphError("unknown schema \"" + *schema + "\" (expected \"" + kTraceSchema + "\")", "/schema");
         ProfileTrace trace;
+        trace.source = optionalString(root, "source", "").value_or(kProfileSource);
+        if (trace.source != kProfileSource && trace.source != kSnapshotSource)
+            throw GraphError("unknown source \"" + trace.source + "\"", "/source");
         trace.model = optionalString(root, "model", "").value_or("");
         trace.device = requireString(root, "device", "");
         trace.inputShape = optionalIntArray(root, "input_shape", "").value_or(std::vector<std::int64_t>{});
@@ -90,9 +139,9 @@ ProfileTrace parseTraceJson(const std::string& text, const std::string& file)
         trace.vertices = stringArray(root, "vertices");
         trace.checkpoints = stringArray(root, "checkpoints");
         const auto match = optionalBool(root, "gradients_match", "");
-        if (!match)
+        if (!match && !trace.fromSnapshot())
             throw GraphError("missing \"gradients_match\"", "/gradients_match");
-        trace.gradientsMatch = *match;
+        trace.gradientsMatch = match.value_or(false);
         trace.mismatch = optionalString(root, "mismatch", "").value_or("");
         if (const json* tolerance = optionalMember(root, "gradient_tolerance")) {
             requireObject(*tolerance, "/gradient_tolerance");
@@ -100,8 +149,13 @@ ProfileTrace parseTraceJson(const std::string& text, const std::string& file)
             trace.atol = optionalNumber(*tolerance, "atol", "/gradient_tolerance").value_or(0);
         }
         trace.baselineBytes = requireInt64(root, "baseline_bytes", "");
-        trace.regular = stepFromJson(root, "regular");
-        trace.checkpointed = stepFromJson(root, "checkpointed");
+        // A snapshot without phase markers measured no step.
+        if (!trace.fromSnapshot() || optionalMember(root, "regular"))
+            trace.regular = stepFromJson(root, "regular");
+        if (!trace.fromSnapshot() || optionalMember(root, "checkpointed"))
+            trace.checkpointed = stepFromJson(root, "checkpointed");
+        trace.snapshotDevice = static_cast<int>(optionalInt64(root, "snapshot_device", "").value_or(-1));
+        trace.timeline = timelineFromJson(root, trace.timelineAxis);
         return trace;
     } catch (const GraphError& e) {
         throw e.inFile(file);

@@ -2,6 +2,8 @@
 // The measured memory of one training step, regular and checkpointed, as ckptx-torch profile
 // writes it (TRACE.json, docs/FORMAT.md). Phases use the training-phase index of Hong et al.
 // (003 §5): 0 before the step, 1..N forward, N+1..2N backward, 2N+1 after; N = vertices.
+// A trace imported from a PyTorch memory snapshot (ckptx import-snapshot) carries the allocated
+// bytes over the whole run as a timeline, and phases only when the run marked them.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,6 +25,16 @@ struct StepMemory {
     std::vector<MeasuredPhase> phases;
 };
 
+struct TimelineSample {
+    std::int64_t x = 0;               // µs since the epoch, or the event's ordinal (TimelineAxis)
+    std::int64_t allocatedBytes = 0;
+};
+
+enum class TimelineAxis { TimeUs, Event };
+
+inline constexpr const char* kProfileSource = "profile";
+inline constexpr const char* kSnapshotSource = "memory-snapshot";
+
 struct ProfileTrace {
     std::string model;
     std::string device;  // "cpu" | "cuda"
@@ -34,7 +46,13 @@ struct ProfileTrace {
     std::string mismatch;  // the first tensor whose gradients differ, empty when they match
     double rtol = 0, atol = 0;
     std::int64_t baselineBytes = 0;  // live before the step: weights, buffers, input
-    StepMemory regular, checkpointed;
+    StepMemory regular, checkpointed;  // empty phases: not measured (a snapshot without markers)
+
+    std::string source = kProfileSource;  // kSnapshotSource: gradients were not compared
+    int snapshotDevice = -1;              // the CUDA device of a snapshot's history
+    TimelineAxis timelineAxis = TimelineAxis::TimeUs;
+    std::vector<TimelineSample> timeline;  // snapshots only
+    bool fromSnapshot() const { return source == kSnapshotSource; }
 };
 
 std::string toTraceJson(const ProfileTrace& trace);

@@ -17,6 +17,20 @@ double percentError(std::int64_t predicted, std::int64_t measured)
 
 }  // namespace
 
+// Forward of vertex k (p = k) is trace phase k+1; the backward of vertex k (p = 2N+1−k) is trace
+// phase 2·traceN−k; after training is the last.
+int tracePhaseOf(int p, int n)
+{
+    const int traceN = n + 1;
+    if (p == 0)
+        return 0;
+    if (p <= n)
+        return p + 1;
+    if (p <= 2 * n)
+        return 2 * traceN - (2 * n + 1 - p);
+    return 2 * traceN + 1;
+}
+
 TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predicted, const ProfileTrace& trace,
                                  const StepMemory& measured)
 {
@@ -37,24 +51,13 @@ TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predic
         throw std::invalid_argument("the simulated profile has " + std::to_string(predicted.phases.size()) +
                                     " phases, expected " + std::to_string(2 * n + 2));
 
-    // Trace phase of simulated phase p: forward of vertex k (p = k) is trace phase k+1; the
-    // backward of vertex k (p = 2N+1−k) is trace phase 2·traceN−k; after training is the last.
-    auto traceIndex = [&](int p) {
-        if (p == 0)
-            return 0;
-        if (p <= n)
-            return p + 1;
-        if (p <= 2 * n)
-            return 2 * traceN - (2 * n + 1 - p);
-        return 2 * traceN + 1;
-    };
     const std::int64_t offset = trace.baselineBytes - graph.bytes(topo[0]);
     TraceComparison result;
     double sum = 0;
     for (const PhaseMemory& phase : predicted.phases) {
         PhaseComparison c;
         c.index = phase.index;
-        c.traceIndex = traceIndex(phase.index);
+        c.traceIndex = tracePhaseOf(phase.index, n);
         c.predicted = phase.endBytes;
         c.measured = measured.phases[c.traceIndex].endBytes - offset;
         c.errorPercent = percentError(c.predicted, c.measured);
