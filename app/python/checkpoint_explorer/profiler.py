@@ -48,7 +48,7 @@ def _loss(output):
     return sum(t.float().mean() for t in tensors)
 
 
-def _step(module, model, inputs, observer=None, meter=None, n=0, device="cpu"):
+def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="cpu"):
     for p in model.parameters():
         p.grad = None
     inputs = tuple(t.detach().requires_grad_(t.is_floating_point()) for t in inputs)
@@ -62,11 +62,13 @@ def _step(module, model, inputs, observer=None, meter=None, n=0, device="cpu"):
     if device.startswith("cuda"):
         torch.cuda.synchronize()
     start = time.perf_counter()
-    loss = _loss(module(*inputs))
-    loss.backward()
-    if meter is not None:
-        meter.phase(2 * n + 1)
-    del loss
+    # A memory snapshot taken around the run tells the steps apart by this label (docs/FORMAT.md).
+    with torch.autograd.profiler.record_function(f"ckptx:step:{label}"):
+        loss = _loss(module(*inputs))
+        loss.backward()
+        if meter is not None:
+            meter.phase(2 * n + 1)
+        del loss
     if device.startswith("cuda"):
         torch.cuda.synchronize()
     elapsed = (time.perf_counter() - start) * 1000.0
@@ -121,12 +123,12 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
     position = {vid: i for i, vid in enumerate(ids)}
     # Warm-up, then K timed steps of each, alternating; then one measured step of each.
     state = copy.deepcopy(planned_model.state_dict())
-    _step(regular, reference_model, inputs, device=device)
-    _step(planned, planned_model, inputs, device=device)
+    _step(regular, reference_model, inputs, "regular", device=device)
+    _step(planned, planned_model, inputs, "checkpointed", device=device)
     times = {"regular": [], "checkpointed": []}
     for _ in range(max(1, iterations)):
-        times["regular"].append(_step(regular, reference_model, inputs, device=device)[0])
-        times["checkpointed"].append(_step(planned, planned_model, inputs, device=device)[0])
+        times["regular"].append(_step(regular, reference_model, inputs, "regular", device=device)[0])
+        times["checkpointed"].append(_step(planned, planned_model, inputs, "checkpointed", device=device)[0])
     reference_model.load_state_dict(state)
     planned_model.load_state_dict(state)
     results = {}
@@ -134,8 +136,8 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
     for name, module, m in (("regular", regular, reference_model), ("checkpointed", planned, planned_model)):
         meter = PhaseMeter(device)
         torch.manual_seed(0)
-        _, (baseline, phases), step_inputs[name] = _step(module, m, inputs, _PhaseObserver(meter, position, n),
-                                                         meter, n, device)
+        _, (baseline, phases), step_inputs[name] = _step(module, m, inputs, name,
+                                                         _PhaseObserver(meter, position, n), meter, n, device)
         listed = _phase_list(phases, n, baseline)
         results[name] = {"peak_bytes": max(p["peak_bytes"] for p in listed),
                          "step_ms": statistics.median(times[name]), "step_ms_all": times[name],
