@@ -35,7 +35,7 @@ public:
 
 private:
     struct Walk;
-    void recur(int node, Walk& walk) const;
+    void breakDown(int node, Walk& walk) const;
 
     const Graph& m_graph;
     const DivisionTree& m_tree;
@@ -43,6 +43,7 @@ private:
     std::vector<ConstrainedChain> m_chains;
     std::vector<std::vector<VertexIndex>> m_chainVertices;  // x_0..x_k of each chain
     mutable ConstrainedChain::Workspace m_work;
+    mutable std::vector<int> m_pending;  // nodes still to break down
     mutable std::vector<int> m_chosenStamp;  // == m_stamp: already a checkpoint in this solve
     mutable int m_stamp = 0;
 };
