@@ -39,10 +39,17 @@ Plan solveBySweep(const Graph& graph, const Solver& solver, const SolverOptions&
         sweep = sweepEveryTerm(terms, solveAt, options);
         how = std::to_string(terms.size()) + " max terms C, Alg. 5 run under each";
     } else {
-        const std::int64_t highest = tree.node(tree.root()).segmentCost;
-        sweep = sweepParametric(highest, solveAt, options);
-        how = "parametric search over C in [0, " + std::to_string(highest) + "]: Alg. 5 run under " +
-              std::to_string(solved) + " C";
+        // The term list narrows the search to real max terms (fewer walks on deep trees) where
+        // it costs no more than a few walks to build; long Linear runs would make it quadratic.
+        CandidateCs candidates;
+        candidates.highest = tree.node(tree.root()).segmentCost;
+        if (search.maxTermEnumeration() <= 8 * static_cast<std::int64_t>(graph.vertexCount() + graph.edgeCount()))
+            candidates.terms = search.maxTerms();
+        sweep = sweepParametric(candidates, solveAt, options);
+        how = "parametric search over " +
+              (candidates.terms.empty() ? "C in [0, " + std::to_string(candidates.highest) + "]"
+                                        : std::to_string(candidates.terms.size()) + " max terms C") +
+              ": Alg. 5 run under " + std::to_string(solved) + " C";
     }
     const SweepEntry& best = sweep.entries[sweep.winner];
     Plan plan = makePlan(graph, solver, options, best.checkpoints);

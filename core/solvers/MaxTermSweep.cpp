@@ -31,34 +31,53 @@ Sweep sweepEveryTerm(const std::vector<std::int64_t>& terms, const SolveUnderC& 
     return sweep;
 }
 
-Sweep sweepParametric(std::int64_t highest, const SolveUnderC& solveAt, const SolverOptions& options)
+std::int64_t CandidateCs::count() const
 {
-    // A solved point: asked under c, least bytes S(c), largest segment m.
+    return terms.empty() ? highest + 1 : static_cast<std::int64_t>(terms.size());
+}
+
+std::int64_t CandidateCs::at(std::int64_t index) const
+{
+    return terms.empty() ? index : terms[static_cast<std::size_t>(index)];
+}
+
+std::int64_t CandidateCs::firstAtLeast(std::int64_t c) const
+{
+    if (terms.empty())
+        return std::clamp<std::int64_t>(c, 0, highest + 1);
+    return std::lower_bound(terms.begin(), terms.end(), c) - terms.begin();
+}
+
+Sweep sweepParametric(const CandidateCs& candidates, const SolveUnderC& solveAt, const SolverOptions& options)
+{
+    // A solved point: asked under candidate `index`, least bytes S, largest segment m.
     struct Solved {
-        std::int64_t c, bytes, m;
+        std::int64_t index, bytes, m;
     };
     std::map<std::int64_t, SweepEntry> byTerm;  // keyed by m; the first plan found for an m stays
     std::int64_t best = -1;
-    auto solve = [&](std::int64_t c) {
+    auto solve = [&](std::int64_t index) {
         options.checkCancelled();
-        SweepPoint p = solveAt(c);
-        const Solved s{c, p.bytes, p.maxSegment};
+        SweepPoint p = solveAt(candidates.at(index));
+        const Solved s{index, p.bytes, p.maxSegment};
         if (best < 0 || p.objective() < best)
             best = p.objective();
         byTerm.try_emplace(s.m, entryOf(s.m, std::move(p)));
         return s;
     };
-    const double width = static_cast<double>(std::max<std::int64_t>(1, highest));
-    double open = static_cast<double>(highest);  // C not yet covered or ruled out, for progress
-    std::vector<std::pair<Solved, Solved>> intervals{{solve(0), solve(highest)}};
+    const std::int64_t last = candidates.count() - 1;
+    const double width = static_cast<double>(std::max<std::int64_t>(1, last));
+    double open = static_cast<double>(last);  // candidates not yet covered or ruled out, for progress
+    std::vector<std::pair<Solved, Solved>> intervals{{solve(0), solve(last)}};
     while (!intervals.empty()) {
         const auto [a, b] = intervals.back();
         intervals.pop_back();
-        // Open C: a.c < C < b.m, and only where g(C) >= S(b) + C can still beat `best`.
-        const std::int64_t lo = a.c + 1;
-        const std::int64_t hi = a.bytes == b.bytes ? lo : std::min(b.m, best - b.bytes);
+        const std::int64_t lo = a.index + 1;
+        const std::int64_t hi = a.bytes == b.bytes ? lo
+                                                   : std::min(candidates.firstAtLeast(b.m),
+                                                              candidates.firstAtLeast(best - b.bytes));
         if (hi <= lo) {
-            open -= static_cast<double>(b.c - a.c);
+            open -= static_cast<double>(b.index - a.index);
             options.report(1 - open / width);
             continue;
         }

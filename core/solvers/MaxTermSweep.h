@@ -21,18 +21,29 @@ using SolveUnderC = std::function<SweepPoint(std::int64_t c)>;
 // smallest objective, then the smallest C.
 Sweep sweepEveryTerm(const std::vector<std::int64_t>& terms, const SolveUnderC& solveAt, const SolverOptions& options);
 
+// The C a parametric search may try: only the listed max terms when the list is cheap to build,
+// else every integer in [0, highest] (a chain of k members has up to k(k+1)/2 terms).
+struct CandidateCs {
+    std::vector<std::int64_t> terms;  // ascending, distinct; empty: every integer in [0, highest]
+    std::int64_t highest = 0;         // the root's cost, where S is the least
+
+    std::int64_t count() const;
+    std::int64_t at(std::int64_t index) const;
+    std::int64_t firstAtLeast(std::int64_t c) const;  // index of the first candidate >= c (count() if none)
+};
+
 // The same optimum without solving every term: a parametric search for min over C of
-// g(C) = S(C) + C on [0, highest] (highest: the root's cost, where S is the least).
+// g(C) = S(C) + C over the candidates.
 //  - Every IS plan P has bytes(P) >= S(max P), so OPT = min g(C), and solving under the
-//    minimiser gives a plan of objective <= g(C) = OPT.
+//    minimiser (a max term) gives a plan of objective <= g(C) = OPT.
 //  - S is non-increasing. A plan found under c with largest segment m <= c is feasible under m,
 //    so S(m) = S(c): the plan covers every C in [m, c] (its objective S(c) + m <= g(C) there),
 //    and is entered at C = m, a max term under which it is a least-bytes plan.
 //  - Between solved points a < b (S(a.c) > S(b.c)) the C still open are a.c < C < b.m, where
-//    g(C) > S(b) + a.c. Such an interval is dropped once that bound reaches the best objective
-//    found, and otherwise bisected; intervals with S(a) = S(b) hold nothing better than a.
-// Each solve is one Alg. 5 walk; on real graphs a few dozen replace the thousands of max terms
-// (docs/THEORY.md, docs/BENCHMARKS.md). Entries: the distinct m found, ascending.
-Sweep sweepParametric(std::int64_t highest, const SolveUnderC& solveAt, const SolverOptions& options);
+//    g(C) >= S(b) + C. Only C < best - S(b) can beat the best objective found; the interval
+//    is bisected over those, and dropped when none is left or when S(a) = S(b).
+// Each solve is one Alg. 5 walk (docs/THEORY.md, docs/BENCHMARKS.md). Entries: the distinct m
+// found, ascending.
+Sweep sweepParametric(const CandidateCs& candidates, const SolveUnderC& solveAt, const SolverOptions& options);
 
 }  // namespace ckpt

@@ -70,6 +70,14 @@ std::vector<std::int64_t> TreeCheckpointSearch::maxTerms() const
     return terms;
 }
 
+std::int64_t TreeCheckpointSearch::maxTermEnumeration() const
+{
+    std::int64_t count = m_tree.size();
+    for (const ConstrainedChain& chain : m_chains)
+        count += static_cast<std::int64_t>(chain.length()) * (chain.length() + 1) / 2;
+    return count;
+}
+
 TreeCheckpointSearch::Result TreeCheckpointSearch::solve(std::int64_t c) const
 {
     if (m_chosenStamp.empty() || m_stamp == std::numeric_limits<int>::max()) {

@@ -22,6 +22,9 @@ public:
     // (the plan found under them has a smaller max that is on this list), so they are
     // left out.
     std::vector<std::int64_t> maxTerms() const;
+    // How many values maxTerms() enumerates before deduplication: nodes plus the runs of
+    // every Linear node's members (k(k+1)/2 for k members).
+    std::int64_t maxTermEnumeration() const;
 
     struct Result {
         std::vector<VertexIndex> checkpoints;  // topological order, with source and sink
