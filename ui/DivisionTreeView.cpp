@@ -230,27 +230,39 @@ void DivisionTreeView::rebuild()
         scene()->setSceneRect(QRectF());
         return;
     }
-    // Tidy top-down layout: leaves (and collapsed nodes) take successive slots, parents centre above.
-    double nextSlot = 0;
-    std::function<double(int, int)> place = [&](int node, int depth) -> double {
-        const auto& n = m_tree.nodes[std::size_t(node)];
-        double x;
-        if (n.children.empty() || m_collapsed[std::size_t(node)]) {
-            x = nextSlot;
-            nextSlot += nodeWidth + hGap;
-        } else {
-            double first = 0, last = 0;
-            for (std::size_t i = 0; i < n.children.size(); ++i) {
-                const double cx = place(n.children[i], depth + 1);
-                (i == 0 ? first : last) = cx;
-                last = cx;
-            }
-            x = (first + last) / 2;
-        }
-        m_rects[std::size_t(node)] = QRectF(x, depth * (nodeHeight + vGap) + 60, nodeWidth, nodeHeight);
-        return x;
+    // Tidy top-down layout: leaves (and collapsed nodes) take successive slots in depth-first
+    // order, parents centre above their first and last child. An explicit stack: the tree can be
+    // as deep as the graph is long.
+    const std::size_t count = m_tree.nodes.size();
+    std::vector<double> x(count, 0);
+    std::vector<int> depth(count, 0), preorder, stack{0};
+    auto isPlacedAsLeaf = [this](int node) {
+        return m_tree.nodes[std::size_t(node)].children.empty() || m_collapsed[std::size_t(node)];
     };
-    place(0, 0);
+    double nextSlot = 0;
+    while (!stack.empty()) {
+        const int node = stack.back();
+        stack.pop_back();
+        preorder.push_back(node);
+        if (isPlacedAsLeaf(node)) {
+            x[std::size_t(node)] = nextSlot;
+            nextSlot += nodeWidth + hGap;
+            continue;
+        }
+        const auto& children = m_tree.nodes[std::size_t(node)].children;
+        for (auto child = children.rbegin(); child != children.rend(); ++child) {
+            depth[std::size_t(*child)] = depth[std::size_t(node)] + 1;
+            stack.push_back(*child);
+        }
+    }
+    for (auto it = preorder.rbegin(); it != preorder.rend(); ++it) {  // children before parents
+        const auto node = std::size_t(*it);
+        if (!isPlacedAsLeaf(*it)) {
+            const auto& children = m_tree.nodes[node].children;
+            x[node] = (x[std::size_t(children.front())] + x[std::size_t(children.back())]) / 2;
+        }
+        m_rects[node] = QRectF(x[node], depth[node] * (nodeHeight + vGap) + 60, nodeWidth, nodeHeight);
+    }
     // Links as a bus: down from the parent, across its children, down to each. Short lines only,
     // so a node with hundreds of children does not draw hundreds of lines across the view.
     const QPen linkPen(palette::edge(), 1.2);

@@ -7,6 +7,7 @@
 #include "solvers/SolverRegistry.h"
 #include "theory/DivisionTree.h"
 
+#include <algorithm>
 #include <iostream>
 
 namespace ckptx {
@@ -78,19 +79,33 @@ int runSweep(const std::vector<std::string>& argv)
     std::cout << "C\tobjective\tcheckpoints\n";
     for (const auto& e : out["entries"])
         std::cout << e["c"].get<std::int64_t>() << "\t" << e["objective"].get<std::int64_t>() << "\t"
-                  << idList(e["checkpoints"]) << (e["reused"].get<bool>() ? "\t(reused)" : "") << "\n";
+                  << idList(e["checkpoints"]) << "\n";
     std::cout << "winner: C = " << out["winner_c"].get<std::int64_t>() << ", objective "
               << out["winner_objective"].get<std::int64_t>() << " bytes\n";
     return Ok;
 }
 
-void printNode(const nlohmann::json& node, int depth)
+// Depth-first, children in order, with an explicit stack (the tree can be as deep as the
+// graph is long). Indentation stops growing at a depth that still reads; deeper lines say
+// their depth.
+void printTree(const nlohmann::json& tree)
 {
-    std::cout << std::string(2 * depth, ' ') << node["type"].get<std::string>() << " "
-              << node["source"].get<std::string>() << " -> " << node["target"].get<std::string>()
-              << "  cost " << node["cost"].get<std::int64_t>() << "\n";
-    for (const auto& child : node["children"])
-        printNode(child, depth + 1);
+    constexpr std::size_t maxIndent = 32;
+    const auto& nodes = tree["nodes"];
+    std::vector<std::pair<int, std::size_t>> stack{{tree["root"].get<int>(), 0}};  // (node, depth)
+    while (!stack.empty()) {
+        const auto [index, depth] = stack.back();
+        stack.pop_back();
+        const auto& node = nodes[std::size_t(index)];
+        std::cout << std::string(2 * std::min(depth, maxIndent), ' ');
+        if (depth > maxIndent)
+            std::cout << "[depth " << depth << "] ";
+        std::cout << node["type"].get<std::string>() << " " << node["source"].get<std::string>() << " -> "
+                  << node["target"].get<std::string>() << "  cost " << node["cost"].get<std::int64_t>() << "\n";
+        const auto& children = node["children"];
+        for (auto child = children.rbegin(); child != children.rend(); ++child)
+            stack.push_back({child->get<int>(), depth + 1});
+    }
 }
 
 int runTree(const std::vector<std::string>& argv)
@@ -102,7 +117,7 @@ int runTree(const std::vector<std::string>& argv)
     if (args.flag("--json"))
         printJson(out);
     else
-        printNode(out["root"], 0);
+        printTree(out);
     return Ok;
 }
 

@@ -12,21 +12,6 @@ nlohmann::json ids(const Graph& graph, const std::vector<VertexIndex>& vertices)
     return out;
 }
 
-nlohmann::json nodeToJson(const Graph& graph, const DivisionTree& tree, int index)
-{
-    const DivisionNode& node = tree.node(index);
-    nlohmann::json children = nlohmann::json::array();
-    for (int child : node.children)
-        children.push_back(nodeToJson(graph, tree, child));
-    return {{"type", segmentTypeName(node.type)},
-            {"source", graph.vertex(node.segment.source).id},
-            {"target", graph.vertex(node.segment.target).id},
-            {"cost", node.segment.cost},
-            {"segment_cost", node.segmentCost},
-            {"vertex_count", node.segment.vertices.size()},
-            {"children", std::move(children)}};
-}
-
 }  // namespace
 
 nlohmann::json planToJson(const Graph& graph, const Plan& plan, bool withSweep)
@@ -62,8 +47,7 @@ nlohmann::json sweepToJson(const Graph& graph, const Sweep& sweep)
     for (const SweepEntry& entry : sweep.entries)
         entries.push_back({{"c", entry.c},
                            {"objective", entry.objective},
-                           {"checkpoints", ids(graph, entry.checkpoints)},
-                           {"reused", entry.reused}});
+                           {"checkpoints", ids(graph, entry.checkpoints)}});
     nlohmann::json out = {{"entries", std::move(entries)}, {"winner", sweep.winner}};
     if (sweep.winner >= 0) {
         out["winner_c"] = sweep.entries[sweep.winner].c;
@@ -74,7 +58,19 @@ nlohmann::json sweepToJson(const Graph& graph, const Sweep& sweep)
 
 nlohmann::json divisionTreeToJson(const Graph& graph, const DivisionTree& tree)
 {
-    return {{"root", nodeToJson(graph, tree, tree.root())}};
+    // Flat, children by index: the tree can be as deep as the graph is long, and nested JSON
+    // that deep overflows the stack of whoever writes or reads it.
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const DivisionNode& node : tree.nodes())
+        nodes.push_back({{"type", segmentTypeName(node.type)},
+                         {"source", graph.vertex(node.segment.source).id},
+                         {"target", graph.vertex(node.segment.target).id},
+                         {"cost", node.segment.cost},
+                         {"segment_cost", node.segmentCost},
+                         {"vertex_count", node.segment.vertices.size()},
+                         {"parent", node.parent},
+                         {"children", node.children}});
+    return {{"root", tree.root()}, {"nodes", std::move(nodes)}};
 }
 
 }  // namespace ckpt

@@ -13,9 +13,10 @@ namespace ckpt {
 //  "independent"}], "checkpoint_bytes", "max_segment_cost", "objective", "is_plan",
 //  ["why_not_is"], "time_ms", "notes", ["sweep"]}
 nlohmann::json planToJson(const Graph& graph, const Plan& plan, bool withSweep = true);
-// {"entries": [{"c", "objective", "checkpoints", "reused"}], "winner", "winner_c", "winner_objective"}
+// {"entries": [{"c", "objective", "checkpoints"}], "winner", "winner_c", "winner_objective"}
 nlohmann::json sweepToJson(const Graph& graph, const Sweep& sweep);
-// {"root": node}, node = {"type", "source", "target", "cost", "segment_cost", "vertex_count", "children"}
+// {"root": index, "nodes": [node...]}, node = {"type", "source", "target", "cost", "segment_cost",
+//  "vertex_count", "parent", "children": [index...]}
 nlohmann::json divisionTreeToJson(const Graph& graph, const DivisionTree& tree);
 
 }  // namespace ckpt

@@ -5,12 +5,14 @@
 #include "solvers/SolverRegistry.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <set>
 #include <cstdio>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 namespace ckpt {
 
@@ -451,6 +453,39 @@ std::optional<Outcome> frontierSearch(const Graph& graph, const SolverOptions& o
     return out;
 }
 
+Clock::time_point deadlineOf(const SolverOptions& options, Clock::time_point start)
+{
+    const std::chrono::duration<double> limit(options.number("time-limit", 60));
+    return start + std::chrono::duration_cast<Clock::duration>(limit);
+}
+
+// Sets a flag at the deadline or when the caller cancels, for solvers that only poll a flag
+// (the warm starts): the time limit holds for them too.
+class CancelAtDeadline {
+public:
+    CancelAtDeadline(Clock::time_point deadline, const std::atomic<bool>* callerCancel)
+        : m_watch([this, deadline, callerCancel](const std::stop_token& stop) {
+              while (!stop.stop_requested()) {
+                  if (Clock::now() >= deadline || (callerCancel && callerCancel->load())) {
+                      m_flag = true;
+                      return;
+                  }
+                  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+              }
+          })
+    {
+    }
+    const std::atomic<bool>& flag() const { return m_flag; }
+
+private:
+    std::atomic<bool> m_flag = false;
+    std::jthread m_watch;  // last: starts once the flag exists, joined before it goes
+};
+
+// solveFrom with a deadline that may have started earlier (solve's warm starts count).
+Plan solveUntil(const Solver& solver, const Graph& graph, const SolverOptions& options,
+                const std::vector<Plan>& warmStarts, Clock::time_point deadline);
+
 }  // namespace
 
 std::vector<OptionSpec> OptimalSolver::options() const
@@ -468,24 +503,45 @@ std::vector<OptionSpec> OptimalSolver::options() const
 
 Plan OptimalSolver::solve(const Graph& graph, const SolverOptions& options) const
 {
+    // The time limit counts from here, warm starts included; they get at most half of it.
+    const Clock::time_point start = Clock::now();
+    const Clock::time_point deadline = deadlineOf(options, start);
     std::vector<Plan> starts;
-    std::stringstream names(options.text("warm-start", "feng-acg,checkpoint-all"));
-    for (std::string name; std::getline(names, name, ',');) {
-        const Solver* s = findSolver(name);
-        if (!s || s == this)
-            continue;
-        try {
-            starts.push_back(s->solve(graph, {}));
-        } catch (const SolverError&) {
+    std::vector<std::string> stopped;
+    {
+        const CancelAtDeadline watch(start + (deadline - start) / 2, options.cancel);
+        SolverOptions warm;
+        warm.cancel = &watch.flag();
+        std::stringstream names(options.text("warm-start", "feng-acg,checkpoint-all"));
+        for (std::string name; std::getline(names, name, ',');) {
+            const Solver* s = findSolver(name);
+            if (!s || s == this)
+                continue;
+            try {
+                starts.push_back(s->solve(graph, warm));
+            } catch (const SolverError&) {
+            } catch (const SolverCancelled&) {
+                options.checkCancelled();  // the caller's cancel ends optimal too
+                stopped.push_back(name);
+            }
         }
     }
-    return solveFrom(graph, options, starts);
+    Plan plan = solveUntil(*this, graph, options, starts, deadline);
+    for (const std::string& name : stopped)
+        plan.notes.push_back("warm start " + name + " stopped at half the time limit");
+    return plan;
 }
 
 Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, const std::vector<Plan>& warmStarts) const
 {
-    const std::chrono::duration<double> limit(options.number("time-limit", 60));
-    const Clock::time_point deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(limit);
+    return solveUntil(*this, graph, options, warmStarts, deadlineOf(options, Clock::now()));
+}
+
+namespace {
+
+Plan solveUntil(const Solver& solver, const Graph& graph, const SolverOptions& options,
+                const std::vector<Plan>& warmStarts, Clock::time_point deadline)
+{
     const std::string method = options.text("method", "auto");
     if (method != "auto" && method != "frontier-dp" && method != "milp")
         throw SolverError("optimal: unknown method \"" + method + "\" (auto, frontier-dp or milp)");
@@ -506,9 +562,9 @@ Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, 
     std::string fallback;
     if (method != "milp") {
         const FrontierOrder order = frontierOrder(graph);
-        const auto maxWidth = options.integer("max-width", defaultMaxWidth);
+        const auto maxWidth = options.integer("max-width", OptimalSolver::defaultMaxWidth);
         const auto maxLabels =
-            static_cast<std::size_t>(std::max<std::int64_t>(1, options.integer("max-labels", defaultMaxLabels)));
+            static_cast<std::size_t>(std::max<std::int64_t>(1, options.integer("max-labels", OptimalSolver::defaultMaxLabels)));
         if (method == "frontier-dp" || order.width <= maxWidth) {
             // "auto" gives the DP half the time, so that row generation still gets a fair share.
             const Clock::time_point dpDeadline =
@@ -522,7 +578,7 @@ Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, 
     if (!outcome)
         outcome = rowGeneration(graph, options, deadline, best);
 
-    Plan plan = makePlan(graph, *this, options, best.checkpoints);
+    Plan plan = makePlan(graph, solver, options, best.checkpoints);
     plan.provenOptimal = outcome->proven;
     plan.lowerBound = outcome->lowerBound;
     plan.notes.push_back("started from " + startedFrom + " (objective " + std::to_string(startObjective) + ")");
@@ -541,5 +597,7 @@ Plan OptimalSolver::solveFrom(const Graph& graph, const SolverOptions& options, 
         plan.notes.push_back("not an IS plan: " + plan.evaluation.whyNotIS);
     return plan;
 }
+
+}  // namespace
 
 }  // namespace ckpt

@@ -17,10 +17,6 @@ struct SweepEntry {
     std::int64_t c = 0;
     std::vector<VertexIndex> checkpoints;  // topological order, with source and sink
     std::int64_t objective = 0;
-    // True when this C was not solved on its own but took the plan of a smaller C with the
-    // same checkpoint bytes, which is then also a least-bytes plan under this C (the
-    // solver's description says when it does this).
-    bool reused = false;
 };
 
 struct Sweep {

@@ -70,6 +70,14 @@ std::vector<std::int64_t> TreeCheckpointSearch::maxTerms() const
     return terms;
 }
 
+std::int64_t TreeCheckpointSearch::maxTermEnumeration() const
+{
+    std::int64_t count = m_tree.size();
+    for (const ConstrainedChain& chain : m_chains)
+        count += static_cast<std::int64_t>(chain.length()) * (chain.length() + 1) / 2;
+    return count;
+}
+
 TreeCheckpointSearch::Result TreeCheckpointSearch::solve(std::int64_t c) const
 {
     if (m_chosenStamp.empty() || m_stamp == std::numeric_limits<int>::max()) {
@@ -83,7 +91,7 @@ TreeCheckpointSearch::Result TreeCheckpointSearch::solve(std::int64_t c) const
     if (root.segmentCost <= c)
         walk.leave(root.segmentCost);
     else
-        recur(m_tree.root(), walk);
+        breakDown(m_tree.root(), walk);
     auto& cps = walk.result.checkpoints;
     std::sort(cps.begin(), cps.end(), [this](VertexIndex a, VertexIndex b) {
         return m_graph.topologicalPosition(a) < m_graph.topologicalPosition(b);
@@ -94,49 +102,57 @@ TreeCheckpointSearch::Result TreeCheckpointSearch::solve(std::int64_t c) const
 // Alg. 5 for an IS whose source and target are checkpoints and that leaves a segment
 // larger than C. "Cost of s" in its step 1 is read as the largest segment s leaves with
 // only its ends as checkpoints (segmentCost): for a Branch IS that is its largest branch,
-// because branches are re-forwarded one at a time; Alg. 5's own Branch step agrees (it
+// because branches are re-forwarded one after the other; Alg. 5's own Branch step agrees (it
 // adds nothing but v_i, v_j and recurses only into branches that exceed C).
-void TreeCheckpointSearch::recur(int index, Walk& walk) const
+// The paper's recursion becomes a work list (the tree can be as deep as the graph is long):
+// what a node adds does not depend on the order in which nodes are broken down.
+void TreeCheckpointSearch::breakDown(int top, Walk& walk) const
 {
-    const DivisionNode& node = m_tree.node(index);
-    if (node.type == SegmentType::Linear) {
-        // Steps 4–10: members exceeding C are broken down recursively with both ends as
-        // checkpoints; the runs of members between them are LCG problems under C (Fig. 6).
-        // The last run (after the last broken member) is solved the same way.
-        const ConstrainedChain& chain = m_chains[m_chainOf[index]];
-        const auto& xs = m_chainVertices[m_chainOf[index]];
-        auto solveRun = [&](int from, int to) {
-            if (from >= to)
-                return;
-            const ConstrainedChain::Solution& s = chain.solve(from, to, walk.c, m_work);
-            for (int x : s.chosen)
-                walk.add(xs[x], m_graph);
-            walk.leave(s.maxSegment);
-        };
-        int from = 0;
-        for (int m = 0; m < chain.length(); ++m) {
-            const int member = node.children[m];
-            if (m_tree.node(member).segmentCost <= walk.c)
-                continue;
-            solveRun(from, m);
-            walk.add(xs[m], m_graph);
-            walk.add(xs[m + 1], m_graph);
-            recur(member, walk);
-            from = m + 1;
+    std::vector<int>& pending = m_pending;
+    pending.assign(1, top);
+    while (!pending.empty()) {
+        const int index = pending.back();
+        pending.pop_back();
+        const DivisionNode& node = m_tree.node(index);
+        if (node.type == SegmentType::Linear) {
+            // Steps 4–10: members exceeding C are broken down with both ends as checkpoints;
+            // the runs of members between them are LCG problems under C (Fig. 6). The last
+            // run (after the last broken member) is solved the same way.
+            const ConstrainedChain& chain = m_chains[m_chainOf[index]];
+            const auto& xs = m_chainVertices[m_chainOf[index]];
+            auto solveRun = [&](int from, int to) {
+                if (from >= to)
+                    return;
+                const ConstrainedChain::Solution& s = chain.solve(from, to, walk.c, m_work);
+                for (int x : s.chosen)
+                    walk.add(xs[x], m_graph);
+                walk.leave(s.maxSegment);
+            };
+            int from = 0;
+            for (int m = 0; m < chain.length(); ++m) {
+                const int member = node.children[m];
+                if (m_tree.node(member).segmentCost <= walk.c)
+                    continue;
+                solveRun(from, m);
+                walk.add(xs[m], m_graph);
+                walk.add(xs[m + 1], m_graph);
+                pending.push_back(member);
+                from = m + 1;
+            }
+            solveRun(from, chain.length());
+            continue;
         }
-        solveRun(from, chain.length());
-        return;
-    }
-    // Steps 12–15 (Branch and Complicate IS): every member's ends become checkpoints;
-    // members still exceeding C are broken down.
-    for (int member : node.children) {
-        const DivisionNode& m = m_tree.node(member);
-        walk.add(m.segment.source, m_graph);
-        walk.add(m.segment.target, m_graph);
-        if (m.segmentCost > walk.c)
-            recur(member, walk);
-        else if (!m.segment.isSingleEdge())
-            walk.leave(m.segmentCost);
+        // Steps 12–15 (Branch and Complicate IS): every member's ends become checkpoints;
+        // members still exceeding C are broken down.
+        for (int member : node.children) {
+            const DivisionNode& m = m_tree.node(member);
+            walk.add(m.segment.source, m_graph);
+            walk.add(m.segment.target, m_graph);
+            if (m.segmentCost > walk.c)
+                pending.push_back(member);
+            else if (!m.segment.isSingleEdge())
+                walk.leave(m.segmentCost);
+        }
     }
 }
 

@@ -22,6 +22,9 @@ public:
     // (the plan found under them has a smaller max that is on this list), so they are
     // left out.
     std::vector<std::int64_t> maxTerms() const;
+    // How many values maxTerms() enumerates before deduplication: nodes plus the runs of
+    // every Linear node's members (k(k+1)/2 for k members).
+    std::int64_t maxTermEnumeration() const;
 
     struct Result {
         std::vector<VertexIndex> checkpoints;  // topological order, with source and sink
@@ -35,7 +38,7 @@ public:
 
 private:
     struct Walk;
-    void recur(int node, Walk& walk) const;
+    void breakDown(int node, Walk& walk) const;
 
     const Graph& m_graph;
     const DivisionTree& m_tree;
@@ -43,6 +46,7 @@ private:
     std::vector<ConstrainedChain> m_chains;
     std::vector<std::vector<VertexIndex>> m_chainVertices;  // x_0..x_k of each chain
     mutable ConstrainedChain::Workspace m_work;
+    mutable std::vector<int> m_pending;  // nodes still to break down
     mutable std::vector<int> m_chosenStamp;  // == m_stamp: already a checkpoint in this solve
     mutable int m_stamp = 0;
 };

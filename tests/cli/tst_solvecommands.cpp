@@ -52,29 +52,40 @@ private Q_SLOTS:
 
     void sweepJson()
     {
-        const ckpt::test::ToolRun r = ckpt::test::runCkptx({"sweep", example("supp-fig2-chain"), "--json"});
-        QCOMPARE(r.exitCode, 0);
-        const auto j = parse(r);
-        QCOMPARE(j["entries"].size(), 11u);
-        const auto& winner = j["entries"][j["winner"].get<int>()];
-        QCOMPARE(winner["c"].get<std::int64_t>(), 13);
-        QCOMPARE(winner["objective"].get<std::int64_t>(), 42);
-        QCOMPARE(j["winner_c"].get<std::int64_t>(), 13);
-        for (const auto& e : j["entries"])
-            QVERIFY(e.contains("c") && e.contains("objective") && e.contains("checkpoints"));
+        // sweep=every lists all 11 max terms; the default parametric search a subset of them.
+        const ckpt::test::ToolRun every =
+            ckpt::test::runCkptx({"sweep", example("supp-fig2-chain"), "--option", "sweep=every", "--json"});
+        const ckpt::test::ToolRun steps = ckpt::test::runCkptx({"sweep", example("supp-fig2-chain"), "--json"});
+        QCOMPARE(every.exitCode, 0);
+        QCOMPARE(steps.exitCode, 0);
+        QCOMPARE(parse(every)["entries"].size(), 11u);
+        QVERIFY(parse(steps)["entries"].size() <= 11u);
+        for (const auto& j : {parse(every), parse(steps)}) {
+            const auto& winner = j["entries"][j["winner"].get<int>()];
+            QCOMPARE(winner["c"].get<std::int64_t>(), 13);
+            QCOMPARE(winner["objective"].get<std::int64_t>(), 42);
+            QCOMPARE(j["winner_c"].get<std::int64_t>(), 13);
+            for (const auto& e : j["entries"])
+                QVERIFY(e.contains("c") && e.contains("objective") && e.contains("checkpoints"));
+        }
     }
 
     void treeJson()
     {
         const ckpt::test::ToolRun r = ckpt::test::runCkptx({"tree", example("fig4-complicate"), "--json"});
         QCOMPARE(r.exitCode, 0);
-        const auto root = parse(r)["root"];
+        const auto tree = parse(r);
+        const auto& nodes = tree["nodes"];
+        const auto& root = nodes[tree["root"].get<std::size_t>()];
         QCOMPARE(root["type"].get<std::string>(), std::string("complicate"));
         QCOMPARE(root["source"].get<std::string>(), std::string("i"));
         QCOMPARE(root["target"].get<std::string>(), std::string("j"));
         QCOMPARE(root["cost"].get<std::int64_t>(), 42);
+        QCOMPARE(root["parent"].get<int>(), -1);
         QCOMPARE(root["children"].size(), 5u);
-        QCOMPARE(root["children"][0]["children"][0]["type"].get<std::string>(), std::string("leaf"));
+        const auto& first = nodes[root["children"][0].get<std::size_t>()];
+        QCOMPARE(first["parent"], tree["root"]);
+        QCOMPARE(nodes[first["children"][0].get<std::size_t>()]["type"].get<std::string>(), std::string("leaf"));
     }
 
     void badInput_data()
