@@ -1,5 +1,6 @@
 // ckptx max-batch: the largest batch whose best plan fits a memory size (solvers/MaxBatch.h).
 #include "Cli.h"
+#include "SolverArgs.h"
 
 #include "io/GraphJson.h"
 #include "solvers/MaxBatch.h"
@@ -31,13 +32,7 @@ int runMaxBatch(const std::vector<std::string>& argv)
     if (!memory || *memory < 1)
         throw UsageError("--memory needs a byte size such as 24GiB, got \"" + memoryText + "\"");
     const std::string solver = args.option("--solver").value_or("optimal");
-    ckpt::SolverOptions options;
-    for (const std::string& kv : args.optionValues("--option")) {
-        const auto eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw UsageError("--option takes KEY=VALUE, got \"" + kv + "\"");
-        options.values[kv.substr(0, eq)] = kv.substr(eq + 1);
-    }
+    ckpt::SolverOptions options = solverOptions(args);
     if (solver == "optimal" && !options.values.count("time-limit"))
         options.values["time-limit"] = "2";  // per batch tried; the gap is in the plan's notes
     const std::string path = args.positional()[0];
