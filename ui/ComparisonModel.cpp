@@ -23,6 +23,10 @@ void ComparisonModel::setRuns(std::vector<SolverRun> runs)
     m_runs = std::move(runs);
     m_reference.reset();
     m_referenceSolver.clear();
+    m_recommended = -1;
+    for (int i = 0; i < static_cast<int>(m_runs.size()); ++i)
+        if (m_runs[i].plan && (m_recommended < 0 || recommendedOver(m_runs[i].costs, m_runs[m_recommended].costs)))
+            m_recommended = i;
     for (const SolverRun& r : m_runs)
         if (r.plan && isReference(r.solver) && (!m_reference || r.plan->objective() < *m_reference)) {
             m_reference = r.plan->objective();
@@ -57,12 +61,16 @@ QString ComparisonModel::verdict(int row) const
     const SolverRun& r = run(row);
     if (!r.plan)
         return tr("refused: %1").arg(QString::fromStdString(r.error));
-    if (!m_reference)
-        return QString();
-    if (losesToReference(row))
-        return tr("✗ loses to %1 by %2")
-            .arg(QString::fromStdString(m_referenceSolver), bytesText(r.plan->objective() - *m_reference));
-    return isReference(r.solver) ? tr("reference optimum") : tr("✓ optimal");
+    QStringList parts;
+    if (row == m_recommended)
+        parts << tr("★ recommended (lowest pytorch peak)");
+    if (m_reference)
+        parts << (losesToReference(row) ? tr("✗ loses to %1 by %2")
+                                              .arg(QString::fromStdString(m_referenceSolver),
+                                                   bytesText(r.plan->objective() - *m_reference))
+                  : isReference(r.solver) ? tr("reference optimum")
+                                          : tr("✓ optimal"));
+    return parts.join(QStringLiteral(" · "));
 }
 
 QVariant ComparisonModel::data(const QModelIndex& index, int role) const
@@ -108,7 +116,11 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const
     case ISPlan: return raw ? QVariant(e.isISPlan) : QVariant(e.isISPlan ? tr("yes") : tr("no"));
     case PeakChen: return raw ? QVariant(qint64(r.costs.peakChen)) : QVariant(bytesText(r.costs.peakChen));
     case PeakPyTorch: return raw ? QVariant(qint64(r.costs.peakPyTorch)) : QVariant(bytesText(r.costs.peakPyTorch));
-    case Recomputed: return raw ? QVariant(qint64(r.costs.recomputedBytes)) : QVariant(bytesText(r.costs.recomputedBytes));
+    case Recomputed:
+        return raw ? QVariant(qint64(r.costs.recomputedBytes))
+                   : QVariant(tr("%1 (+%2 % fwd)")
+                                  .arg(bytesText(r.costs.recomputedBytes))
+                                  .arg(100 * r.costs.recomputeOverhead(), 0, 'f', 0));
     case TimeMs: return raw ? QVariant(p->wallTimeMs) : QVariant(QString::number(p->wallTimeMs, 'f', 2));
     default: return {};
     }

@@ -1,8 +1,10 @@
 #pragma once
 // The solvers' plans side by side: one row per solver run with the core's comparison figures
 // (objective and its two terms, checkpoint count, IS plan or not, peaks under both memory models,
-// recomputed bytes), time and verdict. A plan that loses to a reference solver (`exhaustive`,
-// `optimal`) is marked; a refusal shows the solver's message.
+// recomputed bytes and their share of the forward's compute), time and verdict. A plan that loses
+// to a reference solver (`exhaustive`, `optimal`) is marked; the recommended plan (the lowest
+// pytorch-model peak, then the least recompute: core's recommendedOver) is named; a refusal
+// shows the solver's message.
 #include "graph/Graph.h"
 #include "solvers/Comparison.h"
 #include "solvers/Plan.h"
@@ -50,6 +52,8 @@ public:
     // The best objective among reference solvers, if any ran.
     std::optional<std::int64_t> referenceObjective() const;
     bool losesToReference(int row) const;
+    // The row of the recommended plan, -1 when no solver gave one.
+    int recommendedRow() const { return m_recommended; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -61,6 +65,7 @@ private:
     std::vector<SolverRun> m_runs;
     std::optional<std::int64_t> m_reference;
     std::string m_referenceSolver;
+    int m_recommended = -1;
 };
 
 }  // namespace ckpt::ui

@@ -132,7 +132,8 @@ void ParetoPanel::onFinished(bool cancelled)
     for (const BudgetSweepRow& row : m_result->rows)
         if (!row.hasPoint())
             failures << QStringLiteral("%1: %2").arg(QString::fromStdString(row.solver), QString::fromStdString(row.error));
-    m_status->setText(tr("%1 points · overhead = compute / checkpoint-all's%2 · click a point to make its plan current")
+    m_status->setText(tr("%1 points · overhead: plans (forward + re-forwarded segments) / forward, checkmate-milp its stage "
+                             "replay / checkpoint-all's%2 · click a point to make its plan current")
                           .arg(int(m_result->rows.size()) - failures.size())
                           .arg(failures.isEmpty() ? QString() : tr(" · %1 without a point (hover here)").arg(failures.size())));
     m_status->setToolTip(failures.join(QLatin1Char('\n')));
@@ -232,11 +233,12 @@ void ParetoPanel::showCurves()
 QString ParetoPanel::describeRow(int r) const
 {
     const BudgetSweepRow& row = m_result->rows.at(std::size_t(r));
-    QString text = tr("<b>%1</b><br>peak %2, overhead %3×, %4")
+    QString text = tr("<b>%1</b><br>peak %2, overhead %3× (%4), %5")
                        .arg(QString::fromStdString(row.solver).toHtmlEscaped(),
                             QString::fromStdString(formatBytes(row.peakBytes)))
                        .arg(row.overhead, 0, 'f', 3)
-                       .arg(QString::fromStdString(row.status).toHtmlEscaped());
+                       .arg(QString::fromStdString(row.costModel).toHtmlEscaped(),
+                            QString::fromStdString(row.status).toHtmlEscaped());
     if (row.budget)
         text += tr("<br>budget %1").arg(QString::fromStdString(formatBytes(*row.budget)));
     if (row.checkpoints.empty() && row.budget)

@@ -41,6 +41,7 @@ nlohmann::json toJson(const ckpt::BudgetSweepResult& r)
             j["peak_bytes"] = row.peakBytes;
             j["compute"] = row.cost;
             j["overhead"] = row.overhead;
+            j["cost_model"] = row.costModel;
         } else {
             j["error"] = row.error;
         }
@@ -51,6 +52,7 @@ nlohmann::json toJson(const ckpt::BudgetSweepResult& r)
             {"backward_derived", r.derivedBackward},
             {"fixed_bytes", r.fixedBytes},
             {"baseline_compute", r.baselineCost},
+            {"forward_compute", r.forwardCost},
             {"baseline_peak_bytes", r.baselinePeak},
             {"lower_bound_bytes", r.lowerBound},
             {"rows", rows}};
@@ -79,7 +81,7 @@ int runBudgetSweep(const std::vector<std::string>& argv)
         return Ok;
     }
     if (args.flag("--csv")) {
-        std::cout << "solver,budget_bytes,peak_bytes,compute,overhead,status,seconds,error\n";
+        std::cout << "solver,budget_bytes,peak_bytes,compute,overhead,cost_model,status,seconds,error\n";
         for (const auto& row : result.rows) {
             std::string error = row.error;
             for (char& c : error)
@@ -88,20 +90,24 @@ int runBudgetSweep(const std::vector<std::string>& argv)
             std::cout << row.solver << ',' << (row.budget ? std::to_string(*row.budget) : "") << ','
                       << (row.hasPoint() ? std::to_string(row.peakBytes) : "") << ','
                       << (row.hasPoint() ? std::to_string(row.cost) : "") << ','
-                      << (row.hasPoint() ? std::to_string(row.overhead) : "") << ',' << row.status << ','
+                      << (row.hasPoint() ? std::to_string(row.overhead) : "") << ',' << row.costModel << ','
+                      << row.status << ','
                       << row.seconds << ',' << error << '\n';
         }
         return Ok;
     }
     std::cout << result.graph << ": " << result.trainingNodes << " training nodes"
               << (result.derivedBackward ? " (backward nodes derived)" : "") << ", fixed overhead "
-              << result.fixedBytes << " bytes, checkpoint-all peak " << result.baselinePeak << " bytes\n";
+              << result.fixedBytes << " bytes, checkpoint-all peak " << result.baselinePeak << " bytes\n"
+              << "overhead: checkpoint plans (forward + re-forwarded segments) / forward; checkmate-milp schedules "
+                 "their stage replay / checkpoint-all's\n";
     for (const auto& row : result.rows) {
         std::cout << "  " << row.solver;
         if (row.budget)
             std::cout << " @ " << *row.budget << " B";
         if (row.hasPoint())
-            std::cout << ": peak " << row.peakBytes << " B, overhead x" << row.overhead << " (" << row.status << ")\n";
+            std::cout << ": peak " << row.peakBytes << " B, overhead x" << row.overhead << " (" << row.costModel << ", "
+                      << row.status << ")\n";
         else
             std::cout << ": " << row.status << " - " << row.error << "\n";
     }

@@ -44,6 +44,7 @@ nlohmann::json rowJson(const ckpt::ComparisonRow& row)
               {"peak_pytorch", c.peakPyTorch},
               {"recomputed_bytes", c.recomputedBytes},
               {"recomputed_compute", c.recomputedCompute},
+              {"recompute_overhead", c.recomputeOverhead()},
               {"solve_ms", row.solveMs},
               {"notes", row.notes}});
     return j;
@@ -58,16 +59,19 @@ int runCompare(const std::vector<std::string>& argv)
     if (auto list = args.option("--solvers"))
         names = splitList(*list);
     const auto rows = ckpt::compareSolvers(graph, names);
+    const int recommended = ckpt::recommendedRow(rows);
     if (args.flag("--json")) {
         nlohmann::json out = {{"graph", graph.name()}, {"vertices", graph.vertexCount()}, {"rows", nlohmann::json::array()}};
         for (const auto& row : rows)
             out["rows"].push_back(rowJson(row));
+        out["recommended"] = recommended < 0 ? nlohmann::json() : nlohmann::json(rows[recommended].solver);
         printJson(out);
         return Ok;
     }
     std::cout << std::left << std::setw(24) << "solver" << std::right << std::setw(6) << "ckpts" << std::setw(16)
               << "objective" << std::setw(16) << "peak chen" << std::setw(16) << "peak pytorch" << std::setw(16)
-              << "recomp bytes" << std::setw(14) << "recomp cost" << std::setw(11) << "ms" << "\n";
+              << "recomp bytes" << std::setw(14) << "recomp cost" << std::setw(10) << "overhead" << std::setw(11) << "ms"
+              << "\n";
     for (const auto& row : rows) {
         std::cout << std::left << std::setw(24) << row.solver << std::right;
         if (row.error) {
@@ -77,9 +81,13 @@ int runCompare(const std::vector<std::string>& argv)
         const auto& c = row.costs;
         std::cout << std::setw(6) << c.checkpointCount << std::setw(16) << c.objective << std::setw(16) << c.peakChen
                   << std::setw(16) << c.peakPyTorch << std::setw(16) << c.recomputedBytes << std::setw(14)
-                  << c.recomputedCompute << std::setw(11) << std::fixed << std::setprecision(2) << row.solveMs
+                  << c.recomputedCompute << std::setw(9) << std::fixed << std::setprecision(1)
+                  << 100 * c.recomputeOverhead() << "%" << std::setw(11) << std::setprecision(2) << row.solveMs
                   << std::defaultfloat << "\n";
     }
+    std::cout << "overhead: compute re-forwarded (each segment once, vertex compute) / compute of the forward\n";
+    if (recommended >= 0)
+        std::cout << "recommended: " << rows[recommended].solver << " (lowest pytorch-model peak, then least recompute)\n";
     return Ok;
 }
 

@@ -1,5 +1,6 @@
 // ckptx solve / sweep / tree: checkpoint solvers, the Feng–Huang C sweep and the division tree.
 #include "Cli.h"
+#include "SolverArgs.h"
 
 #include "io/GraphJson.h"
 #include "io/PlanJson.h"
@@ -13,18 +14,6 @@
 namespace ckptx {
 
 namespace {
-
-ckpt::SolverOptions solverOptions(const Args& args)
-{
-    ckpt::SolverOptions options;
-    for (const std::string& kv : args.optionValues("--option")) {
-        const auto eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw UsageError("--option takes KEY=VALUE, got \"" + kv + "\"");
-        options.values[kv.substr(0, eq)] = kv.substr(eq + 1);
-    }
-    return options;
-}
 
 std::string idList(const nlohmann::json& ids)
 {

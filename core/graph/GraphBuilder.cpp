@@ -218,4 +218,22 @@ Graph GraphBuilder::build() const
     return g;
 }
 
+Graph withChangedVertices(const Graph& graph, const std::function<void(Vertex&)>& change)
+{
+    GraphBuilder b;
+    b.setName(graph.name());
+    for (const auto& [key, value] : graph.metadata())
+        b.setMetadata(key, value);
+    for (Vertex v : graph.vertices()) {
+        if (v.isVirtual)
+            continue;
+        change(v);
+        b.addVertex(std::move(v));
+    }
+    for (const Edge& e : graph.edges())
+        if (!graph.vertex(e.from).isVirtual && !graph.vertex(e.to).isVirtual)
+            b.addEdge(graph.vertex(e.from).id, graph.vertex(e.to).id, e.op);
+    return b.build();
+}
+
 }  // namespace ckpt

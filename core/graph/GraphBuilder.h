@@ -1,6 +1,7 @@
 #pragma once
 #include "graph/Graph.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,5 +30,9 @@ private:
     std::vector<Vertex> m_vertices;
     std::vector<PendingEdge> m_edges;
 };
+
+// The same graph (name, metadata, edges) with every vertex but the virtual ones passed through
+// `change` first; the builder adds the virtual ones again. Throws GraphError as build() does.
+Graph withChangedVertices(const Graph& graph, const std::function<void(Vertex&)>& change);
 
 }  // namespace ckpt

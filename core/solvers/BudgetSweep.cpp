@@ -2,6 +2,7 @@
 
 #include "solvers/CheckmateMilpSolver.h"
 #include "solvers/SolverRegistry.h"
+#include "theory/RecomputeCost.h"
 #include "theory/StageSchedule.h"
 #include "theory/TrainingGraph.h"
 
@@ -49,6 +50,7 @@ BudgetSweepResult budgetSweep(const Graph& graph, const BudgetSweepSettings& set
     // The MILP's own accounting (FREE[t][k][k] = 0) so that the top budget admits checkpoint-all.
     result.baselinePeak = modelPeak(g, all.R, all.S, result.fixedBytes);
     result.lowerBound = leastPeak(g, result.fixedBytes);
+    result.forwardCost = forwardPassCompute(forward);
 
     auto point = [&](const std::string& solver, const StageSchedule& s, std::string status, double seconds) {
         BudgetSweepRow row;
@@ -56,6 +58,7 @@ BudgetSweepResult budgetSweep(const Graph& graph, const BudgetSweepSettings& set
         row.peakBytes = s.peakBytes;
         row.cost = s.cost;
         row.overhead = s.cost / std::max(result.baselineCost, 1e-12);
+        row.costModel = "stage replay";
         row.status = std::move(status);
         row.seconds = seconds;
         return row;
@@ -111,6 +114,10 @@ BudgetSweepResult budgetSweep(const Graph& graph, const BudgetSweepSettings& set
             auto planPoint = [&](const std::string& label, const std::vector<VertexIndex>& checkpoints) {
                 BudgetSweepRow row = point(label, baselineSchedule(g, training, forward, checkpoints, result.fixedBytes),
                                            "ok", secondsSince(start));
+                const RecomputeCost cost = recomputeCost(forward, evaluate(forward, checkpoints));
+                row.cost = cost.forward + cost.recomputed;
+                row.overhead = 1 + cost.overhead();
+                row.costModel = "re-forward";
                 for (VertexIndex v : checkpoints)
                     row.checkpoints.push_back(forward.vertex(v).id);
                 result.rows.push_back(std::move(row));

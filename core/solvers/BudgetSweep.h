@@ -4,9 +4,13 @@
 // Checkpoint heuristics (checkpoint-all, the Chen variants, ...) run on the forward part; each
 // plan (and each entry of a plan's own sweep) becomes a Checkmate schedule that keeps its
 // checkpoints and every gradient until their last use and recomputes the rest (002 §5.1.1),
-// replayed for its peak memory and compute. checkmate-milp is solved at evenly spaced budgets
-// between a lower bound (the largest single computation with its inputs, plus the fixed
-// overhead) and checkpoint-all's peak. Overhead = compute / compute of checkpoint-all.
+// replayed for its peak memory. Its compute is the one recompute-cost model of checkpoint plans
+// (theory/RecomputeCost.h: each segment re-forwarded once): overhead = (forward + recomputed) /
+// forward, 1 for checkpoint-all, 2 for a plan that re-forwards the network once.
+// checkmate-milp is solved at evenly spaced budgets between a lower bound (the largest single
+// computation with its inputs, plus the fixed overhead) and checkpoint-all's peak; its general
+// schedules keep their stage-model cost (Checkmate's replay, forward and backward nodes):
+// overhead = compute / checkpoint-all's stage compute. BudgetSweepRow::costModel says which.
 #include "graph/Graph.h"
 #include "solvers/Solver.h"
 
@@ -22,6 +26,9 @@ struct BudgetSweepRow {
     std::int64_t peakBytes = 0;          // replayed peak, fixed overhead included
     double cost = 0;
     double overhead = 0;
+    // How cost and overhead were counted: "re-forward" (checkpoint plans, RecomputeCost.h) or
+    // "stage replay" (checkmate-milp's schedules, Checkmate's own model).
+    std::string costModel;
     std::string status;  // "ok", "optimal", "time limit (gap 3.1%)", "infeasible", "unknown solver", "error"
     std::string error;   // why there is no point, in plain words
     double seconds = 0;
@@ -43,7 +50,8 @@ struct BudgetSweepResult {
     int trainingNodes = 0;
     bool derivedBackward = false;
     std::int64_t fixedBytes = 0;
-    double baselineCost = 0;  // checkpoint-all compute
+    double baselineCost = 0;  // checkpoint-all's stage compute (the milp rows' denominator)
+    double forwardCost = 0;   // the forward pass's compute (the checkpoint plans' denominator)
     std::int64_t baselinePeak = 0;  // checkpoint-all's peak as the MILP counts it (Eq. 2-5)
     std::int64_t lowerBound = 0;
     std::vector<BudgetSweepRow> rows;

@@ -3,6 +3,7 @@
 #include "memory/PlanMemory.h"
 #include "memory/ScheduleMemory.h"
 #include "solvers/SolverRegistry.h"
+#include "theory/RecomputeCost.h"
 
 namespace ckpt {
 
@@ -21,9 +22,10 @@ PlanCosts planCosts(const Graph& graph, const Plan& plan)
     c.isISPlan = plan.evaluation.isISPlan;
     c.peakChen = simulateMemory(graph, plan, MemoryModel::Chen, false).peakBytes;
     c.peakPyTorch = simulateMemory(graph, plan, MemoryModel::PyTorch, false).peakBytes;
+    c.forwardCompute = forwardPassCompute(graph);
     auto recompute = [&](VertexIndex v) {
         c.recomputedBytes += graph.bytes(v);
-        c.recomputedCompute += graph.vertex(v).compute.value_or(1.0);
+        c.recomputedCompute += forwardCompute(graph, v);
     };
     if (plan.schedule) {
         // Forward actions after the first sweep (which computes each d_i once) are recomputations.
@@ -41,6 +43,22 @@ PlanCosts planCosts(const Graph& graph, const Plan& plan)
         for (VertexIndex v : s.vertices)
             recompute(v);
     return c;
+}
+
+bool recommendedOver(const PlanCosts& a, const PlanCosts& b)
+{
+    if (a.peakPyTorch != b.peakPyTorch)
+        return a.peakPyTorch < b.peakPyTorch;
+    return a.recomputedCompute < b.recomputedCompute;
+}
+
+int recommendedRow(const std::vector<ComparisonRow>& rows)
+{
+    int best = -1;
+    for (int i = 0; i < static_cast<int>(rows.size()); ++i)
+        if (!rows[i].error && (best < 0 || recommendedOver(rows[i].costs, rows[best].costs)))
+            best = i;
+    return best;
 }
 
 std::vector<ComparisonRow> compareSolvers(const Graph& graph, const std::vector<std::string>& solvers,

@@ -18,7 +18,10 @@ struct PlanCosts {
     std::int64_t peakChen = 0;
     std::int64_t peakPyTorch = 0;
     std::int64_t recomputedBytes = 0;  // bytes of all tensors computed again during the backward
-    double recomputedCompute = 0;      // their forward cost: vertex `compute`, 1 where absent
+    double recomputedCompute = 0;      // their forward cost (theory/RecomputeCost.h)
+    double forwardCompute = 0;         // the whole forward pass's
+    // recomputedCompute / forwardCompute: 1 = the plan re-forwards the network once (S2).
+    double recomputeOverhead() const { return forwardCompute > 0 ? recomputedCompute / forwardCompute : 0; }
 };
 
 // A plan's memory under a model: the schedule's when it has one, else the checkpoint plan's.
@@ -32,6 +35,12 @@ struct ComparisonRow {
     double solveMs = 0;
     std::vector<std::string> notes;
 };
+
+// Whether a plan with costs `a` is recommended over one with `b`: a lower pytorch-model peak,
+// or the same peak and less recompute.
+bool recommendedOver(const PlanCosts& a, const PlanCosts& b);
+// The row to recommend (recommendedOver; ties: the first row); -1 when every row failed.
+int recommendedRow(const std::vector<ComparisonRow>& rows);
 
 // `solvers` empty = every fast() solver, in registry order. Unknown names become failed rows.
 std::vector<ComparisonRow> compareSolvers(const Graph& graph, const std::vector<std::string>& solvers,

@@ -2,7 +2,9 @@
 
 #include "milp/MilpModel.h"
 #include "solvers/FrontierDp.h"
+#include "solvers/PyTorchPeakSearch.h"
 #include "solvers/SolverRegistry.h"
+#include "util/Units.h"
 
 #include <algorithm>
 #include <atomic>
@@ -498,11 +500,71 @@ std::vector<OptionSpec> OptimalSolver::options() const
              "under max-labels, CBC row generation otherwise; frontier-dp or milp force one"},
             {"max-width", std::to_string(defaultMaxWidth), "auto: widest frontier the DP is tried on"},
             {"max-labels", std::to_string(defaultMaxLabels),
-             "labels one DP step may keep before auto falls back to row generation"}};
+             "labels one DP step may keep before auto falls back to row generation"},
+            {"memory-model", "eq2",
+             "eq2: minimise Feng & Huang Eq. 2; pytorch: minimise the pytorch memory model's peak (ckptx simulate "
+             "--model pytorch), ties broken by least recompute"},
+            {"budget", "",
+             "with memory-model=pytorch: bytes (e.g. 20GiB); the least recompute whose pytorch peak fits instead"},
+            {"exact-vertices", std::to_string(PeakSearchSettings{}.exactVertices),
+             "memory-model=pytorch: largest count of free vertices branch and bound runs on; above it the local "
+             "search's plan and its gap to the lower bound are reported"}};
+}
+
+// memory-model=pytorch: the search of PyTorchPeakSearch.h from every fast solver's plan.
+Plan OptimalSolver::solvePyTorchPeak(const Graph& graph, const SolverOptions& options) const
+{
+    PeakSearchSettings settings;
+    settings.seconds = options.number("time-limit", 60);
+    settings.exactVertices = static_cast<int>(options.integer("exact-vertices", settings.exactVertices));
+    const std::string budgetText = options.text("budget", "");
+    if (!budgetText.empty()) {
+        settings.budget = parseBytes(budgetText);
+        if (!settings.budget)
+            throw SolverError("option budget must be a byte size such as 20GiB or 123456, got \"" + budgetText + "\"");
+    }
+    std::vector<std::vector<VertexIndex>> starts;
+    for (const Solver* s : allSolvers())
+        if (s->fast() && s != this) {
+            options.checkCancelled();
+            try {
+                starts.push_back(s->solve(graph, {}).checkpoints());
+            } catch (const SolverError&) {
+            }
+        }
+    const PeakSearchResult found = searchPyTorchPeak(graph, starts, settings, options);
+    if (!found.fits)
+        throw SolverError("no checkpoint set found whose pytorch-model peak fits the budget of " +
+                          formatBytes(*settings.budget) + ": the least found is " + formatBytes(found.best.peak) +
+                          (found.proven ? " (every checkpoint set was searched)" : ""));
+    Plan plan = makePlan(graph, *this, options, found.best.checkpoints);
+    plan.options["pytorch-peak"] = std::to_string(found.best.peak);
+    plan.notes.push_back(found.method + " (" + std::to_string(found.evaluations) + " plans simulated)");
+    plan.notes.push_back("pytorch-model peak " + formatBytes(found.best.peak));
+    if (settings.budget) {
+        plan.notes.push_back(found.proven ? "proven: no checkpoint set within the budget recomputes less"
+                                          : "not proven to recompute the least within the budget (time or size limit)");
+        return plan;
+    }
+    plan.provenOptimal = found.proven;
+    plan.lowerBound = static_cast<double>(found.lowerBound);
+    plan.notes.push_back(found.proven ? "proven: no checkpoint set has a smaller pytorch-model peak"
+                                      : "not proven: lower bound " + formatBytes(found.lowerBound) + " on the peak, gap " +
+                                            std::to_string(100.0 * double(found.best.peak - found.lowerBound) /
+                                                           double(std::max<std::int64_t>(1, found.best.peak))) +
+                                            "%");
+    return plan;
 }
 
 Plan OptimalSolver::solve(const Graph& graph, const SolverOptions& options) const
 {
+    const std::string model = options.text("memory-model", "eq2");
+    if (model == "pytorch")
+        return solvePyTorchPeak(graph, options);
+    if (model != "eq2")
+        throw SolverError("optimal: unknown memory-model \"" + model + "\" (eq2 or pytorch)");
+    if (!options.text("budget", "").empty())
+        throw SolverError("optimal: option budget needs memory-model=pytorch");
     // The time limit counts from here, warm starts included; they get at most half of it.
     const Clock::time_point start = Clock::now();
     const Clock::time_point deadline = deadlineOf(options, start);

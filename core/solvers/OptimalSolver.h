@@ -4,7 +4,8 @@
 // non-checkpoint vertices, each re-forwarded from all its entries; see PlanEvaluation.h), not
 // only over IS plans: a frontier DP (FrontierDp.h) where a vertex order with a narrow frontier
 // exists, CBC row generation over intervals of the max term otherwise. Methods and why they prove
-// optimality: docs/THEORY.md, "## optimal".
+// optimality: docs/THEORY.md, "## optimal". With memory-model=pytorch it minimises the peak of the
+// pytorch memory model instead (or, with a budget, the recompute).
 #include "solvers/Solver.h"
 
 namespace ckpt {
@@ -29,6 +30,11 @@ public:
     // (default "feng-acg,checkpoint-all"; names not in the registry are skipped) and passes
     // their plans here. Callers that already hold a good plan can call this directly.
     Plan solveFrom(const Graph& graph, const SolverOptions& options, const std::vector<Plan>& warmStarts) const;
+
+private:
+    // memory-model=pytorch: the least pytorch-model peak, or with budget=BYTES the least
+    // recompute whose peak fits (PyTorchPeakSearch.h). The plan's options record the peak.
+    Plan solvePyTorchPeak(const Graph& graph, const SolverOptions& options) const;
 };
 
 }  // namespace ckpt

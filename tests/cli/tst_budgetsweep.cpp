@@ -61,7 +61,7 @@ private Q_SLOTS:
     {
         QByteArray out;
         QCOMPARE(run({m_graph, "--solvers", "checkpoint-all", "--csv"}, out), 0);
-        QVERIFY(out.startsWith("solver,budget_bytes,peak_bytes,compute,overhead,status,seconds,error\n"));
+        QVERIFY(out.startsWith("solver,budget_bytes,peak_bytes,compute,overhead,cost_model,status,seconds,error\n"));
         QCOMPARE(run({m_graph, "--points", "zero"}, out), 2);
         QCOMPARE(run({m_dir.filePath("missing.json")}, out), 1);
     }

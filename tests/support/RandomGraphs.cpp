@@ -244,3 +244,32 @@ Graph randomDag(std::mt19937_64& rng, int vertices, int window, std::int64_t max
 }
 
 }  // namespace ckpt::test
+
+namespace ckpt::test {
+
+Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
+{
+    auto small = [&rng](int percent, std::int64_t most) {
+        return static_cast<int>(rng() % 100) < percent ? static_cast<std::int64_t>(rng() % (most + 1)) : 0;
+    };
+    return withChangedVertices(graph, [&](Vertex& vertex) {
+        vertex.compute = static_cast<double>(rng() % 9 + 1);
+        vertex.parameterBytes = small(40, 12);
+        vertex.savedBytes = small(20, 6);
+        vertex.forwardWorkspaceBytes = small(30, 10);
+        vertex.backwardWorkspaceBytes = small(30, 10);
+        // Savers: the vertex itself and its successors, each now and then; sometimes unknown.
+        if (rng() % 4 == 0)
+            return;
+        std::vector<std::string> savers;
+        if (rng() % 3 == 0)
+            savers.push_back(vertex.id);
+        const VertexIndex v = *graph.find(vertex.id);
+        for (VertexIndex w : graph.successors(v))
+            if (!graph.vertex(w).isVirtual && rng() % 2)
+                savers.push_back(graph.vertex(w).id);
+        vertex.savedBy = savers;
+    });
+}
+
+}  // namespace ckpt::test

@@ -1,0 +1,93 @@
+// ckptx max-batch: the largest batch whose best plan fits a memory size (solvers/MaxBatch.h).
+#include "Cli.h"
+#include "SolverArgs.h"
+
+#include "io/GraphJson.h"
+#include "solvers/MaxBatch.h"
+#include "util/Units.h"
+
+#include <charconv>
+#include <chrono>
+#include <iostream>
+
+namespace ckptx {
+
+namespace {
+
+std::int64_t positiveInteger(const std::string& option, const std::string& text)
+{
+    std::int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size() || value < 1)
+        throw UsageError(option + " needs a positive integer, got \"" + text + "\"");
+    return value;
+}
+
+int runMaxBatch(const std::vector<std::string>& argv)
+{
+    Args args(argv, {"--memory", "--solver", "--option", "--batch-size"}, {"--json"});
+    args.expectPositional({"GRAPH"});
+    const std::string memoryText = args.requireOption("--memory");
+    const auto memory = ckpt::parseBytes(memoryText);
+    if (!memory || *memory < 1)
+        throw UsageError("--memory needs a byte size such as 24GiB, got \"" + memoryText + "\"");
+    const std::string solver = args.option("--solver").value_or("optimal");
+    ckpt::SolverOptions options = solverOptions(args);
+    if (solver == "optimal" && !options.values.count("time-limit"))
+        options.values["time-limit"] = "2";  // per batch tried; the gap is in the plan's notes
+    const std::string path = args.positional()[0];
+    const auto graph = ckpt::readGraphFile(path);
+    std::optional<std::int64_t> batch;
+    try {
+        batch = ckpt::recordedBatchSize(graph);
+    } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(path + ": " + e.what());
+    }
+    if (auto given = args.option("--batch-size"))
+        batch = positiveInteger("--batch-size", *given);
+    if (!batch)
+        throw std::runtime_error(path + ": the graph does not record its batch size (metadata batch_size); "
+                                 "pass --batch-size N, the batch its sizes were recorded for");
+    const auto start = std::chrono::steady_clock::now();
+    const ckpt::MaxBatchResult r = ckpt::largestBatch(graph, *batch, *memory, solver, options);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (args.flag("--json")) {
+        nlohmann::json out = {{"graph", graph.name()},
+                              {"recorded_batch", *batch},
+                              {"memory_bytes", *memory},
+                              {"solver", solver},
+                              {"max_batch", r.batch},
+                              {"peak_bytes", r.peakBytes},
+                              {"weight_bytes", r.weightBytes},
+                              {"first_too_large", r.firstTooLarge},
+                              {"solves", r.solves},
+                              {"seconds", seconds}};
+        if (r.plan)
+            out["notes"] = r.plan->notes;
+        printJson(out);
+        return Ok;
+    }
+    std::cout << "largest batch: " << r.batch;
+    if (r.batch == 0)
+        std::cout << " (not even batch 1 fits in " << ckpt::formatBytes(*memory) << ")";
+    std::cout << "\nmemory:        " << ckpt::formatBytes(*memory) << " = weights + the plan's pytorch-model peak\n"
+              << "weights:       " << ckpt::formatBytes(r.weightBytes) << "\n";
+    if (r.plan)
+        std::cout << "peak:          " << ckpt::formatBytes(r.peakBytes) << " (" << solver << ", "
+                  << r.plan->checkpoints().size() << " checkpoints)\n";
+    if (r.firstTooLarge > 0)
+        std::cout << "batch " << r.firstTooLarge << " does not fit\n";
+    std::cout << "searched:      " << r.solves << " solves in " << seconds << " s (graph recorded at batch " << *batch
+              << ")\n";
+    return Ok;
+}
+
+const CommandRegistration maxBatch{
+    {"max-batch", "max-batch GRAPH --memory SIZE [--solver NAME] [--option KEY=VALUE ...] [--batch-size N] [--json]",
+     "the largest batch whose plan (default: optimal, least pytorch-model peak) fits SIZE (e.g. 24GiB) with the "
+     "weights; batch-scaled sizes grow with the batch (docs/MEMORY-MODEL.md)",
+     &runMaxBatch}};
+
+}  // namespace
+
+}  // namespace ckptx

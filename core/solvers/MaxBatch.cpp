@@ -1,0 +1,106 @@
+#include "solvers/MaxBatch.h"
+
+#include "graph/GraphBuilder.h"
+#include "solvers/Comparison.h"
+#include "solvers/SolverRegistry.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace ckpt {
+
+std::optional<std::int64_t> recordedBatchSize(const Graph& graph)
+{
+    const auto it = graph.metadata().find("batch_size");
+    if (it == graph.metadata().end())
+        return std::nullopt;
+    const auto value = nlohmann::json::parse(it->second, nullptr, false);
+    if (!value.is_number_integer() || value.get<std::int64_t>() < 1)
+        throw std::invalid_argument("/metadata/batch_size: must be a positive integer, got " + it->second);
+    return value.get<std::int64_t>();
+}
+
+Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBatch)
+{
+    const long double factor = static_cast<long double>(toBatch) / static_cast<long double>(fromBatch);
+    auto scaled = [factor](std::int64_t bytes) {
+        const long double b = std::round(static_cast<long double>(bytes) * factor);
+        if (b > 9.2e18L)
+            throw std::overflow_error("sizes at this batch overflow 64 bits");
+        return static_cast<std::int64_t>(b);
+    };
+    Graph out = withChangedVertices(graph, [&](Vertex& v) {
+        if (!v.batchScaled)
+            return;
+        v.bytes = scaled(v.bytes);
+        v.savedBytes = scaled(v.savedBytes);
+        v.forwardWorkspaceBytes = scaled(v.forwardWorkspaceBytes);
+        v.backwardWorkspaceBytes = scaled(v.backwardWorkspaceBytes);
+        if (v.compute)
+            v.compute = *v.compute * static_cast<double>(factor);
+    });
+    return out;
+}
+
+std::int64_t weightBytes(const Graph& graph)
+{
+    std::int64_t sum = 0;
+    for (const Vertex& v : graph.vertices())
+        sum += v.parameterBytes;
+    return sum;
+}
+
+MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::int64_t memoryBytes,
+                            const std::string& solver, const SolverOptions& options)
+{
+    SolverOptions solveOptions = options;
+    if (solver == "optimal" && !solveOptions.values.count("memory-model"))
+        solveOptions.values["memory-model"] = "pytorch";
+    MaxBatchResult result;
+    result.weightBytes = weightBytes(graph);
+    // The solver's plan at `batch`, kept in `result` when it fits.
+    auto fits = [&](std::int64_t batch) {
+        options.checkCancelled();
+        ++result.solves;
+        std::optional<Graph> atBatch;
+        try {
+            atBatch = graphAtBatch(graph, graphBatch, batch);
+        } catch (const std::exception&) {
+            return false;  // sizes beyond 64 bits: far too large
+        }
+        const Graph& scaled = *atBatch;
+        Plan plan = runSolver(solver, scaled, solveOptions);
+        const std::int64_t peak = simulateMemory(scaled, plan, MemoryModel::PyTorch, false).peakBytes;
+        if (peak > memoryBytes - result.weightBytes)
+            return false;
+        if (batch > result.batch) {
+            result.batch = batch;
+            result.plan = std::move(plan);
+            result.peakBytes = peak;
+        }
+        return true;
+    };
+    std::int64_t low = 0, high = 1;  // low fits (0 trivially), high is to be tried
+    constexpr std::int64_t limit = std::int64_t{1} << 40;
+    while (high < limit && fits(high)) {
+        low = high;
+        high *= 2;
+    }
+    if (high >= limit) {
+        result.firstTooLarge = 0;
+        return result;
+    }
+    while (high - low > 1) {
+        const std::int64_t mid = low + (high - low) / 2;
+        if (fits(mid))
+            low = mid;
+        else
+            high = mid;
+    }
+    result.firstTooLarge = high;
+    return result;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,43 @@
+#pragma once
+// The largest batch whose best plan fits a memory size (`ckptx max-batch`).
+//
+// An imported graph holds its byte sizes for one batch (metadata `batch_size`); the sizes of a
+// vertex with `batch_scaled` (the default) — bytes, saved extras, workspace — and its compute are
+// proportional to the batch, parameter bytes are not. A batch fits when the pytorch-model peak of
+// the solver's plan for the graph at that batch, plus the weights (live before training, counted
+// once), is at most the memory. Peaks never fall as the batch grows (every size grows with it),
+// so the search doubles the batch until it does not fit, then bisects.
+#include "graph/Graph.h"
+#include "solvers/Solver.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ckpt {
+
+// The batch the graph's sizes were recorded for: metadata `batch_size` (a positive integer), or
+// nullopt when absent; throws std::invalid_argument naming the field when it is not one.
+std::optional<std::int64_t> recordedBatchSize(const Graph& graph);
+
+// The graph at `toBatch`: batch-scaled sizes × toBatch / fromBatch (rounded), the rest as is.
+Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBatch);
+
+// Sum of the vertices' parameter bytes: the weights, live through the step.
+std::int64_t weightBytes(const Graph& graph);
+
+struct MaxBatchResult {
+    std::int64_t batch = 0;          // 0: not even batch 1 fits
+    std::optional<Plan> plan;        // the solver's plan at that batch
+    std::int64_t peakBytes = 0;      // its pytorch-model peak (weights not included)
+    std::int64_t weightBytes = 0;
+    std::int64_t firstTooLarge = 0;  // the smallest batch found not to fit
+    int solves = 0;
+};
+
+// `solver` from the registry; "optimal" minimises the pytorch-model peak (memory-model=pytorch)
+// unless `options` say otherwise. The options go to every solve; cancel is honoured.
+MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::int64_t memoryBytes,
+                            const std::string& solver, const SolverOptions& options);
+
+}  // namespace ckpt

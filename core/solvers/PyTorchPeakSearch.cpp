@@ -1,0 +1,378 @@
+#include "solvers/PyTorchPeakSearch.h"
+
+#include "memory/PlanMemory.h"
+#include "theory/RecomputeCost.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace ckpt {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Recompute sums are compared with this relative slack: they are sums of doubles in varying order.
+bool lessRecompute(double a, double b)
+{
+    return a < b - 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
+}
+
+// What every plan but the regular step holds, per phase, whatever its checkpoints
+// (docs/MEMORY-MODEL.md: F2, S2, P1, P3, P5, P8). The regular step (every vertex a checkpoint)
+// frees tensors earlier (P7) and is evaluated on its own.
+struct PhaseFloors {
+    // The largest forward phase: vertex j, every tensor computed before it that a vertex from j
+    // on still reads, the input, and j's workspace.
+    std::int64_t forward = 0;
+    // Per vertex v (not the input), at the moment of v's backward workspace: v, its inputs and
+    // the input, the accumulated gradients (P3) then live, the weight gradients formed so far
+    // (P5) and the workspace. Every checkpoint before v that is none of these adds its bytes.
+    std::vector<std::int64_t> backward;
+};
+
+VertexIndex lastSuccessor(const Graph& g, VertexIndex u)
+{
+    const auto succ = g.successors(u);
+    return succ.empty() ? -1 : succ.back();  // successors are in ascending topological position
+}
+
+PhaseFloors phaseFloors(const Graph& g)
+{
+    const int count = g.vertexCount();
+    const auto& topo = g.topologicalOrder();
+    PhaseFloors floors;
+    floors.backward.assign(count, 0);
+    // Difference arrays over topological positions.
+    std::vector<std::int64_t> waiting(count + 1, 0), accumulated(count + 1, 0);
+    for (VertexIndex u = 0; u < count; ++u) {
+        const VertexIndex last = lastSuccessor(g, u);
+        if (u == g.source() || last < 0)
+            continue;
+        const int from = g.topologicalPosition(u), to = g.topologicalPosition(last);
+        waiting[from + 1] += g.bytes(u);
+        waiting[to + 1] -= g.bytes(u);
+        if (g.successors(u).size() > 1) {
+            accumulated[from] += g.bytes(u);
+            accumulated[to + 1] -= g.bytes(u);
+        }
+    }
+    std::int64_t weights = 0;  // P5: the weight gradients of every vertex from p on
+    for (int p = 1; p < count; ++p)
+        weights += g.vertex(topo[p]).parameterBytes;
+    std::int64_t wait = 0, grads = 0;
+    for (int p = 0; p < count; ++p) {
+        wait += waiting[p];
+        grads += accumulated[p];
+        if (p == 0)
+            continue;
+        const VertexIndex v = topo[p];
+        floors.forward = std::max(floors.forward, g.bytes(g.source()) + wait + g.bytes(v) +
+                                                      g.vertex(v).forwardWorkspaceBytes);
+        std::int64_t values = g.bytes(v) + g.bytes(g.source());
+        for (VertexIndex u : g.predecessors(v))
+            if (u != g.source())
+                values += g.bytes(u);
+        floors.backward[v] = values + grads + weights + g.vertex(v).backwardWorkspaceBytes;
+        weights -= g.vertex(v).parameterBytes;
+    }
+    return floors;
+}
+
+bool isInputOf(const Graph& g, VertexIndex c, VertexIndex v)
+{
+    const auto preds = g.predecessors(v);
+    return std::find(preds.begin(), preds.end(), c) != preds.end();
+}
+
+class PeakSearch {
+public:
+    PeakSearch(const Graph& graph, const PeakSearchSettings& settings, const SolverOptions& options)
+        : m_g(graph), m_settings(settings), m_options(options),
+          m_deadline(Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(std::max(0.0, settings.seconds)))),
+          m_floors(phaseFloors(graph))
+    {
+    }
+
+    PeakSearchResult run(const std::vector<std::vector<VertexIndex>>& starts)
+    {
+        const auto& topo = m_g.topologicalOrder();
+        consider(evaluatePyTorchPeak(m_g, topo));  // the regular step
+        for (const auto& s : starts)
+            consider(evaluatePyTorchPeak(m_g, s));
+        std::vector<PeakCandidate> seeds = m_seeds;
+        std::sort(seeds.begin(), seeds.end(), [this](const PeakCandidate& a, const PeakCandidate& b) {
+            return better(a, b);
+        });
+        for (const PeakCandidate& seed : seeds)
+            if (m_settings.localSearch && !expired())
+                localSearch(seed);
+        const int free = m_g.vertexCount() - 2;
+        PeakSearchResult result;
+        result.method = "local search from " + std::to_string(seeds.size()) + " plans";
+        bool complete = false;
+        if (free <= m_settings.exactVertices && !expired()) {
+            complete = branchAndBound();
+            result.method += complete ? ", then branch and bound over every checkpoint set"
+                                      : ", then branch and bound (stopped at the time limit)";
+        } else if (free > m_settings.exactVertices) {
+            result.method += "; branch and bound skipped (" + std::to_string(free) + " free vertices > " +
+                             std::to_string(m_settings.exactVertices) + ")";
+        }
+        result.best = m_best;
+        result.fits = !m_settings.budget || m_best.peak <= *m_settings.budget;
+        const std::int64_t bound = std::min(m_seeds.front().peak, staticBound());
+        result.proven = complete || (!m_settings.budget && m_best.peak <= bound);
+        result.lowerBound = result.proven && !m_settings.budget ? m_best.peak : std::min(bound, m_best.peak);
+        result.evaluations = m_evaluations;
+        return result;
+    }
+
+    std::int64_t staticBound() const
+    {
+        std::int64_t b = m_floors.forward;
+        for (VertexIndex v = 0; v < m_g.vertexCount(); ++v)
+            if (v != m_g.source())
+                b = std::max(b, m_floors.backward[v]);
+        return b;
+    }
+
+private:
+    // The order both questions rank plans by (PyTorchPeakSearch.h).
+    bool better(const PeakCandidate& a, const PeakCandidate& b) const
+    {
+        if (m_settings.budget) {
+            const bool fitsA = a.peak <= *m_settings.budget, fitsB = b.peak <= *m_settings.budget;
+            if (fitsA != fitsB)
+                return fitsA;
+            if (fitsA) {
+                if (lessRecompute(a.recomputed, b.recomputed) || lessRecompute(b.recomputed, a.recomputed))
+                    return lessRecompute(a.recomputed, b.recomputed);
+                return a.peak < b.peak;
+            }
+        }
+        if (a.peak != b.peak)
+            return a.peak < b.peak;
+        return lessRecompute(a.recomputed, b.recomputed);
+    }
+
+    void consider(PeakCandidate c)
+    {
+        ++m_evaluations;
+        if (m_seeds.empty() || better(c, m_best))
+            m_best = c;
+        m_seeds.push_back(std::move(c));
+    }
+
+    bool expired()
+    {
+        m_options.checkCancelled();
+        return Clock::now() >= m_deadline;
+    }
+
+    PeakCandidate evaluateMask(const std::vector<char>& mask)
+    {
+        ++m_evaluations;
+        std::vector<VertexIndex> set;
+        for (VertexIndex v : m_g.topologicalOrder())
+            if (mask[v])
+                set.push_back(v);
+        return evaluatePyTorchPeak(m_g, std::move(set));
+    }
+
+    // Flips single vertices in or out of the checkpoint set, keeping every flip that helps.
+    void localSearch(const PeakCandidate& seed)
+    {
+        std::vector<char> mask(m_g.vertexCount(), 0);
+        for (VertexIndex c : seed.checkpoints)
+            mask[c] = 1;
+        PeakCandidate current = seed;
+        for (bool improved = true; improved;) {
+            improved = false;
+            for (VertexIndex v : m_g.topologicalOrder()) {
+                if (v == m_g.source() || v == m_g.sink())
+                    continue;
+                if (expired())
+                    return;
+                mask[v] ^= 1;
+                PeakCandidate next = evaluateMask(mask);
+                if (better(next, current)) {
+                    current = std::move(next);
+                    improved = true;
+                    if (better(current, m_best))
+                        m_best = current;
+                } else {
+                    mask[v] ^= 1;
+                }
+            }
+        }
+    }
+
+    // Depth-first over the free vertices in topological order; returns false when stopped by
+    // the deadline. Sound because the pruning bound (bound()) never exceeds the pytorch peak of
+    // any completion but the regular step, which run() evaluated first.
+    bool branchAndBound()
+    {
+        const auto& topo = m_g.topologicalOrder();
+        const int count = m_g.vertexCount();
+        m_mask.assign(count, 0);
+        m_mask[m_g.source()] = m_mask[m_g.sink()] = 1;
+        m_extra.assign(count, 0);
+        m_left.assign(count, 0);
+        for (VertexIndex v = 0; v < count; ++v)
+            m_left[v] = static_cast<int>(m_g.successors(v).size());
+        m_forwardLive = m_g.bytes(topo[0]);
+        m_forwardPeak = 0;
+        m_recomputed = 0;
+        m_nodes = 0;
+        m_stopped = false;
+        m_staticBound = staticBound();
+        const auto undo = forwardPhase(1);
+        branch(1);
+        undoForwardPhase(1, undo);
+        return !m_stopped;
+    }
+
+    struct ForwardUndo {
+        std::int64_t live, peak;
+    };
+
+    // Forward phase p (F2, P8) of a plan that recomputes: needs the status of positions < p only.
+    ForwardUndo forwardPhase(int p)
+    {
+        const ForwardUndo undo{m_forwardLive, m_forwardPeak};
+        const VertexIndex x = m_g.topologicalOrder()[p];
+        m_forwardLive += m_g.bytes(x);
+        m_forwardPeak = std::max(m_forwardPeak, m_forwardLive + m_g.vertex(x).forwardWorkspaceBytes);
+        for (VertexIndex u : m_g.predecessors(x))
+            if (--m_left[u] == 0 && !m_mask[u])
+                m_forwardLive -= m_g.bytes(u);
+        return undo;
+    }
+
+    void undoForwardPhase(int p, const ForwardUndo& undo)
+    {
+        for (VertexIndex u : m_g.predecessors(m_g.topologicalOrder()[p]))
+            ++m_left[u];
+        m_forwardLive = undo.live;
+        m_forwardPeak = undo.peak;
+    }
+
+    // A checkpoint c stays live in the backward phase of every later vertex it is not already
+    // counted for (PhaseFloors::backward).
+    void addCheckpoint(VertexIndex c, int sign)
+    {
+        const auto& topo = m_g.topologicalOrder();
+        for (int q = m_g.topologicalPosition(c) + 1; q < m_g.vertexCount(); ++q)
+            if (!isInputOf(m_g, c, topo[q]))
+                m_extra[topo[q]] += sign * m_g.bytes(c);
+    }
+
+    std::int64_t bound() const
+    {
+        std::int64_t b = std::max(m_forwardPeak, m_staticBound);
+        for (VertexIndex v = 0; v < m_g.vertexCount(); ++v)
+            if (v != m_g.source())
+                b = std::max(b, m_floors.backward[v] + m_extra[v]);
+        return b;
+    }
+
+    bool pruned() const
+    {
+        const std::int64_t b = bound();
+        if (m_settings.budget) {
+            if (b > *m_settings.budget)
+                return true;
+            if (m_best.peak > *m_settings.budget)
+                return false;
+            return lessRecompute(m_best.recomputed, m_recomputed) ||
+                   (!lessRecompute(m_recomputed, m_best.recomputed) && b >= m_best.peak);
+        }
+        return b > m_best.peak || (b == m_best.peak && !lessRecompute(m_recomputed, m_best.recomputed));
+    }
+
+    void branch(int p)
+    {
+        if (m_stopped)
+            return;
+        if (++m_nodes % 256 == 0 && expired()) {
+            m_stopped = true;
+            return;
+        }
+        if (pruned())
+            return;
+        const int last = m_g.vertexCount() - 1;  // the sink's position
+        if (p == last) {
+            PeakCandidate c = evaluateMask(m_mask);
+            if (better(c, m_best))
+                m_best = std::move(c);
+            return;
+        }
+        const VertexIndex v = m_g.topologicalOrder()[p];
+        // The budget form looks for little recompute first, the least-peak form for few checkpoints.
+        const char first = m_settings.budget ? 1 : 0;
+        for (char keep : {first, char(1 - first)}) {
+            m_mask[v] = keep;
+            if (keep)
+                addCheckpoint(v, +1);
+            else
+                m_recomputed += forwardCompute(m_g, v);
+            const auto undo = forwardPhase(p + 1);
+            branch(p + 1);
+            undoForwardPhase(p + 1, undo);
+            if (keep)
+                addCheckpoint(v, -1);
+            else
+                m_recomputed -= forwardCompute(m_g, v);
+            m_mask[v] = 0;
+        }
+    }
+
+    const Graph& m_g;
+    const PeakSearchSettings& m_settings;
+    const SolverOptions& m_options;
+    const Clock::time_point m_deadline;
+    const PhaseFloors m_floors;
+    std::vector<PeakCandidate> m_seeds;  // the regular step first
+    PeakCandidate m_best;
+    long long m_evaluations = 0;
+
+    // Branch-and-bound state.
+    std::vector<char> m_mask;
+    std::vector<std::int64_t> m_extra;
+    std::vector<int> m_left;
+    std::int64_t m_forwardLive = 0, m_forwardPeak = 0, m_staticBound = 0;
+    double m_recomputed = 0;
+    long long m_nodes = 0;
+    bool m_stopped = false;
+};
+
+}  // namespace
+
+PeakCandidate evaluatePyTorchPeak(const Graph& graph, std::vector<VertexIndex> checkpoints)
+{
+    const PlanEvaluation plan = evaluate(graph, std::move(checkpoints));
+    PeakCandidate c;
+    c.peak = simulatePlanMemory(graph, plan, MemoryModel::PyTorch, false).peakBytes;
+    c.recomputed = recomputeCost(graph, plan).recomputed;
+    c.checkpoints = plan.checkpoints;
+    return c;
+}
+
+std::int64_t pytorchPeakLowerBound(const Graph& graph)
+{
+    const PeakSearchSettings settings;
+    const SolverOptions options;
+    const std::int64_t regular = evaluatePyTorchPeak(graph, graph.topologicalOrder()).peak;
+    return std::min(regular, PeakSearch(graph, settings, options).staticBound());
+}
+
+PeakSearchResult searchPyTorchPeak(const Graph& graph, const std::vector<std::vector<VertexIndex>>& starts,
+                                   const PeakSearchSettings& settings, const SolverOptions& options)
+{
+    return PeakSearch(graph, settings, options).run(starts);
+}
+
+}  // namespace ckpt

@@ -1,0 +1,60 @@
+#pragma once
+// Checkpoint sets chosen by the `pytorch` memory model's peak (docs/MEMORY-MODEL.md, Hong Alg. 4
+// with rules P1–P8) and the recompute cost of theory/RecomputeCost.h. Every candidate is judged
+// by core/memory's simulator itself (simulatePlanMemory), so the search and
+// `ckptx simulate --model pytorch` cannot disagree; the search only adds lower bounds to prune.
+//
+// Two questions: the least peak (ties: least recompute), or, with a budget, the least recompute
+// whose peak fits (ties: least peak). The recompute of a plan is the compute of its
+// non-checkpoint vertices (each re-forwarded once, S2), so fewer non-checkpoints never cost more.
+//
+// Method: a local search (flip one vertex in or out of the checkpoint set while the plan gets
+// better) from the starting plans, then, on graphs with at most `exactVertices` free vertices,
+// a depth-first branch and bound over the vertices in topological order that visits every
+// checkpoint set the bounds cannot rule out — exact when it finishes. Otherwise the result
+// reports the plan-independent lower bound (pytorchPeakLowerBound) and so its gap.
+#include "graph/Graph.h"
+#include "solvers/Solver.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ckpt {
+
+struct PeakSearchSettings {
+    std::optional<std::int64_t> budget;  // set: least recompute with a peak of at most this
+    double seconds = 60;                 // for the whole search
+    int exactVertices = 40;              // largest count of free vertices branch and bound is run on
+    bool localSearch = true;             // false: branch and bound alone (tests check its pruning so)
+};
+
+struct PeakCandidate {
+    std::vector<VertexIndex> checkpoints;  // topological order, source and sink included
+    std::int64_t peak = 0;                 // pytorch-model peak
+    double recomputed = 0;                 // forward compute re-run in the backward
+};
+
+struct PeakSearchResult {
+    PeakCandidate best;
+    bool fits = true;     // budget form: the best plan's peak is within the budget
+    bool proven = false;  // the search covered every checkpoint set
+    // Least-peak form: no checkpoint set has a smaller peak (equal to best.peak when proven).
+    std::int64_t lowerBound = 0;
+    std::string method;   // what ran, in plain words
+    long long evaluations = 0;
+};
+
+// The pytorch-model peak and recompute of one checkpoint set.
+PeakCandidate evaluatePyTorchPeak(const Graph& graph, std::vector<VertexIndex> checkpoints);
+
+// A lower bound on the pytorch-model peak of every checkpoint set: what any plan holds at some
+// moment (the tensors a forward phase or a backward phase cannot do without, the weight and
+// accumulated gradients, the operator workspace), and the regular step's own peak.
+std::int64_t pytorchPeakLowerBound(const Graph& graph);
+
+PeakSearchResult searchPyTorchPeak(const Graph& graph, const std::vector<std::vector<VertexIndex>>& starts,
+                                   const PeakSearchSettings& settings, const SolverOptions& options);
+
+}  // namespace ckpt

@@ -1,0 +1,32 @@
+#include "theory/RecomputeCost.h"
+
+namespace ckpt {
+
+double forwardCompute(const Graph& graph, VertexIndex v)
+{
+    const Vertex& vertex = graph.vertex(v);
+    if (v == graph.source() || vertex.isVirtual)
+        return 0;
+    return vertex.compute.value_or(1.0);
+}
+
+double forwardPassCompute(const Graph& graph)
+{
+    double sum = 0;
+    for (VertexIndex v = 0; v < graph.vertexCount(); ++v)
+        sum += forwardCompute(graph, v);
+    return sum;
+}
+
+RecomputeCost recomputeCost(const Graph& graph, const PlanEvaluation& plan)
+{
+    RecomputeCost cost;
+    cost.forward = forwardPassCompute(graph);
+    // S2: every segment is re-forwarded once, whole.
+    for (const Segment& s : plan.segments)
+        for (VertexIndex v : s.vertices)
+            cost.recomputed += forwardCompute(graph, v);
+    return cost;
+}
+
+}  // namespace ckpt

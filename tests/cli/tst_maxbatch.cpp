@@ -1,0 +1,125 @@
+// ckptx max-batch: the largest batch whose plan fits, found by doubling and bisection, equals a
+// linear scan over batches; batch-scaled sizes grow with the batch and the rest does not; graphs
+// without a recorded batch size are refused with a message naming the file, unless --batch-size.
+// (The CLI parts skip when ckptx is not built.)
+#include "TestData.h"
+#include "ToolRun.h"
+
+#include "graph/GraphBuilder.h"
+#include "io/GraphJson.h"
+#include "solvers/Comparison.h"
+#include "solvers/MaxBatch.h"
+#include "solvers/SolverRegistry.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+using namespace ckpt;
+
+namespace {
+
+// A small network recorded at batch 2: activations scale, the classifier's output does not
+// (say, a batch-independent statistic), and two layers hold weights.
+Graph recordedNetwork(bool withBatchSize)
+{
+    GraphBuilder b;
+    if (withBatchSize)
+        b.setMetadata("batch_size", "2");
+    const std::vector<std::int64_t> bytes{600, 1000, 400, 1000, 200, 8};
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        Vertex v;
+        v.id = "v" + std::to_string(i);
+        v.bytes = bytes[i];
+        v.compute = 10.0;
+        v.parameterBytes = i == 1 ? 300 : i == 3 ? 500 : 0;
+        v.forwardWorkspaceBytes = i == 2 ? 100 : 0;
+        v.batchScaled = i != 5;
+        b.addVertex(v);
+        if (i)
+            b.addEdge("v" + std::to_string(i - 1), v.id);
+    }
+    b.addEdge("v1", "v3");
+    return b.build();
+}
+
+}  // namespace
+
+class TestMaxBatch : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void scalesOnlyBatchScaledSizes()
+    {
+        const Graph g = recordedNetwork(true);
+        QCOMPARE(recordedBatchSize(g), std::optional<std::int64_t>(2));
+        const Graph at6 = graphAtBatch(g, 2, 6);
+        QCOMPARE(at6.bytes(*at6.find("v1")), std::int64_t{3000});
+        QCOMPARE(at6.vertex(*at6.find("v2")).forwardWorkspaceBytes, std::int64_t{300});
+        QCOMPARE(at6.bytes(*at6.find("v5")), std::int64_t{8});
+        QCOMPARE(at6.vertex(*at6.find("v1")).parameterBytes, std::int64_t{300});
+        QCOMPARE(*at6.vertex(*at6.find("v1")).compute, 30.0);
+        QCOMPARE(weightBytes(at6), std::int64_t{800});
+        // batch_scaled survives a round trip (written only when false).
+        const QString path = m_dir.filePath("g.json");
+        writeGraphFile(path.toStdString(), g);
+        const Graph back = readGraphFile(path.toStdString());
+        QVERIFY(!back.vertex(*back.find("v5")).batchScaled);
+        QVERIFY(back.vertex(*back.find("v4")).batchScaled);
+    }
+
+    void searchEqualsLinearScan()
+    {
+        const Graph g = recordedNetwork(true);
+        for (const char* solver : {"checkpoint-all", "feng-acg", "optimal"})
+            for (std::int64_t memory : {std::int64_t{500}, std::int64_t{5000}, std::int64_t{20000}, std::int64_t{77777}}) {
+                std::int64_t expected = 0;
+                SolverOptions options;
+                if (std::string(solver) == "optimal")
+                    options.values["memory-model"] = "pytorch";
+                for (std::int64_t batch = 1; batch <= 200; ++batch) {
+                    const Graph scaled = graphAtBatch(g, 2, batch);
+                    const Plan plan = runSolver(solver, scaled, options);
+                    if (simulateMemory(scaled, plan, MemoryModel::PyTorch, false).peakBytes + 800 <= memory)
+                        expected = batch;
+                }
+                const MaxBatchResult r = largestBatch(g, 2, memory, solver, {});
+                QVERIFY2(r.batch == expected, qPrintable(QStringLiteral("%1 in %2 bytes: %3, linear scan %4")
+                                                             .arg(solver)
+                                                             .arg(memory)
+                                                             .arg(r.batch)
+                                                             .arg(expected)));
+                QCOMPARE(r.firstTooLarge, expected + 1);
+                QCOMPARE(r.plan.has_value(), expected > 0);
+            }
+    }
+
+    void cli()
+    {
+        if (!QFileInfo::exists(test::binPath("ckptx")))
+            QSKIP("ckptx is not built");
+        const QString recorded = m_dir.filePath("recorded.json"), bare = m_dir.filePath("bare.json");
+        writeGraphFile(recorded.toStdString(), recordedNetwork(true));
+        writeGraphFile(bare.toStdString(), recordedNetwork(false));
+        test::ToolRun r = test::runCkptx({"max-batch", recorded, "--memory", "20000", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto j = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(j["max_batch"].get<std::int64_t>(), largestBatch(recordedNetwork(true), 2, 20000, "optimal", {}).batch);
+        QCOMPARE(j["weight_bytes"].get<std::int64_t>(), std::int64_t{800});
+
+        r = test::runCkptx({"max-batch", bare, "--memory", "20000"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("bare.json") && r.err.contains("batch_size") && r.err.count('\n') == 1);
+        r = test::runCkptx({"max-batch", bare, "--memory", "20000", "--batch-size", "2", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(nlohmann::json::parse(r.out.toStdString())["max_batch"], j["max_batch"]);
+        QCOMPARE(test::runCkptx({"max-batch", recorded, "--memory", "lots"}).exitCode, 2);
+        QCOMPARE(test::runCkptx({"max-batch", recorded}).exitCode, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMaxBatch)
+#include "tst_maxbatch.moc"

@@ -1,0 +1,224 @@
+// optimal --option memory-model=pytorch (PyTorchPeakSearch): equals a brute-force minimiser of the
+// pytorch memory model's simulator (simulatePlanMemory, the code `ckptx simulate --model pytorch`
+// runs) over every checkpoint set of small graphs — the least peak (ties: least recompute), and
+// with a budget the least recompute among the sets that fit — on the random families of the
+// project plus chains, residual, inception and dense blocks, half of them with random importer
+// fields (weights, saved extras, savers, workspace). The bounds are checked on their own
+// (branch and bound without the local search) and the lower bound never exceeds the minimum.
+// CKPT_LONG=1 runs 10,000 graphs per check instead of a few hundred.
+#include "RandomGraphs.h"
+#include "TestData.h"
+
+#include "memory/PlanMemory.h"
+#include "solvers/Comparison.h"
+#include "solvers/PyTorchPeakSearch.h"
+#include "solvers/SolverRegistry.h"
+#include "theory/RecomputeCost.h"
+
+#include <QtTest>
+
+#include <random>
+
+using namespace ckpt;
+
+namespace {
+
+struct Truth {
+    std::int64_t leastPeak = 0;
+    double recomputeAtLeastPeak = 0;
+    std::int64_t leastPeakOfISPlans = 0;
+    std::int64_t mostPeak = 0;
+    // Budget form at `budget`: the least recompute that fits, -1 when nothing fits.
+    double leastRecomputeWithin = -1;
+};
+
+// Every checkpoint set (source and sink always kept), simulated, by index bits.
+Truth bruteForce(const Graph& g, std::int64_t budget)
+{
+    std::vector<VertexIndex> free;
+    for (VertexIndex v = 0; v < g.vertexCount(); ++v)
+        if (v != g.source() && v != g.sink())
+            free.push_back(v);
+    Truth t;
+    bool first = true, firstIS = true;
+    for (std::uint32_t bits = 0; bits < (1u << free.size()); ++bits) {
+        std::vector<VertexIndex> set;
+        for (std::size_t i = 0; i < free.size(); ++i)
+            if (bits >> i & 1)
+                set.push_back(free[i]);
+        const PlanEvaluation plan = evaluate(g, set);
+        const std::int64_t peak = simulatePlanMemory(g, plan, MemoryModel::PyTorch, false).peakBytes;
+        const double recompute = recomputeCost(g, plan).recomputed;
+        if (first || peak < t.leastPeak || (peak == t.leastPeak && recompute < t.recomputeAtLeastPeak - 1e-9)) {
+            t.leastPeak = peak;
+            t.recomputeAtLeastPeak = recompute;
+        }
+        if (plan.isISPlan && (firstIS || peak < t.leastPeakOfISPlans)) {
+            t.leastPeakOfISPlans = peak;
+            firstIS = false;
+        }
+        t.mostPeak = first ? peak : std::max(t.mostPeak, peak);
+        first = false;
+        if (peak <= budget && (t.leastRecomputeWithin < 0 || recompute < t.leastRecomputeWithin))
+            t.leastRecomputeWithin = recompute;
+    }
+    return t;
+}
+
+// The families: randomDag, every shape of randomGraph (chains, residual chains, inception and
+// dense blocks, crossings, series-parallel, random DAGs); importer fields on every other graph.
+Graph randomGraph(std::mt19937_64& rng, int index, int maxVertices)
+{
+    const int n = 3 + static_cast<int>(rng() % (maxVertices - 2));
+    Graph g = [&] {
+        if (index % 8 == 7)
+            return test::randomDag(rng, n, 3);
+        const auto shape = static_cast<test::RandomShape>(index % test::kRandomShapeCount);
+        const test::RandomGraphSpec spec = test::randomGraph(shape, n, rng);
+        return test::makeGraph(spec.bytes, spec.edges);
+    }();
+    return index % 2 ? test::withImporterFields(g, rng) : g;
+}
+
+int graphCount(int normal)
+{
+    return qEnvironmentVariableIsSet("CKPT_LONG") ? 10000 : normal;
+}
+
+SolverOptions pytorchOptions(const std::string& budget = {})
+{
+    SolverOptions o;
+    o.values["memory-model"] = "pytorch";
+    if (!budget.empty())
+        o.values["budget"] = budget;
+    return o;
+}
+
+}  // namespace
+
+class TestPyTorchPeak : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void leastPeakEqualsBruteForce_data()
+    {
+        QTest::addColumn<bool>("localSearch");
+        QTest::newRow("local search, then branch and bound") << true;
+        QTest::newRow("branch and bound alone") << false;
+    }
+
+    void leastPeakEqualsBruteForce()
+    {
+        QFETCH(bool, localSearch);
+        std::mt19937_64 rng(localSearch ? 11 : 12);
+        PeakSearchSettings settings;
+        settings.localSearch = localSearch;
+        const int graphs = graphCount(400);
+        for (int i = 0; i < graphs; ++i) {
+            const Graph g = randomGraph(rng, i, 11);
+            const Truth truth = bruteForce(g, 0);
+            const PeakSearchResult found = searchPyTorchPeak(g, {}, settings, {});
+            if (found.best.peak != truth.leastPeak ||
+                std::abs(found.best.recomputed - truth.recomputeAtLeastPeak) > 1e-9 || !found.proven)
+                QFAIL(qPrintable(QStringLiteral("graph %1 (%2 vertices): found peak %3 recompute %4, brute force %5 / %6")
+                                     .arg(i)
+                                     .arg(g.vertexCount())
+                                     .arg(found.best.peak)
+                                     .arg(found.best.recomputed)
+                                     .arg(truth.leastPeak)
+                                     .arg(truth.recomputeAtLeastPeak)));
+            // What the search reports is what the simulator says of its plan.
+            QCOMPARE(found.best.peak, evaluatePyTorchPeak(g, found.best.checkpoints).peak);
+            QVERIFY(found.best.peak <= truth.leastPeakOfISPlans);
+            QVERIFY(pytorchPeakLowerBound(g) <= truth.leastPeak);
+            QCOMPARE(found.lowerBound, truth.leastPeak);
+        }
+    }
+
+    void budgetEqualsBruteForce()
+    {
+        std::mt19937_64 rng(21);
+        const int graphs = graphCount(300);
+        for (int i = 0; i < graphs; ++i) {
+            const Graph g = randomGraph(rng, i, 11);
+            const Truth range = bruteForce(g, 0);
+            // Budgets below, at and above the least peak.
+            const std::int64_t budget =
+                range.leastPeak - 1 + static_cast<std::int64_t>(rng() % (range.mostPeak - range.leastPeak + 3));
+            const Truth truth = bruteForce(g, budget);
+            PeakSearchSettings settings;
+            settings.budget = budget;
+            settings.localSearch = i % 2;
+            const PeakSearchResult found = searchPyTorchPeak(g, {}, settings, {});
+            QVERIFY(found.proven);
+            if (truth.leastRecomputeWithin < 0) {
+                QVERIFY2(!found.fits, qPrintable(QStringLiteral("graph %1: budget %2 fits nothing").arg(i).arg(budget)));
+                continue;
+            }
+            QVERIFY(found.fits);
+            QVERIFY(found.best.peak <= budget);
+            if (std::abs(found.best.recomputed - truth.leastRecomputeWithin) > 1e-9)
+                QFAIL(qPrintable(QStringLiteral("graph %1, budget %2: found recompute %3, brute force %4")
+                                     .arg(i)
+                                     .arg(budget)
+                                     .arg(found.best.recomputed)
+                                     .arg(truth.leastRecomputeWithin)));
+        }
+    }
+
+    void optimalSolverRecordsThePeak()
+    {
+        std::mt19937_64 rng(31);
+        const Graph g = test::withImporterFields(test::randomDag(rng, 9, 3), rng);
+        const Truth truth = bruteForce(g, 0);
+        const Plan plan = runSolver("optimal", g, pytorchOptions());
+        QCOMPARE(plan.options.at("memory-model"), std::string("pytorch"));
+        QCOMPARE(plan.options.at("pytorch-peak"), std::to_string(truth.leastPeak));
+        QCOMPARE(simulateMemory(g, plan, MemoryModel::PyTorch, false).peakBytes, truth.leastPeak);
+        QVERIFY(plan.provenOptimal && *plan.provenOptimal);
+
+        // Budget form: at the least peak it fits; below it nothing does, and the message says so.
+        const Plan within = runSolver("optimal", g, pytorchOptions(std::to_string(truth.leastPeak)));
+        QVERIFY(simulateMemory(g, within, MemoryModel::PyTorch, false).peakBytes <= truth.leastPeak);
+        try {
+            runSolver("optimal", g, pytorchOptions(std::to_string(truth.leastPeak - 1)));
+            QFAIL("a budget below the least peak was accepted");
+        } catch (const SolverError& e) {
+            QVERIFY2(std::string(e.what()).find("every checkpoint set was searched") != std::string::npos, e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(SolverError, runSolver("optimal", g, pytorchOptions("lots")));
+        SolverOptions unknown;
+        unknown.values["memory-model"] = "tensorflow";
+        QVERIFY_THROWS_EXCEPTION(SolverError, runSolver("optimal", g, unknown));
+    }
+
+    void largeGraphsReportTheirGap()
+    {
+        // Above exact-vertices: the local search's plan, never worse than its starts, with a bound.
+        const Graph g = test::makeResidualNetwork(12);
+        SolverOptions o = pytorchOptions();
+        o.values["exact-vertices"] = "5";
+        o.values["time-limit"] = "5";
+        const Plan plan = runSolver("optimal", g, o);
+        const std::int64_t peak = simulateMemory(g, plan, MemoryModel::PyTorch, false).peakBytes;
+        QCOMPARE(std::to_string(peak), plan.options.at("pytorch-peak"));
+        QVERIFY(plan.lowerBound && *plan.lowerBound <= double(peak));
+        for (const char* other : {"checkpoint-all", "feng-acg", "linearized-sqrtn"})
+            QVERIFY(peak <= simulateMemory(g, runSolver(other, g), MemoryModel::PyTorch, false).peakBytes);
+    }
+
+    void recommendedRowHasTheLeastPeak()
+    {
+        std::vector<ComparisonRow> rows(4);
+        rows[0].costs.peakPyTorch = 50;
+        rows[1].costs.peakPyTorch = 40;
+        rows[1].costs.recomputedCompute = 9;
+        rows[2].costs.peakPyTorch = 40;
+        rows[2].costs.recomputedCompute = 3;
+        rows[3].error = "refused";
+        QCOMPARE(recommendedRow(rows), 2);
+        QCOMPARE(recommendedRow({rows[3]}), -1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPyTorchPeak)
+#include "tst_pytorchpeak.moc"

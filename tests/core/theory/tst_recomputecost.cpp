@@ -1,0 +1,79 @@
+// The one recompute-cost model (theory/RecomputeCost.h): every non-checkpoint vertex re-forwarded
+// once, weighted by its compute; the same number in compare's rows and the budget sweep's
+// checkpoint-plan points (issue 14: the sweep said ×7.14 for {input, fc} on residual.json, a plan
+// that re-forwards the network once).
+#include "TestData.h"
+
+#include "graph/GraphBuilder.h"
+#include "io/GraphJson.h"
+#include "solvers/BudgetSweep.h"
+#include "solvers/Comparison.h"
+#include "solvers/SolverRegistry.h"
+#include "theory/RecomputeCost.h"
+
+#include <QtTest>
+
+using namespace ckpt;
+
+class TestRecomputeCost : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void inputAndClassifierReForwardTheNetworkOnce()
+    {
+        const Graph g = readGraphFile(test::sourcePath("resources/examples/residual.json").toStdString());
+        const RecomputeCost cost = recomputeCost(g, evaluateIds(g, {"input", "fc"}));
+        // No compute in this graph: one unit per vertex; all but the input and fc are recomputed.
+        QCOMPARE(cost.forward, double(g.vertexCount() - 1));
+        QCOMPARE(cost.recomputed, double(g.vertexCount() - 2));
+        QCOMPARE(recomputeCost(g, evaluate(g, g.topologicalOrder())).overhead(), 0.0);
+    }
+
+    void weightsByComputeAndSkipsVirtualVertices()
+    {
+        GraphBuilder b;
+        const std::vector<double> compute{0, 4, 1, 5};
+        for (int i = 0; i < 4; ++i) {
+            Vertex v;
+            v.id = "v" + std::to_string(i);
+            v.bytes = 8;
+            v.compute = compute[i];
+            b.addVertex(v);
+        }
+        b.addEdge("v0", "v1");
+        b.addEdge("v1", "v2");
+        b.addEdge("v0", "v3");  // two sinks: a virtual one joins them
+        const Graph g = b.build();
+        QVERIFY(g.hasVirtualVertices());
+        QCOMPARE(forwardPassCompute(g), 10.0);
+        const RecomputeCost cost = recomputeCost(g, evaluateIds(g, {"v0"}));
+        QCOMPARE(cost.recomputed, 10.0);
+        QCOMPARE(cost.overhead(), 1.0);
+    }
+
+    void compareAndBudgetSweepAgree()
+    {
+        const Graph g = readGraphFile(test::sourcePath("resources/examples/residual.json").toStdString());
+        BudgetSweepSettings settings;
+        settings.solvers = {"checkpoint-all", "feng-acg", "linearized-greedy", "chen-greedy"};
+        const BudgetSweepResult sweep = budgetSweep(g, settings);
+        int points = 0;
+        for (const BudgetSweepRow& row : sweep.rows) {
+            if (!row.hasPoint())
+                continue;
+            ++points;
+            QCOMPARE(row.costModel, std::string("re-forward"));
+            std::vector<std::string> ids = row.checkpoints;
+            const RecomputeCost cost = recomputeCost(g, evaluateIds(g, ids));
+            QCOMPARE(row.overhead, 1 + cost.overhead());
+            QVERIFY(row.overhead >= 1 && row.overhead <= 2);
+        }
+        QVERIFY(points > 3);
+        for (const ComparisonRow& row : compareSolvers(g, {"feng-acg", "checkpoint-all"})) {
+            const Plan plan = runSolver(row.solver, g);
+            QCOMPARE(row.costs.recomputeOverhead(), recomputeCost(g, plan.evaluation).overhead());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRecomputeCost)
+#include "tst_recomputecost.moc"
