@@ -220,14 +220,23 @@ Graph GraphBuilder::build() const
 
 Graph withChangedVertices(const Graph& graph, const std::function<void(Vertex&)>& change)
 {
+    return withMetadata(graph, {}, change);
+}
+
+Graph withMetadata(const Graph& graph, const std::map<std::string, std::string>& metadata,
+                   const std::function<void(Vertex&)>& change)
+{
     GraphBuilder b;
     b.setName(graph.name());
     for (const auto& [key, value] : graph.metadata())
         b.setMetadata(key, value);
+    for (const auto& [key, value] : metadata)
+        b.setMetadata(key, value);
     for (Vertex v : graph.vertices()) {
         if (v.isVirtual)
             continue;
-        change(v);
+        if (change)
+            change(v);
         b.addVertex(std::move(v));
     }
     for (const Edge& e : graph.edges())

@@ -2,6 +2,7 @@
 #include "graph/Graph.h"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,8 @@ private:
 // The same graph (name, metadata, edges) with every vertex but the virtual ones passed through
 // `change` first; the builder adds the virtual ones again. Throws GraphError as build() does.
 Graph withChangedVertices(const Graph& graph, const std::function<void(Vertex&)>& change);
+// The same graph with metadata added or replaced (values are JSON texts), vertices changed by `change`.
+Graph withMetadata(const Graph& graph, const std::map<std::string, std::string>& metadata,
+                   const std::function<void(Vertex&)>& change = {});
 
 }  // namespace ckpt

@@ -235,13 +235,6 @@ private:
                 m_trace.freeValue(u);
     }
 
-    // P9: plans of graphs the Python package exported run with torch.utils.checkpoint.
-    static bool runsCheckpointFunctions(const Graph& graph)
-    {
-        auto it = graph.metadata().find("plan_executor");
-        return it != graph.metadata().end() && it->second == "\"torch.utils.checkpoint\"";
-    }
-
     void allocSaved(VertexIndex v)
     {
         if (m_model == MemoryModel::PyTorch && m_graph.vertex(v).savedBytes > 0)
@@ -278,6 +271,12 @@ private:
 };
 
 }  // namespace
+
+bool runsCheckpointFunctions(const Graph& graph)
+{
+    auto it = graph.metadata().find("plan_executor");
+    return it != graph.metadata().end() && it->second == "\"torch.utils.checkpoint\"";
+}
 
 MemoryProfile simulatePlanMemory(const Graph& graph, const PlanEvaluation& plan, MemoryModel model,
                                  bool recordLive)

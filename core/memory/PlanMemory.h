@@ -29,6 +29,10 @@
 
 namespace ckpt {
 
+// P9 (docs/MEMORY-MODEL.md): the graph's plans run as torch.utils.checkpoint functions (graph
+// metadata `plan_executor`, written by the Python package's exporter).
+bool runsCheckpointFunctions(const Graph& graph);
+
 MemoryProfile simulatePlanMemory(const Graph& graph, const PlanEvaluation& plan, MemoryModel model,
                                  bool recordLive = true);
 

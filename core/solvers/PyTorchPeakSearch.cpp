@@ -44,6 +44,7 @@ PhaseFloors phaseFloors(const Graph& g)
     const auto& topo = g.topologicalOrder();
     PhaseFloors floors;
     floors.backward.assign(count, 0);
+    const bool checkpointFunctions = runsCheckpointFunctions(g);
     // Difference arrays over topological positions.
     std::vector<std::int64_t> waiting(count + 1, 0), accumulated(count + 1, 0);
     for (VertexIndex u = 0; u < count; ++u) {
@@ -70,10 +71,14 @@ PhaseFloors phaseFloors(const Graph& g)
         const VertexIndex v = topo[p];
         floors.forward = std::max(floors.forward, g.bytes(g.source()) + wait + g.bytes(v) +
                                                       g.vertex(v).forwardWorkspaceBytes);
-        std::int64_t values = g.bytes(v) + g.bytes(g.source());
-        for (VertexIndex u : g.predecessors(v))
-            if (u != g.source())
-                values += g.bytes(u);
+        // Under P9 a re-forward keeps only what autograd saved: v and its inputs may be gone.
+        std::int64_t values = g.bytes(g.source());
+        if (!checkpointFunctions) {
+            values += g.bytes(v);
+            for (VertexIndex u : g.predecessors(v))
+                if (u != g.source())
+                    values += g.bytes(u);
+        }
         floors.backward[v] = values + grads + weights + g.vertex(v).backwardWorkspaceBytes;
         weights -= g.vertex(v).parameterBytes;
     }

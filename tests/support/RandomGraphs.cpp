@@ -2,6 +2,7 @@
 
 #include "graph/GraphBuilder.h"
 
+#include <map>
 #include <algorithm>
 #include <set>
 
@@ -252,7 +253,11 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
     auto small = [&rng](int percent, std::int64_t most) {
         return static_cast<int>(rng() % 100) < percent ? static_cast<std::int64_t>(rng() % (most + 1)) : 0;
     };
-    return withChangedVertices(graph, [&](Vertex& vertex) {
+    // Half of them run their plans as torch.utils.checkpoint functions (rule P9).
+    std::map<std::string, std::string> metadata;
+    if (rng() % 2)
+        metadata["plan_executor"] = "\"torch.utils.checkpoint\"";
+    return withMetadata(graph, metadata, [&](Vertex& vertex) {
         vertex.compute = static_cast<double>(rng() % 9 + 1);
         vertex.parameterBytes = small(40, 12);
         vertex.savedBytes = small(20, 6);
