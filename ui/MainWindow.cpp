@@ -1,10 +1,12 @@
 #include "MainWindow.h"
 
+#include "BackgroundTask.h"
 #include "DagPanel.h"
 #include "DagView.h"
 #include "ExplainPanel.h"
 #include "Export.h"
 #include "GraphDocument.h"
+#include "ImportDialog.h"
 #include "MemoryChart.h"
 #include "ParetoPanel.h"
 #include "ProfileDialog.h"
@@ -20,6 +22,7 @@
 #include "util/Units.h"
 
 #include <QApplication>
+#include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
@@ -27,13 +30,13 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -46,6 +49,20 @@ static void initExampleResources()
 }
 
 namespace ckpt::ui {
+
+namespace {
+
+// Most of the screen's free area, never more than the layout needs.
+QSize defaultWindowSize(const QScreen* screen)
+{
+    const QSize wanted(1500, 1000);
+    if (!screen)
+        return wanted;
+    const QSize available = screen->availableGeometry().size();
+    return wanted.boundedTo(QSize(available.width() * 95 / 100, available.height() * 92 / 100));
+}
+
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
@@ -93,7 +110,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_document, &GraphDocument::graphChanged, this, &MainWindow::onGraphChanged);
     connect(m_dagPanel, &DagPanel::layoutReady, this, &MainWindow::onLayoutReady);
     connect(m_solvers, &SolversPanel::planSelected, this, &MainWindow::setCurrentPlan);
-    connect(m_pareto, &ParetoPanel::planChosen, this, [this](const Plan& plan) { setCurrentPlan(&plan); });
+    connect(m_pareto, &ParetoPanel::planChosen, this, [this](const Plan& plan) {
+        m_solvers->showPlanInTable(plan);  // the table never shows another plan as selected
+        setCurrentPlan(&plan);
+    });
     connect(m_sweep, &SweepPanel::entryChanged, this, &MainWindow::onSweepEntry);
     connect(m_tree, &DivisionTreeView::nodeSelected, this, &MainWindow::onTreeNodeSelected);
     connect(dagView(), &DagView::vertexSelectionChanged, this, &MainWindow::onDagSelectionChanged);
@@ -109,7 +129,36 @@ MainWindow::MainWindow(QWidget* parent)
         dagView()->centerOn(dagView()->vertexItem(vertices.front()));
     });
     connect(m_memoryModel, &QComboBox::currentIndexChanged, this, &MainWindow::updateMemoryChart);
-    resize(1500, 1000);
+    m_defaultDocks = saveState();
+    resize(defaultWindowSize(screen()));
+}
+
+void MainWindow::restoreSavedLayout()
+{
+    const QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/docks")).toByteArray());
+}
+
+void MainWindow::resetLayout()
+{
+    if (isMaximized() || isFullScreen())
+        showNormal();
+    restoreState(m_defaultDocks);
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        dock->setFloating(false);
+    resize(defaultWindowSize(screen()));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/docks"), saveState());
+    for (BackgroundTask* task : findChildren<BackgroundTask*>())
+        task->cancel();
+    m_profiler->cancel();
+    QMainWindow::closeEvent(event);
 }
 
 QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area)
@@ -141,8 +190,13 @@ void MainWindow::createDocks()
                                  "pytorch: tensors freed when no longer needed (Hong et al. Alg. 4)"));
     for (MemoryModel model : allMemoryModels())
         m_memoryModel->addItem(QString::fromStdString(memoryModelName(model)), int(model));
+    // pytorch by default: it counts what a measured step holds (chen leaves out all gradients).
+    m_memoryModel->setCurrentIndex(m_memoryModel->findData(int(MemoryModel::PyTorch)));
     memoryTools->addWidget(new QLabel(tr("Select several rows in the comparison to compare their plans."), memory));
 
+    // The solvers and Explain column runs the window's full height: the comparison needs rows.
+    setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     QDockWidget* solvers = addDock(tr("Solvers"), QStringLiteral("solversDock"), m_solvers, Qt::RightDockWidgetArea);
     QDockWidget* explain = addDock(tr("Explain"), QStringLiteral("explainDock"), m_explain, Qt::RightDockWidgetArea);
     splitDockWidget(solvers, explain, Qt::Vertical);
@@ -178,11 +232,9 @@ void MainWindow::createMenus()
                                                            tr("TorchScript (*.pt *.pth);;All files (*)"));
         if (model.isEmpty())
             return;
-        bool ok = false;
-        const QString shape = QInputDialog::getText(this, tr("Input shape"), tr("Input shape of %1:").arg(QFileInfo(model).fileName()),
-                                                    QLineEdit::Normal, ProfileDialog::rememberedInputShape(model), &ok);
-        if (ok)
-            importTorchModel(model, shape.trimmed());
+        ImportDialog dialog(model, this);
+        if (dialog.exec() == QDialog::Accepted)
+            importTorchModel(dialog.request());
     })->setObjectName(QStringLiteral("importTorchAction"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     QMenu* examples = file->addMenu(tr("&Examples"));
@@ -223,6 +275,8 @@ void MainWindow::createMenus()
     m_viewMenu->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         m_viewMenu->addAction(dock->toggleViewAction());
+    m_viewMenu->addSeparator();
+    m_viewMenu->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout)->setObjectName(QStringLiteral("resetLayoutAction"));
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     QAction* profile = tools->addAction(tr("&Profile…"), this, [this] {
@@ -330,6 +384,10 @@ void MainWindow::setCurrentPlan(const Plan* plan)
         m_sweep->setSweep(m_plan->sweep, QString::fromStdString(m_plan->solver));  // a sweep explains its step
     } else {
         m_sweep->setSweep(std::nullopt);
+        if (const SolverRun* run = m_solvers->currentRun(); run && !run->plan)
+            m_explain->showFailure(QString::fromStdString(run->solver), QString::fromStdString(run->error));
+        else if (m_document->graph())
+            m_explain->showGraph(*m_document->graph());
     }
     updateMemoryChart();
 }
@@ -388,8 +446,10 @@ void MainWindow::showToolRunning(bool running)
         statusBar()->clearMessage();
 }
 
-bool MainWindow::importTorchModel(const QString& model, const QString& inputShape)
+bool MainWindow::importTorchModel(const ImportRequest& request)
 {
+    const QString& model = request.model;
+    const QString& inputShape = request.inputShape;
     const QDir dir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/imported"));
     QString error;
     if (inputShape.isEmpty())
@@ -401,7 +461,7 @@ bool MainWindow::importTorchModel(const QString& model, const QString& inputShap
         m_importingShape = inputShape;
         showToolRunning(true);
         statusBar()->showMessage(tr("Importing %1…").arg(QFileInfo(model).fileName()));
-        if (m_profiler->startImport(model, inputShape, dir.filePath(QFileInfo(model).completeBaseName() + QStringLiteral(".json")), &error))
+        if (m_profiler->startImport(request, dir.filePath(QFileInfo(model).completeBaseName() + QStringLiteral(".json")), &error))
             return true;
         showToolRunning(false);
     }
@@ -524,9 +584,11 @@ bool MainWindow::exportMemoryCsv(const QString& path, QString* error) const
 void MainWindow::exportWith(const QString& title, const QString& filter,
                             const std::function<bool(const QString&, QString*)>& write)
 {
-    const QString path = QFileDialog::getSaveFileName(this, title, QString(), filter);
-    if (path.isEmpty())
+    QString chosenFilter;
+    const QString answer = QFileDialog::getSaveFileName(this, title, QString(), filter, &chosenFilter);
+    if (answer.isEmpty())
         return;
+    const QString path = withFilterSuffix(answer, chosenFilter.isEmpty() ? filter : chosenFilter);
     QString error;
     if (!write(path, &error))
         showError(title, error);

@@ -65,7 +65,7 @@ public:
     bool startProfile(const ProfileRequest& request);
     // File ▸ Open TorchScript model…: `ckptx-torch import` in the background, then opens the graph
     // (written under the app data folder) and remembers the model and input shape for Profile….
-    bool importTorchModel(const QString& model, const QString& inputShape);
+    bool importTorchModel(const ImportRequest& request);
 
     // Makes a plan current everywhere (normally by selecting a comparison row); nullptr clears.
     void setCurrentPlan(const Plan* plan);
@@ -80,6 +80,16 @@ public:
     // Exports; each writes atomically and returns false with a message on failure.
     bool exportPlanJson(const QString& path, QString* error) const;
     bool exportMemoryCsv(const QString& path, QString* error) const;
+
+    // The window's size and dock arrangement: restored from QSettings (the app does it at start;
+    // tests and screenshots keep the defaults), saved on close; View ▸ Reset layout goes back to
+    // the defaults, a size that fits the screen.
+    void restoreSavedLayout();
+    void resetLayout();
+
+protected:
+    // Saves the layout and ends every background job, child processes included.
+    void closeEvent(QCloseEvent* event) override;
 
 private:
     void createDocks();
@@ -122,6 +132,7 @@ private:
     std::optional<Plan> m_plan;
     std::optional<TreeDisplay> m_treeData;
     bool m_syncing = false;  // a selection being mirrored into the other view
+    QByteArray m_defaultDocks;  // the dock arrangement before any restore, for Reset layout
 };
 
 }  // namespace ckpt::ui
