@@ -23,6 +23,7 @@
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QShowEvent>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
@@ -41,7 +42,10 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 static void initExampleResources()
 {
@@ -129,15 +133,17 @@ MainWindow::MainWindow(QWidget* parent)
         dagView()->centerOn(dagView()->vertexItem(vertices.front()));
     });
     connect(m_memoryModel, &QComboBox::currentIndexChanged, this, &MainWindow::updateMemoryChart);
-    m_defaultDocks = saveState();
     resize(defaultWindowSize(screen()));
+    sizeDocksToWindow();
+    m_defaultDocks = saveState();
 }
 
 void MainWindow::restoreSavedLayout()
 {
     const QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/docks")).toByteArray());
+    if (restoreState(settings.value(QStringLiteral("window/docks")).toByteArray()))
+        m_docksToSize = false;
 }
 
 void MainWindow::resetLayout()
@@ -148,6 +154,7 @@ void MainWindow::resetLayout()
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         dock->setFloating(false);
     resize(defaultWindowSize(screen()));
+    sizeDocksToWindow();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
@@ -177,7 +184,6 @@ void MainWindow::createDocks()
     auto* memoryTools = new QHBoxLayout;
     memoryTools->addWidget(new QLabel(tr("Memory model:"), memory));
     memoryTools->addWidget(m_memoryModel);
-    memoryTools->addStretch(1);
     memoryColumn->addLayout(memoryTools);
     memoryColumn->addWidget(m_memory, 1);
     m_profileResult->setObjectName(QStringLiteral("profileResult"));
@@ -192,7 +198,9 @@ void MainWindow::createDocks()
         m_memoryModel->addItem(QString::fromStdString(memoryModelName(model)), int(model));
     // pytorch by default: it counts what a measured step holds (chen leaves out all gradients).
     m_memoryModel->setCurrentIndex(m_memoryModel->findData(int(MemoryModel::PyTorch)));
-    memoryTools->addWidget(new QLabel(tr("Select several rows in the comparison to compare their plans."), memory));
+    auto* compareHint = new QLabel(tr("Select several rows in the comparison to compare their plans."), memory);
+    compareHint->setWordWrap(true);  // no minimum width that squeezes the division tree beside it
+    memoryTools->addWidget(compareHint, 1);
 
     // The solvers and Explain column runs the window's full height: the comparison needs rows.
     setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
@@ -210,10 +218,29 @@ void MainWindow::createDocks()
     tabifyDockWidget(chart, pareto);
     tabifyDockWidget(pareto, vertices);
     sweep->raise();
-    resizeDocks({solvers}, {560}, Qt::Horizontal);
-    resizeDocks({tree}, {340}, Qt::Vertical);
-    resizeDocks({tree, sweep}, {600, 600}, Qt::Horizontal);
-    resizeDocks({solvers, explain}, {480, 260}, Qt::Vertical);
+}
+
+void MainWindow::sizeDocksToWindow()
+{
+    // Shares of the window, so that the layout reads the same at 1366×768 and 1920×1080.
+    auto* solvers = findChild<QDockWidget*>(QStringLiteral("solversDock"));
+    auto* explain = findChild<QDockWidget*>(QStringLiteral("explainDock"));
+    auto* tree = findChild<QDockWidget*>(QStringLiteral("treeDock"));
+    const int w = width(), h = height();
+    const int side = std::max(420, w * 34 / 100);
+    resizeDocks({solvers}, {side}, Qt::Horizontal);
+    resizeDocks({solvers, explain}, {h * 62 / 100, h * 38 / 100}, Qt::Vertical);
+    resizeDocks({tree}, {h * 40 / 100}, Qt::Vertical);
+    resizeDocks({tree}, {(w - side) * 45 / 100}, Qt::Horizontal);
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    if (m_docksToSize) {  // once the window's layout has its final size
+        m_docksToSize = false;
+        QTimer::singleShot(0, this, &MainWindow::sizeDocksToWindow);
+    }
 }
 
 void MainWindow::createMenus()
@@ -618,8 +645,9 @@ bool MainWindow::saveScreenshots(const QString& dir, QString* error)
         if (!writeFileAtomically(path, widgetPng(widget), error))
             return false;
     }
-    // The whole drawings too, at full resolution, whatever the views' zoom.
-    return writeFileAtomically(out.filePath(QStringLiteral("dag-full.png")), scenePng(dagView()->scene()), error) &&
+    // The whole drawings too, whatever the views' zoom; 4000 pixels at most (at 8000, a
+    // 1000-vertex graph took most of a screenshot run's minute to paint and encode).
+    return writeFileAtomically(out.filePath(QStringLiteral("dag-full.png")), scenePng(dagView()->scene(), 4000), error) &&
            (m_tree->scene()->items().isEmpty() ||
             writeFileAtomically(out.filePath(QStringLiteral("tree-full.png")), scenePng(m_tree->scene()), error));
 }

@@ -90,9 +90,12 @@ public:
 protected:
     // Saves the layout and ends every background job, child processes included.
     void closeEvent(QCloseEvent* event) override;
+    // The default dock sizes, as shares of the window, once it has its size.
+    void showEvent(QShowEvent* event) override;
 
 private:
     void createDocks();
+    void sizeDocksToWindow();
     void createMenus();
     void rebuildRecentMenu();
     void onGraphChanged();
@@ -132,6 +135,7 @@ private:
     std::optional<Plan> m_plan;
     std::optional<TreeDisplay> m_treeData;
     bool m_syncing = false;  // a selection being mirrored into the other view
+    bool m_docksToSize = true;  // not restored from QSettings: sized when first shown
     QByteArray m_defaultDocks;  // the dock arrangement before any restore, for Reset layout
 };
 

@@ -47,6 +47,7 @@ ParetoPanel::ParetoPanel(QWidget* parent)
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->chart()->setAnimationOptions(QChart::NoAnimation);
     m_view->chart()->legend()->setAlignment(Qt::AlignBottom);
+    m_status->setWordWrap(true);
     m_progress->setRange(0, 1000);
     m_progress->setMaximumWidth(200);
     m_progress->hide();
