@@ -5,6 +5,9 @@
 #include <QPointer>
 #include <QtConcurrent>
 
+#include <exception>
+#include <new>
+
 namespace ckpt::ui {
 
 BackgroundTask::BackgroundTask(QObject* parent) : QObject(parent) {}
@@ -41,16 +44,30 @@ void BackgroundTask::start(Job job)
     };
     m_watcher = new QFutureWatcher<void>(this);
     QFutureWatcher<void>* watcher = m_watcher;
-    connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, cancel] {
+    auto error = std::make_shared<QString>();
+    connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, cancel, error] {
         if (watcher != m_watcher)
             return;
         m_watcher = nullptr;
         m_running = false;
+        m_error = *error;
         watcher->deleteLater();
         Q_EMIT finished(cancel->load());
     });
     m_running = true;
-    watcher->setFuture(QtConcurrent::run([job = std::move(job), cancel, progress] { job(*cancel, progress); }));
+    m_error.clear();
+    watcher->setFuture(QtConcurrent::run([job = std::move(job), cancel, progress, error] {
+        // Caught here: QtConcurrent would rethrow it as QUnhandledException when waited for.
+        try {
+            job(*cancel, progress);
+        } catch (const std::bad_alloc&) {
+            *error = tr("out of memory: the job needed more memory than this machine could give");
+        } catch (const std::exception& e) {
+            *error = QString::fromLocal8Bit(e.what());
+        } catch (...) {
+            *error = tr("the job failed with an unknown exception");
+        }
+    }));
 }
 
 void BackgroundTask::cancel()

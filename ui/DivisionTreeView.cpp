@@ -6,11 +6,14 @@
 #include <QFontMetricsF>
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
+#include <QKeyEvent>
 #include <QMouseEvent>
+#include <QWheelEvent>
 #include <QPainter>
 #include <QStaticText>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 namespace ckpt::ui {
@@ -18,7 +21,8 @@ namespace ckpt::ui {
 namespace {
 
 constexpr double nodeWidth = 170;
-constexpr double nodeHeight = 40;
+constexpr double nodeHeight = 52;
+constexpr double markerSize = 14;  // the "+" / "−" box in a node's bottom-right corner
 constexpr double hGap = 14;
 constexpr double vGap = 34;
 
@@ -33,11 +37,24 @@ QColor kindFill(TreeDisplay::Kind kind)
     return palette::leafFill();
 }
 
+QRectF markerRect(const QRectF& node)
+{
+    return QRectF(node.right() - markerSize - 3, node.bottom() - markerSize - 3, markerSize, markerSize);
+}
+
+// A vertex as the tree names it: its name, else its id.
+QString vertexLabel(const Graph& graph, VertexIndex v)
+{
+    const Vertex& x = graph.vertex(v);
+    return QString::fromStdString(x.name.empty() ? x.id : x.name);
+}
+
 // One tree node's box; it paints its own label so elision and emphasis stay consistent.
 class TreeNodeItem : public QGraphicsRectItem {
 public:
-    TreeNodeItem(const QRectF& r, const QStringList& lines, QColor fill, bool selected, bool exceeding, bool collapsed)
-        : QGraphicsRectItem(r), m_fill(fill), m_selected(selected), m_exceeding(exceeding), m_collapsed(collapsed)
+    enum class Marker { None, Expand, Collapse };
+    TreeNodeItem(const QRectF& r, const QStringList& lines, QColor fill, bool selected, bool exceeding, Marker marker)
+        : QGraphicsRectItem(r), m_fill(fill), m_selected(selected), m_exceeding(exceeding), m_marker(marker)
     {
         // Elided and laid out once: painting static text is cheap.
         m_font.setPointSizeF(8.5);
@@ -47,7 +64,9 @@ public:
         const double width = r.width() - 10;
         for (int i = 0; i < lines.size(); ++i) {
             const QFont& f = i == 0 ? m_bold : m_font;
-            QStaticText text(QFontMetricsF(f).elidedText(lines[i], Qt::ElideMiddle, width));
+            // One name per line, each given the full width; a name too long for it keeps its end
+            // (where layer names differ: "…block1_add").
+            QStaticText text(QFontMetricsF(f).elidedText(lines[i], Qt::ElideLeft, width));
             text.setTextFormat(Qt::PlainText);
             text.prepare(QTransform(), f);
             m_lines.push_back(text);
@@ -79,9 +98,14 @@ public:
             p->drawStaticText(QPointF(rect().center().x() - m_lines[i].size().width() / 2, top + double(i) * m_lineSpacing),
                               m_lines[i]);
         }
-        if (m_collapsed) {
+        if (m_marker != Marker::None) {
+            const QRectF box = markerRect(rect());
+            p->setPen(palette::edge());
+            p->setBrush(Qt::white);
+            p->drawRect(box);
             p->setFont(m_bold);
-            p->drawText(rect().adjusted(0, 0, -4, 0), Qt::AlignRight | Qt::AlignBottom, QStringLiteral("+"));
+            p->setPen(palette::text());
+            p->drawText(box, Qt::AlignCenter, m_marker == Marker::Expand ? QStringLiteral("+") : QStringLiteral("−"));
         }
     }
 
@@ -91,7 +115,8 @@ private:
     std::vector<QStaticText> m_lines;
     double m_lineSpacing = 0;
     QColor m_fill;
-    bool m_selected, m_exceeding, m_collapsed;
+    bool m_selected, m_exceeding;
+    Marker m_marker;
 };
 
 }  // namespace
@@ -140,6 +165,10 @@ DivisionTreeView::DivisionTreeView(QWidget* parent) : QGraphicsView(parent)
     scene()->setBackgroundBrush(Qt::white);
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
     setDragMode(ScrollHandDrag);
+    setTransformationAnchor(AnchorUnderMouse);
+    setFocusPolicy(Qt::StrongFocus);
+    // The legend is drawn in view coordinates: a scroll that moved pixels would smear copies of it.
+    setViewportUpdateMode(FullViewportUpdate);
 }
 
 void DivisionTreeView::setTree(std::shared_ptr<const Graph> graph, TreeDisplay tree)
@@ -285,20 +314,103 @@ void DivisionTreeView::rebuild()
         if (m_rects[i].isNull())
             continue;
         const auto& n = m_tree.nodes[i];
-        const QString endpoints = QString::fromStdString(m_graph->vertex(n.source).name.empty() ? m_graph->vertex(n.source).id
-                                                                                                : m_graph->vertex(n.source).name) +
-                                  QStringLiteral(" → ") +
-                                  QString::fromStdString(m_graph->vertex(n.target).name.empty() ? m_graph->vertex(n.target).id
-                                                                                                : m_graph->vertex(n.target).name);
-        const QStringList lines{endpoints, QStringLiteral("%1 · %2").arg(kindName(n.kind), QString::fromStdString(formatBytes(n.cost)))};
-        auto* item = new TreeNodeItem(m_rects[i], lines, kindFill(n.kind), int(i) == m_selected,
-                                      i < m_exceeding.size() && m_exceeding[i],
-                                      m_collapsed[i] && !n.children.empty());
+        const auto marker = n.children.empty() ? TreeNodeItem::Marker::None
+                            : m_collapsed[i]   ? TreeNodeItem::Marker::Expand
+                                               : TreeNodeItem::Marker::Collapse;
+        auto* item = new TreeNodeItem(m_rects[i], labelLines(int(i)), kindFill(n.kind), int(i) == m_selected,
+                                      i < m_exceeding.size() && m_exceeding[i], marker);
         item->setToolTip(n.explanation);
         scene()->addItem(item);
         m_items[i] = item;
     }
     scene()->setSceneRect(scene()->itemsBoundingRect().adjusted(-20, -60, 20, 20));
+}
+
+QStringList DivisionTreeView::labelLines(int node) const
+{
+    const auto& n = m_tree.nodes.at(std::size_t(node));
+    // Parallel branches share source and target (the parent shows them): the vertex each starts
+    // with tells them apart.
+    const QString second = hasParallelSibling(node) && !n.interior.empty()
+                               ? tr("via %1").arg(vertexLabel(*m_graph, n.interior.front()))
+                               : QStringLiteral("→ ") + vertexLabel(*m_graph, n.target);
+    return {vertexLabel(*m_graph, n.source), second,
+            QStringLiteral("%1 · %2").arg(kindName(n.kind), QString::fromStdString(formatBytes(n.cost)))};
+}
+
+bool DivisionTreeView::hasParallelSibling(int node) const
+{
+    const auto& n = m_tree.nodes[std::size_t(node)];
+    if (n.parent < 0)
+        return false;
+    const auto& siblings = m_tree.nodes[std::size_t(n.parent)].children;
+    return std::any_of(siblings.begin(), siblings.end(), [&](int s) {
+        const auto& other = m_tree.nodes[std::size_t(s)];
+        return s != node && other.source == n.source && other.target == n.target;
+    });
+}
+
+bool DivisionTreeView::isOnMarker(int node, const QPoint& viewPos) const
+{
+    return node >= 0 && !m_tree.nodes[std::size_t(node)].children.empty() &&
+           markerRect(m_rects[std::size_t(node)]).adjusted(-2, -2, 2, 2).contains(mapToScene(viewPos));
+}
+
+void DivisionTreeView::zoomBy(double factor)
+{
+    const double scale = transform().m11() * factor;
+    if (scale < 0.02 || scale > 8)
+        return;
+    this->scale(factor, factor);
+}
+
+void DivisionTreeView::fitWholeTree()
+{
+    if (!scene()->itemsBoundingRect().isEmpty())
+        fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+}
+
+void DivisionTreeView::wheelEvent(QWheelEvent* event)
+{
+    if (event->modifiers() & Qt::ControlModifier) {  // zoom about the cursor, as in the graph
+        zoomBy(std::pow(1.0015, event->angleDelta().y()));
+        event->accept();
+        return;
+    }
+    QGraphicsView::wheelEvent(event);
+}
+
+bool DivisionTreeView::isZoomKey(const QKeyEvent* event)
+{
+    return event->matches(QKeySequence::ZoomIn) || event->matches(QKeySequence::ZoomOut) ||
+           event->key() == Qt::Key_Plus || event->key() == Qt::Key_Minus || event->key() == Qt::Key_0 ||
+           event->key() == Qt::Key_F;
+}
+
+bool DivisionTreeView::event(QEvent* event)
+{
+    // The window's View menu binds Ctrl+0, Ctrl++ and Ctrl+- to the graph; with the tree focused
+    // they zoom the tree.
+    if (event->type() == QEvent::ShortcutOverride && isZoomKey(static_cast<QKeyEvent*>(event))) {
+        event->accept();
+        return true;
+    }
+    return QGraphicsView::event(event);
+}
+
+void DivisionTreeView::keyPressEvent(QKeyEvent* event)
+{
+    if (event->matches(QKeySequence::ZoomIn) || event->key() == Qt::Key_Plus) {
+        zoomBy(1.25);
+    } else if (event->matches(QKeySequence::ZoomOut) || event->key() == Qt::Key_Minus) {
+        zoomBy(1 / 1.25);
+    } else if (event->key() == Qt::Key_0 || event->key() == Qt::Key_F) {
+        fitWholeTree();
+    } else {
+        QGraphicsView::keyPressEvent(event);
+        return;
+    }
+    event->accept();
 }
 
 int DivisionTreeView::nodeAt(const QPoint& viewPos) const
@@ -313,6 +425,11 @@ int DivisionTreeView::nodeAt(const QPoint& viewPos) const
 void DivisionTreeView::mousePressEvent(QMouseEvent* event)
 {
     const int node = nodeAt(event->position().toPoint());
+    if (event->button() == Qt::LeftButton && isOnMarker(node, event->position().toPoint())) {
+        setCollapsed(node, !m_collapsed[std::size_t(node)]);
+        event->accept();
+        return;
+    }
     if (node >= 0 && event->button() == Qt::LeftButton) {
         selectNode(node);
         event->accept();

@@ -1,13 +1,15 @@
 #pragma once
 // A division tree drawn top-down: nodes coloured by IS type (Linear, Branch, Complicate, leaf),
-// labelled source → target and cost, with a legend; double-click collapses or expands a subtree
-// (Linear nodes whose children are all single edges start collapsed).
+// labelled source, → target (parallel branches: "via" their first vertex instead) and cost, with a legend;
+// a click on a node's "+"/"−" box (or a double-click) collapses or expands its subtree (Linear
+// nodes whose children are all single edges start collapsed). Ctrl+wheel zooms, Ctrl+0 fits.
 // The view shows a TreeDisplay — plain data an adapter fills from the core's division tree — so it
 // holds no algorithm itself.
 #include "graph/Graph.h"
 
 #include <QGraphicsView>
 #include <QString>
+#include <QStringList>
 
 #include <cstdint>
 #include <vector>
@@ -54,7 +56,14 @@ public:
     void setExceeding(std::vector<bool> exceeding);
     // Where a node is drawn (scene coordinates), or an empty rect when hidden in a collapsed subtree.
     QRectF nodeRect(int node) const;
+    // A node's label: source, "→ target" (parallel branches: "via V", their first vertex), "Kind · bytes".
+    QStringList labelLines(int node) const;
     void fitTree();
+    // The whole tree in the view, however small (Ctrl+0 or F); fitTree keeps text readable.
+    void fitWholeTree();
+    // Ctrl+wheel, Ctrl++ / Ctrl+-; about the cursor.
+    void zoomBy(double factor);
+    double zoom() const { return transform().m11(); }
 
 Q_SIGNALS:
     void nodeSelected(int node);
@@ -63,11 +72,19 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void drawForeground(QPainter* painter, const QRectF& rect) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    bool event(QEvent* event) override;
 
 private:
     void rebuild();
     void updateMarks();
     int nodeAt(const QPoint& viewPos) const;
+    static bool isZoomKey(const QKeyEvent* event);
+    // Whether the click at viewPos hits node's "+"/"−" box (which a click toggles).
+    bool isOnMarker(int node, const QPoint& viewPos) const;
+    // Another child of the same parent has the same source and target (parallel branches).
+    bool hasParallelSibling(int node) const;
 
     std::shared_ptr<const Graph> m_graph;
     TreeDisplay m_tree;

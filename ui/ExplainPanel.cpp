@@ -24,6 +24,12 @@ QString nameList(const Graph& g, const std::vector<VertexIndex>& vs, std::size_t
     return names.join(QStringLiteral(", "));
 }
 
+// "1 segment", "3 segments".
+QString counted(std::size_t count, const QString& one, const QString& many)
+{
+    return QStringLiteral("%1 %2").arg(count).arg(count == 1 ? one : many);
+}
+
 }  // namespace
 
 ExplainPanel::ExplainPanel(QWidget* parent) : QTextBrowser(parent)
@@ -32,6 +38,12 @@ ExplainPanel::ExplainPanel(QWidget* parent) : QTextBrowser(parent)
     setOpenLinks(false);
     setHtml(tr("<p>Open a graph (File ▸ Open, or one of the paper's examples under File ▸ Examples), run the "
                "solvers and select a plan; this panel explains what you select.</p>"));
+}
+
+void ExplainPanel::showFailure(const QString& solver, const QString& error)
+{
+    setHtml(tr("<h3>%1 found no plan</h3><p>%2</p><p>Select another row of the comparison to see its plan.</p>")
+                .arg(solver.toHtmlEscaped(), error.toHtmlEscaped()));
 }
 
 void ExplainPanel::showGraph(const Graph& graph)
@@ -58,8 +70,9 @@ void ExplainPanel::showPlan(const Graph& graph, const Plan& plan)
                "checkpoints stay in memory throughout, and the backward pass recomputes one segment at a time, "
                "so only the largest segment adds to them.</p>")
                 .arg(bytes(e.objective), bytes(e.checkpointBytes), bytes(e.maxSegmentCost));
-    html += tr("<p><b>%1 checkpoints</b> (orange in the graph): %2.</p>").arg(e.checkpoints.size()).arg(nameList(graph, e.checkpoints));
-    html += tr("<p><b>%1 segments</b> (one colour each)").arg(e.segments.size());
+    html += tr("<p><b>%1</b> (orange in the graph): %2.</p>")
+                .arg(counted(e.checkpoints.size(), tr("checkpoint"), tr("checkpoints")), nameList(graph, e.checkpoints));
+    html += tr("<p><b>%1</b> (one colour each)").arg(counted(e.segments.size(), tr("segment"), tr("segments")));
     if (largest >= 0)
         html += tr("; the largest, %1, runs from %2 to %3.")
                     .arg(bytes(e.segments[std::size_t(largest)].cost))
@@ -96,9 +109,9 @@ void ExplainPanel::showSweepEntry(const Graph& graph, const Sweep& sweep, int en
     const SweepEntry& e = sweep.entries.at(std::size_t(entry));
     QString html = tr("<h3>Sweep: C = %1</h3><p>The solver allows no segment to cost more than C, breaking down "
                       "every IS that does into smaller ones; then it keeps the fewest checkpoint bytes. At this C "
-                      "the plan has %2 checkpoints and objective %3%4.</p>")
+                      "the plan has %2 and objective %3%4.</p>")
                        .arg(bytes(e.c))
-                       .arg(e.checkpoints.size())
+                       .arg(counted(e.checkpoints.size(), tr("checkpoint"), tr("checkpoints")))
                        .arg(bytes(e.objective))
                        .arg(entry == sweep.winner ? tr(" — the best of the sweep") : QString());
     if (tree) {

@@ -17,6 +17,8 @@ public:
 
     void showGraph(const Graph& graph);
     void showPlan(const Graph& graph, const Plan& plan);
+    // A comparison row whose solver failed: why, instead of the previous plan.
+    void showFailure(const QString& solver, const QString& error);
     void showTreeNode(const Graph& graph, const TreeDisplay& tree, int node);
     // One sweep step: its C and objective, and the IS whose cost exceeds C (exceeding[i] for tree node i).
     void showSweepEntry(const Graph& graph, const Sweep& sweep, int entry, const TreeDisplay* tree,

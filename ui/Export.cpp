@@ -1,9 +1,11 @@
 #include "Export.h"
 
 #include <QBuffer>
+#include <QFileInfo>
 #include <QGraphicsScene>
 #include <QImage>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <QWidget>
@@ -61,6 +63,15 @@ Render widgetRender(QWidget* widget)
 }
 
 }  // namespace
+
+QString withFilterSuffix(const QString& path, const QString& selectedFilter)
+{
+    if (!QFileInfo(path).suffix().isEmpty())
+        return path;
+    static const QRegularExpression firstPattern(QStringLiteral("\\*\\.([A-Za-z0-9]+)"));
+    const QRegularExpressionMatch match = firstPattern.match(selectedFilter);
+    return match.hasMatch() ? path + QLatin1Char('.') + match.captured(1) : path;
+}
 
 bool writeFileAtomically(const QString& path, const QByteArray& data, QString* error)
 {

@@ -10,6 +10,9 @@ class QWidget;
 namespace ckpt::ui {
 
 bool writeFileAtomically(const QString& path, const QByteArray& data, QString* error);
+// A save dialog's answer with the chosen filter's extension added when the name has none
+// ("plan" with "Plan JSON (*.json)" → "plan.json"); file dialogs do not always add it.
+QString withFilterSuffix(const QString& path, const QString& selectedFilter);
 
 // PNG (scaled down so the longer side is at most maxSide pixels) or SVG.
 QByteArray scenePng(QGraphicsScene* scene, int maxSide = 8000);

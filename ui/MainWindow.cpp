@@ -1,10 +1,12 @@
 #include "MainWindow.h"
 
+#include "BackgroundTask.h"
 #include "DagPanel.h"
 #include "DagView.h"
 #include "ExplainPanel.h"
 #include "Export.h"
 #include "GraphDocument.h"
+#include "ImportDialog.h"
 #include "MemoryChart.h"
 #include "ParetoPanel.h"
 #include "ProfileDialog.h"
@@ -22,6 +24,8 @@
 #include "util/Units.h"
 
 #include <QApplication>
+#include <QCloseEvent>
+#include <QShowEvent>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
@@ -29,18 +33,21 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 static void initExampleResources()
 {
@@ -48,6 +55,20 @@ static void initExampleResources()
 }
 
 namespace ckpt::ui {
+
+namespace {
+
+// Most of the screen's free area, never more than the layout needs.
+QSize defaultWindowSize(const QScreen* screen)
+{
+    const QSize wanted(1500, 1000);
+    if (!screen)
+        return wanted;
+    const QSize available = screen->availableGeometry().size();
+    return wanted.boundedTo(QSize(available.width() * 95 / 100, available.height() * 92 / 100));
+}
+
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
@@ -98,7 +119,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_document, &GraphDocument::graphChanged, this, &MainWindow::onGraphChanged);
     connect(m_dagPanel, &DagPanel::layoutReady, this, &MainWindow::onLayoutReady);
     connect(m_solvers, &SolversPanel::planSelected, this, &MainWindow::setCurrentPlan);
-    connect(m_pareto, &ParetoPanel::planChosen, this, [this](const Plan& plan) { setCurrentPlan(&plan); });
+    connect(m_pareto, &ParetoPanel::planChosen, this, [this](const Plan& plan) {
+        m_solvers->showPlanInTable(plan);  // the table never shows another plan as selected
+        setCurrentPlan(&plan);
+    });
     connect(m_sweep, &SweepPanel::entryChanged, this, &MainWindow::onSweepEntry);
     connect(m_tree, &DivisionTreeView::nodeSelected, this, &MainWindow::onTreeNodeSelected);
     connect(dagView(), &DagView::vertexSelectionChanged, this, &MainWindow::onDagSelectionChanged);
@@ -114,7 +138,39 @@ MainWindow::MainWindow(QWidget* parent)
         dagView()->centerOn(dagView()->vertexItem(vertices.front()));
     });
     connect(m_memoryModel, &QComboBox::currentIndexChanged, this, &MainWindow::updateMemoryChart);
-    resize(1500, 1000);
+    resize(defaultWindowSize(screen()));
+    sizeDocksToWindow();
+    m_defaultDocks = saveState();
+}
+
+void MainWindow::restoreSavedLayout()
+{
+    const QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    if (restoreState(settings.value(QStringLiteral("window/docks")).toByteArray()))
+        m_docksToSize = false;
+}
+
+void MainWindow::resetLayout()
+{
+    if (isMaximized() || isFullScreen())
+        showNormal();
+    restoreState(m_defaultDocks);
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        dock->setFloating(false);
+    resize(defaultWindowSize(screen()));
+    sizeDocksToWindow();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/docks"), saveState());
+    for (BackgroundTask* task : findChildren<BackgroundTask*>())
+        task->cancel();
+    m_profiler->cancel();
+    QMainWindow::closeEvent(event);
 }
 
 QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area)
@@ -133,7 +189,6 @@ void MainWindow::createDocks()
     auto* memoryTools = new QHBoxLayout;
     memoryTools->addWidget(new QLabel(tr("Memory model:"), memory));
     memoryTools->addWidget(m_memoryModel);
-    memoryTools->addStretch(1);
     memoryColumn->addLayout(memoryTools);
     memoryColumn->addWidget(m_memory, 1);
     m_profileResult->setObjectName(QStringLiteral("profileResult"));
@@ -146,8 +201,15 @@ void MainWindow::createDocks()
                                  "pytorch: tensors freed when no longer needed (Hong et al. Alg. 4)"));
     for (MemoryModel model : allMemoryModels())
         m_memoryModel->addItem(QString::fromStdString(memoryModelName(model)), int(model));
-    memoryTools->addWidget(new QLabel(tr("Select several rows in the comparison to compare their plans."), memory));
+    // pytorch by default: it counts what a measured step holds (chen leaves out all gradients).
+    m_memoryModel->setCurrentIndex(m_memoryModel->findData(int(MemoryModel::PyTorch)));
+    auto* compareHint = new QLabel(tr("Select several rows in the comparison to compare their plans."), memory);
+    compareHint->setWordWrap(true);  // no minimum width that squeezes the division tree beside it
+    memoryTools->addWidget(compareHint, 1);
 
+    // The solvers and Explain column runs the window's full height: the comparison needs rows.
+    setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     QDockWidget* solvers = addDock(tr("Solvers"), QStringLiteral("solversDock"), m_solvers, Qt::RightDockWidgetArea);
     QDockWidget* explain = addDock(tr("Explain"), QStringLiteral("explainDock"), m_explain, Qt::RightDockWidgetArea);
     splitDockWidget(solvers, explain, Qt::Vertical);
@@ -161,10 +223,29 @@ void MainWindow::createDocks()
     tabifyDockWidget(chart, pareto);
     tabifyDockWidget(pareto, vertices);
     sweep->raise();
-    resizeDocks({solvers}, {560}, Qt::Horizontal);
-    resizeDocks({tree}, {340}, Qt::Vertical);
-    resizeDocks({tree, sweep}, {600, 600}, Qt::Horizontal);
-    resizeDocks({solvers, explain}, {480, 260}, Qt::Vertical);
+}
+
+void MainWindow::sizeDocksToWindow()
+{
+    // Shares of the window, so that the layout reads the same at 1366×768 and 1920×1080.
+    auto* solvers = findChild<QDockWidget*>(QStringLiteral("solversDock"));
+    auto* explain = findChild<QDockWidget*>(QStringLiteral("explainDock"));
+    auto* tree = findChild<QDockWidget*>(QStringLiteral("treeDock"));
+    const int w = width(), h = height();
+    const int side = std::max(420, w * 34 / 100);
+    resizeDocks({solvers}, {side}, Qt::Horizontal);
+    resizeDocks({solvers, explain}, {h * 62 / 100, h * 38 / 100}, Qt::Vertical);
+    resizeDocks({tree}, {h * 40 / 100}, Qt::Vertical);
+    resizeDocks({tree}, {(w - side) * 45 / 100}, Qt::Horizontal);
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    if (m_docksToSize) {  // once the window's layout has its final size
+        m_docksToSize = false;
+        QTimer::singleShot(0, this, &MainWindow::sizeDocksToWindow);
+    }
 }
 
 void MainWindow::createMenus()
@@ -183,11 +264,9 @@ void MainWindow::createMenus()
                                                            tr("TorchScript (*.pt *.pth);;All files (*)"));
         if (model.isEmpty())
             return;
-        bool ok = false;
-        const QString shape = QInputDialog::getText(this, tr("Input shape"), tr("Input shape of %1:").arg(QFileInfo(model).fileName()),
-                                                    QLineEdit::Normal, ProfileDialog::rememberedInputShape(model), &ok);
-        if (ok)
-            importTorchModel(model, shape.trimmed());
+        ImportDialog dialog(model, this);
+        if (dialog.exec() == QDialog::Accepted)
+            importTorchModel(dialog.request());
     })->setObjectName(QStringLiteral("importTorchAction"));
     file->addAction(tr("Open memory &snapshot…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
@@ -235,6 +314,8 @@ void MainWindow::createMenus()
     m_viewMenu->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         m_viewMenu->addAction(dock->toggleViewAction());
+    m_viewMenu->addSeparator();
+    m_viewMenu->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout)->setObjectName(QStringLiteral("resetLayoutAction"));
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     QAction* profile = tools->addAction(tr("&Profile…"), this, [this] {
@@ -342,6 +423,10 @@ void MainWindow::setCurrentPlan(const Plan* plan)
         m_sweep->setSweep(m_plan->sweep, QString::fromStdString(m_plan->solver));  // a sweep explains its step
     } else {
         m_sweep->setSweep(std::nullopt);
+        if (const SolverRun* run = m_solvers->currentRun(); run && !run->plan)
+            m_explain->showFailure(QString::fromStdString(run->solver), QString::fromStdString(run->error));
+        else if (m_document->graph())
+            m_explain->showGraph(*m_document->graph());
     }
     updateMemoryChart();
 }
@@ -400,8 +485,10 @@ void MainWindow::showToolRunning(bool running)
         statusBar()->clearMessage();
 }
 
-bool MainWindow::importTorchModel(const QString& model, const QString& inputShape)
+bool MainWindow::importTorchModel(const ImportRequest& request)
 {
+    const QString& model = request.model;
+    const QString& inputShape = request.inputShape;
     const QDir dir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/imported"));
     QString error;
     if (inputShape.isEmpty())
@@ -413,7 +500,7 @@ bool MainWindow::importTorchModel(const QString& model, const QString& inputShap
         m_importingShape = inputShape;
         showToolRunning(true);
         statusBar()->showMessage(tr("Importing %1…").arg(QFileInfo(model).fileName()));
-        if (m_profiler->startImport(model, inputShape, dir.filePath(QFileInfo(model).completeBaseName() + QStringLiteral(".json")), &error))
+        if (m_profiler->startImport(request, dir.filePath(QFileInfo(model).completeBaseName() + QStringLiteral(".json")), &error))
             return true;
         showToolRunning(false);
     }
@@ -571,9 +658,11 @@ bool MainWindow::exportMemoryCsv(const QString& path, QString* error) const
 void MainWindow::exportWith(const QString& title, const QString& filter,
                             const std::function<bool(const QString&, QString*)>& write)
 {
-    const QString path = QFileDialog::getSaveFileName(this, title, QString(), filter);
-    if (path.isEmpty())
+    QString chosenFilter;
+    const QString answer = QFileDialog::getSaveFileName(this, title, QString(), filter, &chosenFilter);
+    if (answer.isEmpty())
         return;
+    const QString path = withFilterSuffix(answer, chosenFilter.isEmpty() ? filter : chosenFilter);
     QString error;
     if (!write(path, &error))
         showError(title, error);
@@ -606,8 +695,9 @@ bool MainWindow::saveScreenshots(const QString& dir, QString* error)
     if (m_snapshotChart && m_snapshotChart->isVisible() &&
         !writeFileAtomically(out.filePath(QStringLiteral("snapshot-timeline.png")), widgetPng(m_snapshotChart), error))
         return false;
-    // The whole drawings too, at full resolution, whatever the views' zoom.
-    return writeFileAtomically(out.filePath(QStringLiteral("dag-full.png")), scenePng(dagView()->scene()), error) &&
+    // The whole drawings too, whatever the views' zoom; 4000 pixels at most (at 8000, a
+    // 1000-vertex graph took most of a screenshot run's minute to paint and encode).
+    return writeFileAtomically(out.filePath(QStringLiteral("dag-full.png")), scenePng(dagView()->scene(), 4000), error) &&
            (m_tree->scene()->items().isEmpty() ||
             writeFileAtomically(out.filePath(QStringLiteral("tree-full.png")), scenePng(m_tree->scene()), error));
 }

@@ -67,7 +67,7 @@ public:
     bool startProfile(const ProfileRequest& request);
     // File ▸ Open TorchScript model…: `ckptx-torch import` in the background, then opens the graph
     // (written under the app data folder) and remembers the model and input shape for Profile….
-    bool importTorchModel(const QString& model, const QString& inputShape);
+    bool importTorchModel(const ImportRequest& request);
 
     // File ▸ Open memory snapshot…: reads a PyTorch memory snapshot in the background; with phase
     // markers for this graph it is drawn over the current plan's predictions like a profile,
@@ -90,8 +90,21 @@ public:
     bool exportPlanJson(const QString& path, QString* error) const;
     bool exportMemoryCsv(const QString& path, QString* error) const;
 
+    // The window's size and dock arrangement: restored from QSettings (the app does it at start;
+    // tests and screenshots keep the defaults), saved on close; View ▸ Reset layout goes back to
+    // the defaults, a size that fits the screen.
+    void restoreSavedLayout();
+    void resetLayout();
+
+protected:
+    // Saves the layout and ends every background job, child processes included.
+    void closeEvent(QCloseEvent* event) override;
+    // The default dock sizes, as shares of the window, once it has its size.
+    void showEvent(QShowEvent* event) override;
+
 private:
     void createDocks();
+    void sizeDocksToWindow();
     void createMenus();
     void rebuildRecentMenu();
     void onGraphChanged();
@@ -134,6 +147,8 @@ private:
     std::optional<Plan> m_plan;
     std::optional<TreeDisplay> m_treeData;
     bool m_syncing = false;  // a selection being mirrored into the other view
+    bool m_docksToSize = true;  // not restored from QSettings: sized when first shown
+    QByteArray m_defaultDocks;  // the dock arrangement before any restore, for Reset layout
 };
 
 }  // namespace ckpt::ui

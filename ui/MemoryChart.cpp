@@ -1,5 +1,6 @@
 #include "MemoryChart.h"
 
+#include "ByteAxis.h"
 #include "Palette.h"
 #include "util/Units.h"
 
@@ -32,6 +33,7 @@ MemoryChart::MemoryChart(QWidget* parent) : QChartView(new QChart, parent)
     setRenderHint(QPainter::Antialiasing);
     chart()->setAnimationOptions(QChart::NoAnimation);
     chart()->legend()->setAlignment(Qt::AlignBottom);
+    chart()->legend()->setShowToolTips(true);  // a label cut for lack of room shows whole on hover
     setMinimumHeight(280);
     setTimelines({});
 }
@@ -52,26 +54,23 @@ void MemoryChart::setTimelines(std::vector<MemoryTimeline> timelines)
             maxBytes = std::max(maxBytes, b);
         phases = std::max(phases, t.peakBytes.size());
     }
-    if (maxBytes >= (std::int64_t(1) << 30)) {
-        m_unit = double(std::int64_t(1) << 30);
-        m_unitName = QStringLiteral("GiB");
-    } else if (maxBytes >= (1 << 20)) {
-        m_unit = double(1 << 20);
-        m_unitName = QStringLiteral("MiB");
-    } else {
-        m_unit = 1024;
-        m_unitName = QStringLiteral("KiB");
-    }
-    const double top = double(maxBytes) / m_unit * 1.08;
+    // A little headroom above the highest peak, then round ticks in the data's unit.
+    const ByteAxis bytesAxis = byteAxis(0, maxBytes + maxBytes / 30);
+    m_unit = bytesAxis.unitBytes;
+    m_unitName = bytesAxis.unitName;
+    const double top = bytesAxis.ticks.high;
 
     auto* x = new QValueAxis(c);
     x->setTitleText(tr("training phase"));
-    x->setLabelFormat(QStringLiteral("%d"));
+    const RoundTicks phaseTicks = roundTicks(0, double(std::max<std::size_t>(phases, 2) - 1));
     x->setRange(0, double(std::max<std::size_t>(phases, 2) - 1));
+    x->setTickType(QValueAxis::TicksDynamic);
+    x->setTickAnchor(0);
+    x->setTickInterval(std::max(1.0, phaseTicks.step));
+    x->setLabelFormat(QStringLiteral("%d"));
     auto* y = new QValueAxis(c);
     y->setTitleText(tr("memory (%1)").arg(m_unitName));
-    y->setRange(0, top);
-    y->setLabelFormat(QStringLiteral("%.3g"));
+    bytesAxis.ticks.applyTo(y);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
 
@@ -108,7 +107,6 @@ void MemoryChart::setTimelines(std::vector<MemoryTimeline> timelines)
         const MemoryTimeline& timeline = m_timelines[t];
         const QColor colour = palette::seriesColour(int(t));
         auto* line = new QLineSeries(c);
-        line->setName(timeline.label);
         line->setPen(QPen(colour, 2, timeline.measured ? Qt::DashLine : Qt::SolidLine));
         line->setPointsVisible(timeline.peakBytes.size() <= 80);
         std::size_t peak = 0;
@@ -123,6 +121,11 @@ void MemoryChart::setTimelines(std::vector<MemoryTimeline> timelines)
         connect(line, &QLineSeries::hovered, this,
                 [this, t](const QPointF& p, bool state) { showPointInfo(int(t), p, state); });
         m_series.push_back(line);
+        // One legend entry per timeline, its peak included (the marker's own entry is hidden), so
+        // that several plans' names fit without being cut.
+        line->setName(timeline.peakBytes.empty()
+                          ? timeline.label
+                          : tr("%1 (peak %2)").arg(timeline.label, QString::fromStdString(formatBytes(timeline.peakBytes[peak]))));
         if (!timeline.peakBytes.empty()) {
             auto* mark = new QScatterSeries(c);
             mark->setName(tr("peak %1").arg(QString::fromStdString(formatBytes(timeline.peakBytes[peak]))));
@@ -133,12 +136,21 @@ void MemoryChart::setTimelines(std::vector<MemoryTimeline> timelines)
             c->addSeries(mark);
             mark->attachAxis(x);
             mark->attachAxis(y);
+            for (QLegendMarker* m : c->legend()->markers(mark))
+                m->setVisible(false);
         }
     }
     const bool measured = std::any_of(m_timelines.begin(), m_timelines.end(), [](const MemoryTimeline& t) { return t.measured; });
-    c->setTitle(m_timelines.empty() ? tr("Memory: select a plan (and a simulator) to see its timeline")
-                : measured          ? tr("Predicted and measured memory per training phase")
-                                    : tr("Predicted memory per training phase"));
+    QString title = m_timelines.empty() ? tr("Memory: select a plan (and a simulator) to see its timeline")
+                    : measured          ? tr("Predicted and measured memory per training phase")
+                                        : tr("Predicted memory per training phase");
+    QStringList counts;
+    for (const MemoryTimeline& t : m_timelines)
+        if (!t.counts.isEmpty() && !counts.contains(t.counts))
+            counts << t.counts;
+    if (!counts.isEmpty())
+        title += QStringLiteral("<br><small>") + counts.join(QStringLiteral("<br>")).toHtmlEscaped() + QStringLiteral("</small>");
+    c->setTitle(title);
 }
 
 void MemoryChart::showPointInfo(int timeline, const QPointF& point, bool state)

@@ -20,6 +20,8 @@ struct MemoryTimeline {
     std::vector<bool> backward;           // the phase belongs to the backward pass
     std::vector<QStringList> liveAtPeak;  // the tensors live at that peak
     bool measured = false;                // a profiled step, not a prediction
+    QString counts;                       // what its bytes include, e.g. "chen counts activations only"
+
 };
 
 class MemoryChart : public QChartView {

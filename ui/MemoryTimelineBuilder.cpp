@@ -2,7 +2,21 @@
 
 #include "solvers/Comparison.h"
 
+#include <QObject>
+
 namespace ckpt::ui {
+
+QString memoryModelCounts(MemoryModel model)
+{
+    switch (model) {
+    case MemoryModel::Chen:
+        return QObject::tr("chen counts activations only (checkpoints, re-forwarded segments): no gradients, no weights");
+    case MemoryModel::PyTorch:
+        return QObject::tr("pytorch counts activations, activation and weight gradients, autograd's saved extras "
+                           "and operator workspace");
+    }
+    return {};
+}
 
 MemoryTimeline makeMemoryTimeline(const Graph& graph, const Plan& plan, MemoryModel model)
 {
@@ -10,6 +24,7 @@ MemoryTimeline makeMemoryTimeline(const Graph& graph, const Plan& plan, MemoryMo
     const int n = graph.vertexCount() - 1;
     MemoryTimeline t;
     t.label = QStringLiteral("%1 · %2").arg(QString::fromStdString(plan.solver), QString::fromStdString(memoryModelName(model)));
+    t.counts = memoryModelCounts(model);
     for (const PhaseMemory& phase : profile.phases) {
         t.endBytes.push_back(phase.endBytes);
         t.peakBytes.push_back(phase.peakBytes);

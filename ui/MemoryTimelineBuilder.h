@@ -9,6 +9,10 @@ namespace ckpt::ui {
 
 // Phases as MemoryProfile numbers them (0 before training, 1..N forward, N+1..2N backward,
 // 2N+1 after); the backward ones are shaded.
+// What the model's bytes include, in one line (the chart says it, so that a measured overlay is
+// compared knowingly: chen leaves out every gradient).
+QString memoryModelCounts(MemoryModel model);
+
 MemoryTimeline makeMemoryTimeline(const Graph& graph, const Plan& plan, MemoryModel model);
 
 }  // namespace ckpt::ui

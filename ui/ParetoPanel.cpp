@@ -1,6 +1,7 @@
 #include "ParetoPanel.h"
 
 #include "BackgroundTask.h"
+#include "ByteAxis.h"
 #include "Palette.h"
 #include "solvers/Solver.h"
 #include "theory/PlanEvaluation.h"
@@ -46,6 +47,7 @@ ParetoPanel::ParetoPanel(QWidget* parent)
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->chart()->setAnimationOptions(QChart::NoAnimation);
     m_view->chart()->legend()->setAlignment(Qt::AlignBottom);
+    m_status->setWordWrap(true);
     m_progress->setRange(0, 1000);
     m_progress->setMaximumWidth(200);
     m_progress->hide();
@@ -126,6 +128,11 @@ void ParetoPanel::onFinished(bool cancelled)
         m_status->setText(tr("Sweep cancelled."));
         return;
     }
+    if (!m_task->error().isEmpty()) {
+        m_status->setText(tr("Sweep failed: %1").arg(m_task->error()));
+        m_pending.reset();
+        return;
+    }
     m_result = std::move(*m_pending);
     m_pending.reset();
     QStringList failures;
@@ -170,17 +177,16 @@ void ParetoPanel::showCurves()
             minOverhead = std::min(minOverhead, row.overhead);
             maxOverhead = std::max(maxOverhead, row.overhead);
         }
-    const double mib = double(1 << 20);
-    auto* x = new QValueAxis(c);
-    x->setTitleText(tr("peak memory (MiB)"));
     minPeak = std::min(minPeak, maxPeak);
     const double margin = std::max((maxPeak - minPeak) * 0.06, maxPeak * 0.02);
-    x->setRange(std::max(0.0, (minPeak - margin) / mib), (maxPeak + margin) / mib);
-    x->setLabelFormat(QStringLiteral("%.4g"));
+    const ByteAxis peakAxis = byteAxis(std::int64_t(std::max(0.0, minPeak - margin)), std::int64_t(maxPeak + margin));
+    const double unit = peakAxis.unitBytes;
+    auto* x = new QValueAxis(c);
+    x->setTitleText(tr("peak memory (%1)").arg(peakAxis.unitName));
+    peakAxis.ticks.applyTo(x);
     auto* y = new QValueAxis(c);
     y->setTitleText(tr("overhead (×)"));
-    y->setRange(minOverhead * 0.95, maxOverhead * 1.05 + 0.05);
-    y->setLabelFormat(QStringLiteral("%.2f"));
+    roundTicks(minOverhead * 0.98, maxOverhead * 1.02 + 0.02).applyTo(y);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
     for (const QString& solver : order) {
@@ -200,10 +206,10 @@ void ParetoPanel::showCurves()
         double bestOverhead = std::numeric_limits<double>::max();
         for (int r : rows) {
             const BudgetSweepRow& row = m_result->rows[std::size_t(r)];
-            points->append(double(row.peakBytes) / mib, row.overhead);
+            points->append(double(row.peakBytes) / unit, row.overhead);
             if (row.overhead < bestOverhead) {
                 bestOverhead = row.overhead;
-                line->append(double(row.peakBytes) / mib, row.overhead);
+                line->append(double(row.peakBytes) / unit, row.overhead);
             }
         }
         c->addSeries(line);

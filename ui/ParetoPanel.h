@@ -30,6 +30,7 @@ public:
     explicit ParetoPanel(QWidget* parent = nullptr);
 
     void setGraph(std::shared_ptr<const Graph> graph);
+    const BudgetSweepSettings& settings() const { return m_settings; }
     void setSettings(const BudgetSweepSettings& settings) { m_settings = settings; }
     void compute();
     void cancel();

@@ -90,7 +90,7 @@ bool ProfileRunner::start(const ProfileRequest& request, const Graph& graph, con
     return true;
 }
 
-bool ProfileRunner::startImport(const QString& model, const QString& inputShape, const QString& output, QString* error)
+bool ProfileRunner::startImport(const ImportRequest& request, const QString& output, QString* error)
 {
     if (m_process) {
         *error = tr("ckptx-torch is already running.");
@@ -98,7 +98,9 @@ bool ProfileRunner::startImport(const QString& model, const QString& inputShape,
     }
     m_importOutput = output;
     QFile::remove(output);  // so that a failed run cannot leave an older graph to be opened
-    run(m_tool, {QStringLiteral("import"), model, QStringLiteral("--input"), inputShape, QStringLiteral("-o"), output});
+    run(m_tool, {QStringLiteral("import"), request.model, QStringLiteral("--input"), request.inputShape,
+                 QStringLiteral("--granularity"), request.granularity, QStringLiteral("--dtype"), request.dtype,
+                 QStringLiteral("-o"), output});
     return true;
 }
 

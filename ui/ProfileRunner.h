@@ -30,6 +30,14 @@ struct ProfileRequest {
     bool isPythonModel() const;
 };
 
+// What `ckptx-torch import` turns into a graph.
+struct ImportRequest {
+    QString model;
+    QString inputShape;                          // "1x3x224x224"
+    QString granularity = QStringLiteral("op");  // or "module"
+    QString dtype = QStringLiteral("float32");   // float64, float16, bfloat16
+};
+
 class ProfileRunner : public QObject {
     Q_OBJECT
 public:
@@ -44,7 +52,7 @@ public:
     // Starts profiling `plan` on `graph`; false (with *error) when the inputs cannot be written.
     bool start(const ProfileRequest& request, const Graph& graph, const Plan& plan, QString* error);
     // Imports a TorchScript model to the graph file `output`; false (with *error) when busy.
-    bool startImport(const QString& model, const QString& inputShape, const QString& output, QString* error);
+    bool startImport(const ImportRequest& request, const QString& output, QString* error);
     void cancel();
     bool isRunning() const { return m_process != nullptr; }
     // The last run ended by cancel() (its finished() then carries no error worth a dialog).

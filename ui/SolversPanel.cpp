@@ -13,8 +13,11 @@
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <new>
 
 namespace ckpt::ui {
 
@@ -40,7 +43,7 @@ SolversPanel::SolversPanel(QWidget* parent)
         for (const OptionSpec& o : s->options())
             m_options[s->name()][o.name] = o.defaultValue;
     }
-    m_solvers->setMaximumHeight(150);
+    m_solvers->setMinimumHeight(fontMetrics().height() * 4);
     m_table->setModel(m_model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -59,20 +62,37 @@ SolversPanel::SolversPanel(QWidget* parent)
     buttons->addWidget(m_run);
     buttons->addWidget(m_cancel);
     buttons->addWidget(m_progress, 1);
+    // Choosing solvers above, the comparison below, split so that the table gets the height.
+    auto* chooser = new QWidget(this);
+    auto* chooserColumn = new QVBoxLayout(chooser);
+    chooserColumn->setContentsMargins(0, 0, 0, 0);
+    chooserColumn->addLayout(top, 1);
+    chooserColumn->addLayout(buttons);
+    chooserColumn->addWidget(m_status);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->setObjectName(QStringLiteral("solversSplit"));
+    split->addWidget(chooser);
+    split->addWidget(m_table);
+    split->setStretchFactor(0, 0);
+    split->setStretchFactor(1, 1);
+    split->setChildrenCollapsible(false);
+    split->setSizes({1, 1000});  // the chooser at its minimum, the rest to the table
     auto* column = new QVBoxLayout(this);
-    column->addLayout(top);
-    column->addLayout(buttons);
-    column->addWidget(m_status);
-    column->addWidget(m_table, 1);
+    column->addWidget(split);
 
     connect(m_solvers, &QListWidget::currentTextChanged, this, &SolversPanel::showOptions);
     connect(m_run, &QPushButton::clicked, this, &SolversPanel::run);
     connect(m_cancel, &QPushButton::clicked, this, &SolversPanel::cancel);
     connect(m_task, &BackgroundTask::progressChanged, this, [this](double f) { m_progress->setValue(int(f * 1000)); });
     connect(m_task, &BackgroundTask::finished, this, &SolversPanel::onFinished);
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this] { Q_EMIT planSelected(currentPlan()); });
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &SolversPanel::selectedPlansChanged);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
+        if (!m_quiet)
+            Q_EMIT planSelected(currentPlan());
+    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        if (!m_quiet)
+            Q_EMIT selectedPlansChanged();
+    });
     if (m_solvers->count() > 0)
         m_solvers->setCurrentRow(0);
     m_run->setEnabled(false);
@@ -162,6 +182,8 @@ void SolversPanel::run()
                 run.costs = planCosts(*graph, *run.plan);
             } catch (const SolverCancelled&) {
                 return;
+            } catch (const std::bad_alloc&) {
+                run.error = "out of memory";
             } catch (const std::exception& e) {
                 run.error = e.what();
             }
@@ -210,6 +232,33 @@ const Plan* SolversPanel::currentPlan() const
         return nullptr;
     const auto& plan = m_model->run(current.row()).plan;
     return plan ? &*plan : nullptr;
+}
+
+const SolverRun* SolversPanel::currentRun() const
+{
+    const QModelIndex current = m_table->selectionModel()->currentIndex();
+    return current.isValid() && current.row() < m_model->rowCount() ? &m_model->run(current.row()) : nullptr;
+}
+
+bool SolversPanel::showPlanInTable(const Plan& plan)
+{
+    const std::string solver = plan.solver.substr(0, plan.solver.find(" (C="));
+    int match = -1;
+    for (int row = 0; row < m_model->rowCount() && match < 0; ++row) {
+        const SolverRun& run = m_model->run(row);
+        if (run.solver == solver && run.plan && run.plan->checkpoints() == plan.checkpoints())
+            match = row;
+    }
+    m_quiet = true;
+    if (match >= 0) {
+        selectRow(match);
+        m_table->scrollTo(m_model->index(match, 0));
+    } else {
+        m_table->clearSelection();
+        m_table->selectionModel()->setCurrentIndex(QModelIndex(), QItemSelectionModel::NoUpdate);
+    }
+    m_quiet = false;
+    return match >= 0;
 }
 
 std::vector<const Plan*> SolversPanel::selectedPlans() const

@@ -42,6 +42,12 @@ public:
     QTableView* table() const { return m_table; }
     // The plan of the current row, or nullptr.
     const Plan* currentPlan() const;
+    // The current row's run (a failed one included), nullptr when none.
+    const SolverRun* currentRun() const;
+    // Selects the row with this solver (a sweep step "(C=…)" belongs to its solver) and these
+    // checkpoints, or clears the selection when no row has them; emits nothing (the caller makes
+    // the plan current). Returns whether a row matched.
+    bool showPlanInTable(const Plan& plan);
     // The plans of all selected rows (several rows compare in the memory chart), in row order.
     std::vector<const Plan*> selectedPlans() const;
     void selectRow(int row);
@@ -70,6 +76,7 @@ private:
     ComparisonModel* m_model;
     QTableView* m_table;
     BackgroundTask* m_task;
+    bool m_quiet = false;  // a selection made by showPlanInTable: not announced
     std::shared_ptr<std::vector<SolverRun>> m_results;
 };
 

@@ -4,6 +4,7 @@
 #include "util/Units.h"
 
 #include <QLabel>
+#include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -76,10 +77,12 @@ protected:
         p.setPen(palette::text());
         p.drawText(QRectF(0, area.top() - 6, area.left() - 4, 14), Qt::AlignRight, bytes(m_maxObjective));
         p.drawText(QRectF(0, area.bottom() - 8, area.left() - 4, 14), Qt::AlignRight, bytes(m_minObjective));
+        // The x axis is the step, evenly spaced whatever the C values: its ends say both.
         p.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignLeft,
-                   tr("C = %1").arg(bytes(e.front().c)));
-        p.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignRight, bytes(e.back().c));
-        p.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignHCenter, tr("objective vs C"));
+                   tr("step 1: C = %1").arg(bytes(e.front().c)));
+        p.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignRight,
+                   tr("step %1: C = %2").arg(e.size()).arg(bytes(e.back().c)));
+        p.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignHCenter, tr("objective by C step"));
         if (m_current >= 0 && m_current < int(e.size())) {
             p.setPen(QPen(palette::highlight(), 1.5, Qt::DashLine));
             const double x = at(std::size_t(m_current)).x();
@@ -169,13 +172,20 @@ QString SweepPanel::summary() const
     const int i = currentEntry();
     if (i < 0)
         return QString();
-    const SweepEntry& e = m_sweep->entries[std::size_t(i)];
-    return tr("C = <b>%1</b> (%2 of %3) · objective <b>%4</b> · %5 checkpoints%6")
-        .arg(bytes(e.c))
+    const auto& entries = m_sweep->entries;
+    const SweepEntry& e = entries[std::size_t(i)];
+    // Exact bytes when the rounded value would read like a neighbouring step's.
+    auto readsLike = [&](int j) { return j >= 0 && j < int(entries.size()) && bytes(entries[std::size_t(j)].c) == bytes(e.c); };
+    const QString c = readsLike(i - 1) || readsLike(i + 1)
+                          ? tr("%1 (%2 B)").arg(bytes(e.c), QLocale::c().toString(qlonglong(e.c)))
+                          : bytes(e.c);
+    return tr("C = <b>%1</b> (step %2 of %3) · objective <b>%4</b> · %5 %6%7")
+        .arg(c)
         .arg(i + 1)
         .arg(m_sweep->entries.size())
         .arg(bytes(e.objective))
         .arg(e.checkpoints.size())
+        .arg(e.checkpoints.size() == 1 ? tr("checkpoint") : tr("checkpoints"))
         .arg(i == m_sweep->winner ? tr(" · <span style='color:#7a4a00'>★ winner</span>") : QString());
 }
 

@@ -8,13 +8,16 @@
 #include "ParetoPanel.h"
 #include "SnapshotOpener.h"
 #include "SolversPanel.h"
+#include "graph/Graph.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 
 namespace {
 
@@ -36,6 +39,31 @@ int nodeToShow(const ckpt::ui::TreeDisplay& tree)
     return tree.nodes.empty() ? -1 : 0;
 }
 
+// The budget sweep a screenshot draws: checkmate-milp only on small graphs and briefly (its model
+// grows with the square of the training graph: gigabytes at 1000 vertices), so that a screenshot
+// takes well under a minute and bounded memory.
+ckpt::BudgetSweepSettings screenshotSweep(const ckpt::Graph& graph, ckpt::BudgetSweepSettings settings)
+{
+    constexpr int kMilpVertices = 100;
+    if (graph.vertexCount() > kMilpVertices)
+        std::erase(settings.solvers, "checkmate-milp");
+    settings.points = std::min(settings.points, 4);
+    settings.timeLimit = std::min(settings.timeLimit, 5.0);
+    return settings;
+}
+
+// WxH, e.g. 1366x768; nullopt when malformed.
+std::optional<QSize> parseSize(const QString& text)
+{
+    const QStringList parts = text.split(QLatin1Char('x'));
+    bool okWidth = false, okHeight = false;
+    const int width = parts.size() == 2 ? parts[0].toInt(&okWidth) : 0;
+    const int height = parts.size() == 2 ? parts[1].toInt(&okHeight) : 0;
+    if (!okWidth || !okHeight || width < 200 || height < 200)
+        return std::nullopt;
+    return QSize(width, height);
+}
+
 // --screenshot: lay the graph out, run the solvers, show a plan (one with a sweep when there is
 // one) and the budget sweep, render each view; then select an IS in the tree and render the highlighted DAG.
 int takeScreenshots(ckpt::ui::MainWindow& window, const QString& dir, const QStringList& solvers,
@@ -47,6 +75,7 @@ int takeScreenshots(ckpt::ui::MainWindow& window, const QString& dir, const QStr
             window.solversPanel()->setSelectedSolvers(solvers);
         window.solversPanel()->run();
         window.solversPanel()->waitForFinished();
+        window.paretoPanel()->setSettings(screenshotSweep(*window.document()->graph(), window.paretoPanel()->settings()));
         window.paretoPanel()->compute();
         window.paretoPanel()->waitForFinished();
     }
@@ -116,15 +145,29 @@ int main(int argc, char** argv)
                                       QStringLiteral("With --screenshot: open this PyTorch memory snapshot "
                                                      "(File ▸ Open memory snapshot…) before rendering."),
                                       QStringLiteral("SNAPSHOT.pickle"));
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window's size (e.g. 1366x768)."),
+                            QStringLiteral("WxH"));
     parser.addOption(screenshot);
     parser.addOption(memorySnapshot);
+    parser.addOption(size);
     parser.addOption(solvers);
     parser.addOption(profile);
     parser.addOption(input);
     parser.addOption(python);
     parser.process(app);
 
+    std::optional<QSize> windowSize;
+    if (parser.isSet(size) && !(windowSize = parseSize(parser.value(size)))) {
+        std::fprintf(stderr, "checkpoint-explorer: --size %s: expected WIDTHxHEIGHT, each at least 200 (e.g. 1366x768)\n",
+                     qPrintable(parser.value(size)));
+        return 1;
+    }
+
     ckpt::ui::MainWindow window;
+    if (windowSize)
+        window.resize(*windowSize);
+    else if (!parser.isSet(screenshot))  // screenshots show the default layout
+        window.restoreSavedLayout();
     window.show();
     if (!parser.positionalArguments().isEmpty())
         window.openFile(parser.positionalArguments().constFirst());

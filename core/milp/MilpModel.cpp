@@ -2,6 +2,7 @@
 
 #include "milp/CbcChild.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -11,8 +12,12 @@ namespace ckpt {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-// The child is killed this long after the time limit if CBC has not stopped by itself.
-constexpr double kGraceSeconds = 1.0;
+// The child is killed at the time limit; CBC's own limit comes this much earlier (at most 10 % of
+// the limit) so that it normally stops by itself with its final report.
+double cbcMargin(double seconds)
+{
+    return std::min(1.0, 0.1 * std::max(0.0, seconds));
+}
 
 }  // namespace
 
@@ -176,9 +181,9 @@ MilpResult MilpModel::solve(const MilpLimits& limits) const
         consider(m_start);
 
     CbcChildSettings settings;
-    settings.cbcSeconds = limits.seconds - elapsed();
+    settings.cbcSeconds = limits.seconds - elapsed() - cbcMargin(limits.seconds);
     settings.deadline = start + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(std::max(0.0, limits.seconds) + kGraceSeconds));
+                                    std::chrono::duration<double>(std::max(0.0, limits.seconds)));
     settings.cutoff = limits.cutoff;
     settings.integralObjective = limits.integralObjective;
     settings.cancel = limits.cancel;
@@ -194,7 +199,7 @@ MilpResult MilpModel::solve(const MilpLimits& limits) const
     // MILP); the same model then solves with Clp's perturbation off. One retry, in the time left.
     if (cbc.end == CbcChildReport::End::Crashed && limits.seconds - elapsed() > 0.5) {
         settings.noPerturbation = true;
-        settings.cbcSeconds = limits.seconds - elapsed();
+        settings.cbcSeconds = limits.seconds - elapsed() - cbcMargin(limits.seconds);
         const std::string first = cbc.crash;
         cbc = runCbcChild(problem, settings);
         if (cbc.end == CbcChildReport::End::Crashed)

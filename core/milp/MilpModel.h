@@ -69,7 +69,7 @@ public:
     // A complete assignment CBC tries first (a MIP start); ignored by CBC if infeasible.
     void setStart(std::vector<double> values) { m_start = std::move(values); }
 
-    // Never runs past limits.seconds by more than about a second; thread-safe (each call has its
+    // Never runs past limits.seconds by more than the time to kill a process; thread-safe (each call has its
     // own CBC process).
     MilpResult solve(const MilpLimits& limits) const;
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 
 namespace ckpt {
@@ -38,8 +39,11 @@ double unitFor(const StageGraph& g, std::int64_t fixedBytes)
     return most > (std::int64_t{1} << 24) ? double(1 << 20) : 1.0;
 }
 
-CheckmateColumns buildModel(MilpModel& m, const StageGraph& g, const CheckmateSettings& settings, double unit,
-                            double forwardCost, double backwardCost)
+// nullopt when `stop` said so (it is asked once per stage: the model of a 2000-node training graph
+// has millions of columns and takes longer to build than a short time limit).
+std::optional<CheckmateColumns> buildModel(MilpModel& m, const StageGraph& g, const CheckmateSettings& settings,
+                                           double unit, double forwardCost, double backwardCost,
+                                           const std::function<bool()>& stop)
 {
     const int n = g.size();
     CheckmateColumns c;
@@ -48,7 +52,9 @@ CheckmateColumns buildModel(MilpModel& m, const StageGraph& g, const CheckmateSe
     c.u = c.r;
     c.free.resize(n);
     const bool minCompute = settings.mode == CheckmateSettings::Mode::MinCompute;
-    for (int t = 0; t < n; ++t)
+    for (int t = 0; t < n; ++t) {
+        if (stop())
+            return std::nullopt;
         for (int k = 0; k <= t; ++k) {
             c.r[t][k] = m.addBinary(minCompute ? g.cost[k] : 0.0);
             if (k == t)
@@ -56,6 +62,7 @@ CheckmateColumns buildModel(MilpModel& m, const StageGraph& g, const CheckmateSe
             if (k < t)
                 c.s[t][k] = m.addBinary(0);
         }
+    }
     if (!minCompute)
         c.peak = m.addContinuous(0, 1e30, 1.0);
     const double budget = minCompute ? settings.budget / unit : 1e30;
@@ -68,6 +75,8 @@ CheckmateColumns buildModel(MilpModel& m, const StageGraph& g, const CheckmateSe
                 c.free[t].push_back({i, k, m.addBinary(0)});
 
     for (int t = 0; t < n; ++t) {
+        if (stop())
+            return std::nullopt;
         for (int j = 0; j <= t; ++j)
             for (int i : g.deps[j])  // (1b) R[t][j] <= R[t][i] + S[t][i]
                 m.addRow({{c.r[t][j], 1}, {c.r[t][i], -1}, {c.s[t][i], -1}}, 'L', 0);
@@ -168,11 +177,36 @@ StageMatrix readMatrix(const std::vector<std::vector<int>>& columns, const std::
     return out;
 }
 
+// The limit (or cancel) came before CBC could start: the best baseline schedule found so far, if
+// any, judged against the trivial bound (`objective` and `bound` in the outcome's units).
+CheckmateOutcome stoppedBeforeSolving(const CheckmateSettings& settings, std::optional<StageSchedule> start,
+                                      double objective, double bound, int stages)
+{
+    CheckmateOutcome out;
+    if (settings.cancel && settings.cancel->load()) {
+        out.status = MilpStatus::Cancelled;
+        return out;
+    }
+    out.bound = bound;
+    out.message = "the time limit of " + seconds(settings.seconds) + " s ran out before CBC could start (MIP start and model of " +
+                  std::to_string(stages) + " stages)" + (start ? "; this is the best baseline schedule" : "");
+    out.status = start ? MilpStatus::Feasible : MilpStatus::NoSolution;
+    if (start)
+        out.gap = std::max(0.0, (objective - bound) / std::max(std::abs(objective), 1e-9));
+    out.schedule = std::move(start);
+    return out;
+}
+
 }  // namespace
 
 CheckmateOutcome solveCheckmate(const Graph& training, const CheckmateSettings& settings)
 {
     const auto started = std::chrono::steady_clock::now();
+    const auto deadline = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                        std::chrono::duration<double>(std::max(0.0, settings.seconds)));
+    const std::function<bool()> stop = [&] {
+        return (settings.cancel && settings.cancel->load()) || std::chrono::steady_clock::now() >= deadline;
+    };
     const StageGraph g(training);
     const int n = g.size();
     const bool minCompute = settings.mode == CheckmateSettings::Mode::MinCompute;
@@ -195,11 +229,6 @@ CheckmateOutcome solveCheckmate(const Graph& training, const CheckmateSettings& 
     }
     const double trivialBound = minCompute ? forwardCost + backwardCost : least / unit;
 
-    MilpModel m;
-    const CheckmateColumns c = buildModel(m, g, settings, unit, forwardCost, backwardCost);
-    out.variables = m.columnCount();
-    out.rows = m.rowCount();
-
     // MIP start: the cheapest baseline schedule that fits (002 §5.1.1): keep everything, only
     // gradients, or gradients plus every s-th forward node (a linearized Chen-style stride). On
     // models too large for CBC's root LP within the time limit it is the answer.
@@ -218,25 +247,42 @@ CheckmateOutcome solveCheckmate(const Graph& training, const CheckmateSettings& 
     }
     std::optional<StageSchedule> start;
     std::int64_t startPeak = 0;
+    auto meetsTrivialBound = [&] {
+        return start && minCompute && start->cost <= trivialBound + 1e-9 * std::max(1.0, trivialBound);
+    };
     for (const auto& keep : keeps) {
-        StageSchedule s = scheduleFromKept(g, training, keep, settings.fixedBytes);
-        const std::int64_t peak = modelPeak(g, s.R, s.S, settings.fixedBytes);
-        const bool fits = minCompute ? peak <= settings.budget : s.cost <= 2 * forwardCost + backwardCost + 1e-6;
-        const bool better = !start || (minCompute ? s.cost < start->cost : peak < startPeak);
+        if (stop())
+            break;
+        // Judged on R and S; only a new best is built and replayed (on 2000 nodes that takes seconds).
+        KeptMatrices candidate = keptMatrices(g, keep);
+        const std::int64_t peak = modelPeak(g, candidate.R, candidate.S, settings.fixedBytes);
+        const bool fits = minCompute ? peak <= settings.budget : candidate.cost <= 2 * forwardCost + backwardCost + 1e-6;
+        const bool better = !start || (minCompute ? candidate.cost < start->cost : peak < startPeak);
         if (fits && better) {
-            start = std::move(s);
+            start = makeStageSchedule(g, training, std::move(candidate.R), std::move(candidate.S), settings.fixedBytes);
             startPeak = peak;
         }
+        if (meetsTrivialBound())
+            break;
     }
     // A start that meets the trivial bound (checkpoint-all within a loose budget) is optimal.
-    if (start && minCompute && start->cost <= trivialBound + 1e-9 * std::max(1.0, trivialBound)) {
+    if (meetsTrivialBound()) {
         out.status = MilpStatus::Optimal;
         out.bound = start->cost;
         out.schedule = std::move(start);
         return out;
     }
+    MilpModel m;
+    const std::optional<CheckmateColumns> c =
+        stop() ? std::nullopt : buildModel(m, g, settings, unit, forwardCost, backwardCost, stop);
+    if (!c)
+        return stoppedBeforeSolving(settings, std::move(start), minCompute && start ? start->cost : double(startPeak),
+                                    minCompute ? trivialBound : double(least), n);
+    out.modelBuilt = true;
+    out.variables = m.columnCount();
+    out.rows = m.rowCount();
     if (start)
-        m.setStart(startFrom(m, c, g, *start, unit));
+        m.setStart(startFrom(m, *c, g, *start, unit));
 
     MilpLimits limits;
     limits.seconds = settings.seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -256,7 +302,7 @@ CheckmateOutcome solveCheckmate(const Graph& training, const CheckmateSettings& 
     out.bound = bound * (minCompute ? 1.0 : unit);
     out.gap = r.hasSolution() ? std::max(0.0, (r.objective - bound) / std::max(std::abs(r.objective), 1e-9)) : 0.0;
     if (r.hasSolution()) {
-        StageSchedule s = makeStageSchedule(g, training, readMatrix(c.r, r.values), readMatrix(c.s, r.values),
+        StageSchedule s = makeStageSchedule(g, training, readMatrix(c->r, r.values), readMatrix(c->s, r.values),
                                             settings.fixedBytes);
         const ReplayResult check = replay(g, s, minCompute ? std::optional<std::int64_t>(settings.budget) : std::nullopt);
         if (!check.ok) {
@@ -277,8 +323,10 @@ std::string statusText(const CheckmateOutcome& outcome)
         return toString(outcome.status);
     char gap[32];
     std::snprintf(gap, sizeof gap, "%.1f%%", outcome.gap * 100);
-    return outcome.lpBound ? std::string("time limit (gap ") + gap + ")"
-                           : std::string("time limit (root LP unfinished, gap <= ") + gap + " to the trivial bound)";
+    if (outcome.lpBound)
+        return std::string("time limit (gap ") + gap + ")";
+    return std::string(outcome.modelBuilt ? "time limit (root LP unfinished" : "time limit (MILP not built") +
+           ", gap <= " + gap + " to the trivial bound)";
 }
 
 std::vector<OptionSpec> CheckmateMilpSolver::options() const

@@ -29,6 +29,8 @@ struct CheckmateOutcome {
     // Whether `bound` is CBC's; if not, the limit came before its root LP finished and `bound` is
     // the trivial one: every node computed once (compute), the largest node with its inputs (memory).
     bool lpBound = false;
+    // Whether the MILP was built; if not, the limit came first and `schedule` is the MIP start.
+    bool modelBuilt = false;
     double gap = 0;  // (objective - bound) / objective of `schedule`
     int variables = 0, rows = 0;
     std::string message;

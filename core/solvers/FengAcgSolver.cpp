@@ -1,5 +1,6 @@
 #include "solvers/FengAcgSolver.h"
 
+#include "solvers/ForwardGraphCheck.h"
 #include "solvers/MaxTermSweep.h"
 #include "solvers/TreeCheckpointSearch.h"
 #include "theory/DivisionTree.h"
@@ -15,6 +16,7 @@ std::vector<OptionSpec> FengAcgSolver::options() const
 
 Plan FengAcgSolver::solve(const Graph& graph, const SolverOptions& options) const
 {
+    requireForwardGraph(graph, name());
     return solveBySweep(graph, *this, options);
 }
 

@@ -1,6 +1,7 @@
 #include "solvers/FengLcgSolver.h"
 
 #include "solvers/FengAcgSolver.h"
+#include "solvers/ForwardGraphCheck.h"
 
 namespace ckpt {
 
@@ -11,6 +12,7 @@ std::vector<OptionSpec> FengLcgSolver::options() const
 
 Plan FengLcgSolver::solve(const Graph& graph, const SolverOptions& options) const
 {
+    requireForwardGraph(graph, name());
     if (!graph.isChain())
         throw SolverError("feng-lcg needs a linear computation graph (a chain); \"" + graph.name() +
                           "\" has branches — use feng-acg");

@@ -214,22 +214,33 @@ StageSchedule makeStageSchedule(const StageGraph& g, const Graph& graph, StageMa
     return schedule;
 }
 
+KeptMatrices keptMatrices(const StageGraph& g, const std::vector<char>& keep)
+{
+    const int n = g.size();
+    KeptMatrices m;
+    m.R.assign(n, std::vector<char>(n, 0));
+    m.S.assign(n, std::vector<char>(n, 0));
+    for (int t = 0; t < n; ++t) {
+        auto& R = m.R[t];
+        for (int i = 0; i < t; ++i)
+            m.S[t][i] = keep[i] && !g.users[i].empty() && g.users[i].back() >= t;
+        R[t] = 1;
+        for (int k = t; k >= 0; --k)
+            if (R[k]) {
+                m.cost += g.cost[k];
+                for (int i : g.deps[k])
+                    if (!m.S[t][i])
+                        R[i] = 1;
+            }
+    }
+    return m;
+}
+
 StageSchedule scheduleFromKept(const StageGraph& g, const Graph& graph, const std::vector<char>& keep,
                                std::int64_t fixedBytes)
 {
-    const int n = g.size();
-    StageMatrix R(n, std::vector<char>(n, 0)), S(n, std::vector<char>(n, 0));
-    for (int t = 0; t < n; ++t) {
-        for (int i = 0; i < t; ++i)
-            S[t][i] = keep[i] && !g.users[i].empty() && g.users[i].back() >= t;
-        R[t][t] = 1;
-        for (int k = t; k >= 0; --k)
-            if (R[t][k])
-                for (int i : g.deps[k])
-                    if (!S[t][i])
-                        R[t][i] = 1;
-    }
-    return makeStageSchedule(g, graph, std::move(R), std::move(S), fixedBytes);
+    KeptMatrices m = keptMatrices(g, keep);
+    return makeStageSchedule(g, graph, std::move(m.R), std::move(m.S), fixedBytes);
 }
 
 }  // namespace ckpt

@@ -88,5 +88,11 @@ StageSchedule makeStageSchedule(const StageGraph& g, const Graph& graph, StageMa
 // (the minimal R, found by walking dependencies back from each stage's node).
 StageSchedule scheduleFromKept(const StageGraph& g, const Graph& graph, const std::vector<char>& keep,
                                std::int64_t fixedBytes);
+// Its R and S alone, for judging many candidates by modelPeak and cost before building one.
+struct KeptMatrices {
+    StageMatrix R, S;
+    double cost = 0;  // Eq. 1a: sum of C_k R[t][k]
+};
+KeptMatrices keptMatrices(const StageGraph& g, const std::vector<char>& keep);
 
 }  // namespace ckpt

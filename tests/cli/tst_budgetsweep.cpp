@@ -6,6 +6,7 @@
 #include "graph/GraphBuilder.h"
 #include "io/GraphJson.h"
 
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -55,6 +56,27 @@ private Q_SLOTS:
             QVERIFY(rows[i]["peak_bytes"].get<std::int64_t>() <= rows[i]["budget"].get<std::int64_t>());
         }
         QCOMPARE(rows[4]["overhead"].get<double>(), 1.0);  // top budget = checkpoint-all's peak
+    }
+
+    // Issue 16: on n1000 (2001 training nodes) the MIP-start search alone used to run for minutes
+    // past a 10 s limit. Each budget now ends within its limit (+10 %); the whole run adds only
+    // loading and the baseline.
+    void timeLimitHoldsOnALargeGraph()
+    {
+        const QString graph = test::sharedPath("data/checkmate-graphs/random_layered_n1000_w0.31_nlv0.75_ed0.2_scd0.14.json");
+        if (!QFileInfo::exists(graph))
+            QSKIP("../shared/data is not here");
+        QElapsedTimer timer;
+        timer.start();
+        QByteArray out;
+        QCOMPARE(run({graph, "--solvers", "checkmate-milp", "--points", "1", "--time-limit", "10", "--json"}, out), 0);
+        QVERIFY2(timer.elapsed() < 11000, qPrintable(QString("%1 ms").arg(timer.elapsed())));
+        timer.restart();
+        QCOMPARE(run({graph, "--solvers", "checkmate-milp", "--points", "2", "--time-limit", "4", "--json"}, out), 0);
+        const auto rows = nlohmann::json::parse(out.toStdString())["rows"];
+        QCOMPARE(rows.size(), std::size_t{2});
+        QVERIFY2(rows[0]["seconds"].get<double>() <= 4.4, qPrintable(QString::fromStdString(rows[0].dump())));
+        QVERIFY2(timer.elapsed() < 4400 + 3000, qPrintable(QString("%1 ms").arg(timer.elapsed())));
     }
 
     void csvAndUsage()

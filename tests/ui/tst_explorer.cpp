@@ -413,7 +413,7 @@ private Q_SLOTS:
         const QList<QByteArray> rows = csv.readAll().trimmed().split('\n');
         QCOMPARE(rows.size(), 1 + 2 * w.graph->vertexCount());
         QVERIFY(rows[0].startsWith("timeline,phase,pass"));
-        QVERIFY(rows[1].startsWith("by hand · chen,0,forward,"));
+        QVERIFY(rows[1].startsWith("by hand · pytorch,0,forward,"));  // the default model
     }
 
     void screenshotsRenderEveryView()

@@ -145,12 +145,12 @@ private Q_SLOTS:
         Window w;
         w.window.profiler()->setTool(tool);
         // File ▸ Open TorchScript model…: a bogus model is reported, the real one opens.
-        QVERIFY(w.window.importTorchModel(QStringLiteral("/nonexistent/model.pt"), QStringLiteral("1x3x16x16")));
+        QVERIFY(w.window.importTorchModel({QStringLiteral("/nonexistent/model.pt"), QStringLiteral("1x3x16x16")}));
         w.window.profiler()->waitForFinished();
         QVERIFY(w.waitForErrorDialog());
         QVERIFY(!w.window.document()->graph());
         w.window.findChild<QMessageBox*>(QStringLiteral("errorDialog"))->close();
-        QVERIFY(w.window.importTorchModel(model, QStringLiteral("1x3x16x16")));
+        QVERIFY(w.window.importTorchModel({model, QStringLiteral("1x3x16x16")}));
         w.window.profiler()->waitForFinished();
         QVERIFY(w.window.document()->graph());
         const Graph& g = *w.window.document()->graph();

@@ -6,6 +6,7 @@
 #include "solvers/ExhaustiveSolver.h"
 #include "solvers/SolverRegistry.h"
 #include "theory/PlanEvaluation.h"
+#include "theory/TrainingGraph.h"
 
 #include <QtTest>
 
@@ -151,6 +152,36 @@ private Q_SLOTS:
         // Exactly at the limit it runs.
         bytes.pop_back();
         QCOMPARE(runSolver("exhaustive", test::makeChain(bytes)).objective(), runSolver("feng-lcg", test::makeChain(bytes)).objective());
+    }
+
+    // A training graph (forward and backward vertices) is one segment to Feng & Huang: the
+    // solvers say so and name the forward graph instead of returning checkpoint-all.
+    void trainingGraphsAreRefusedWithTheForwardGraphNamed()
+    {
+        const Graph forward = test::makeChain({4, 3, 2, 5});
+        const Graph training = deriveTrainingGraph(forward);
+        QVERIFY(isTrainingGraph(training));
+        for (const char* solver : {"feng-lcg", "feng-acg"}) {
+            try {
+                runSolver(solver, training);
+                QFAIL(qPrintable(QString("%1 solved a training graph").arg(solver)));
+            } catch (const SolverError& e) {
+                const QString message = QString::fromStdString(e.what());
+                QVERIFY2(message.contains("training graph") && message.contains("forward graph"), qPrintable(message));
+            }
+        }
+        QCOMPARE(runSolver("feng-lcg", forward).solver, std::string("feng-lcg"));  // the forward graph still solves
+        if (!test::haveSharedData())
+            QSKIP("../shared/data is not here: the published-graph half is skipped");
+        const Graph published = readGraphFile(
+            test::sharedPath("data/checkmate-graphs/VGG16_256_224x224x3_train_nx.json").toStdString());
+        try {
+            runSolver("feng-acg", published);
+            QFAIL("feng-acg solved VGG16's training graph");
+        } catch (const SolverError& e) {
+            const QString message = QString::fromStdString(e.what());
+            QVERIFY2(message.contains("_test"), qPrintable(message));
+        }
     }
 
     void hugeBytesDoNotOverflow()

@@ -1,0 +1,162 @@
+// Long jobs (issue 16, "Deliver for scale" 3): the budget sweep's MILP stops within a second of
+// Cancel and honours its time limit within 10 %; closing the window ends every job, CBC's child
+// processes included; an exception escaping a job (out of memory) is a message, not an abort.
+#include "BackgroundTask.h"
+#include "DagPanel.h"
+#include "GraphDocument.h"
+#include "MainWindow.h"
+#include "ParetoPanel.h"
+#include "SolversPanel.h"
+#include "TestData.h"
+#include "solvers/BudgetSweep.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include <unistd.h>
+
+#include <new>
+#include <stdexcept>
+
+using namespace ckpt;
+using namespace ckpt::ui;
+
+namespace {
+
+// A graph whose Checkmate MILP keeps CBC busy far longer than these tests wait: 61 residual
+// blocks, 184 forward and 369 training nodes.
+std::shared_ptr<const Graph> bigGraph()
+{
+    return std::make_shared<const Graph>(test::makeResidualNetwork(60));
+}
+
+// The sweep's hardest budget first (the lower bound), then checkpoint-all's peak.
+BudgetSweepSettings milpSweep(double seconds)
+{
+    BudgetSweepSettings s;
+    s.solvers = {"checkmate-milp"};
+    s.points = 2;
+    s.timeLimit = seconds;
+    return s;
+}
+
+// This process's live child processes (CBC runs in forked children).
+int childProcesses()
+{
+    int count = 0;
+    const QDir tasks(QStringLiteral("/proc/self/task"));
+    for (const QString& task : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile children(tasks.filePath(task + QStringLiteral("/children")));
+        if (children.open(QIODevice::ReadOnly))
+            count += int(QString::fromLatin1(children.readAll()).split(QLatin1Char(' '), Qt::SkipEmptyParts).size());
+    }
+    return count;
+}
+
+// Waits (events running) until a CBC child exists, at most `ms`.
+bool waitForChild(int ms)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (childProcesses() == 0 && timer.elapsed() < ms)
+        QTest::qWait(20);
+    return childProcesses() > 0;
+}
+
+}  // namespace
+
+class LongJobsTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("CheckpointExplorerTests"));
+        if (!QFileInfo(QStringLiteral("/proc/self/task")).isDir())
+            QSKIP("needs /proc to see child processes");
+    }
+
+    void budgetSweepStopsWithinASecondOfCancel()
+    {
+        ParetoPanel panel;
+        panel.setGraph(bigGraph());
+        panel.setSettings(milpSweep(120));
+        panel.compute();
+        QVERIFY2(waitForChild(20000), "CBC never started");
+        QTest::qWait(300);  // CBC inside its root LP
+        QElapsedTimer timer;
+        timer.start();
+        panel.cancel();
+        panel.waitForFinished();
+        const qint64 took = timer.elapsed();
+        QVERIFY2(took < 1000, qPrintable(QStringLiteral("cancel took %1 ms").arg(took)));
+        QVERIFY(!panel.result());
+        QCOMPARE(childProcesses(), 0);
+    }
+
+    void budgetSweepHonoursItsTimeLimitWithinTenPercent()
+    {
+        constexpr double limit = 4;
+        ParetoPanel panel;
+        panel.setGraph(bigGraph());
+        panel.setSettings(milpSweep(limit));
+        QElapsedTimer timer;
+        timer.start();
+        panel.compute();
+        panel.waitForFinished();
+        const double took = double(timer.elapsed()) / 1000;
+        QVERIFY(panel.result());
+        // The second point (checkpoint-all's peak) is solved without CBC; the first ran to the limit.
+        const BudgetSweepRow& hard = panel.result()->rows.front();
+        QVERIFY2(hard.seconds <= limit * 1.1, qPrintable(QStringLiteral("the MILP took %1 s").arg(hard.seconds)));
+        QVERIFY2(took <= limit * 1.1 + 0.5, qPrintable(QStringLiteral("the sweep took %1 s").arg(took)));
+        QCOMPARE(childProcesses(), 0);
+    }
+
+    void closingTheWindowEndsEveryJobAndChildProcess()
+    {
+        auto window = std::make_unique<MainWindow>();
+        window->document()->setGraph(bigGraph(), QStringLiteral("big.json"));
+        window->dagPanel()->waitForLayout();
+        window->paretoPanel()->setSettings(milpSweep(120));
+        window->paretoPanel()->compute();
+        window->solversPanel()->setSelectedSolvers({QStringLiteral("checkmate-milp")});
+        window->solversPanel()->setOption(QStringLiteral("checkmate-milp"), QStringLiteral("time-limit"), QStringLiteral("120"));
+        window->solversPanel()->run();
+        QVERIFY2(waitForChild(20000), "CBC never started");
+        QElapsedTimer timer;
+        timer.start();
+        QVERIFY(window->close());
+        window.reset();  // what the application does after its last window closed
+        const qint64 took = timer.elapsed();
+        QVERIFY2(took < 1000, qPrintable(QStringLiteral("closing took %1 ms").arg(took)));
+        QCOMPARE(childProcesses(), 0);
+    }
+
+    void anExceptionInAJobIsAMessage()
+    {
+        BackgroundTask task;
+        QSignalSpy finished(&task, &BackgroundTask::finished);
+        task.start([](const std::atomic<bool>&, const BackgroundTask::Progress&) { throw std::bad_alloc(); });
+        task.waitForFinished();
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.first().first().toBool(), false);
+        QVERIFY2(task.error().startsWith(QStringLiteral("out of memory")), qPrintable(task.error()));
+
+        task.start([](const std::atomic<bool>&, const BackgroundTask::Progress&) { throw std::runtime_error("disk on fire"); });
+        task.waitForFinished();
+        QCOMPARE(task.error(), QStringLiteral("disk on fire"));
+
+        task.start([](const std::atomic<bool>&, const BackgroundTask::Progress&) {});
+        task.waitForFinished();
+        QVERIFY(task.error().isEmpty());
+    }
+};
+
+QTEST_MAIN(LongJobsTest)
+#include "tst_longjobs.moc"
