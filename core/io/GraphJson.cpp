@@ -80,6 +80,7 @@ Graph graphFromOurJson(const json& root)
         v.savedBy = optionalStringArray(item, "saved_by", at);
         v.forwardWorkspaceBytes = optionalBytes("forward_workspace_bytes");
         v.backwardWorkspaceBytes = optionalBytes("backward_workspace_bytes");
+        v.batchScaled = optionalBool(item, "batch_scaled", at).value_or(true);
         v.backward = optionalBool(item, "backward", at).value_or(false);
         builder.addVertex(std::move(v));
     }
@@ -159,6 +160,8 @@ std::string toGraphJson(const Graph& graph)
             item["forward_workspace_bytes"] = v.forwardWorkspaceBytes;
         if (v.backwardWorkspaceBytes > 0)
             item["backward_workspace_bytes"] = v.backwardWorkspaceBytes;
+        if (!v.batchScaled)
+            item["batch_scaled"] = false;
         if (v.backward)
             item["backward"] = true;
         vertices.push_back(std::move(item));
