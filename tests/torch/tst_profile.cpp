@@ -70,6 +70,26 @@ Profiled profile(const QString& model, const QStringList& inputs, const QString&
     return result;
 }
 
+// A model imported into DIR/graph.json and a plan without checkpoints for it in DIR/plan.json.
+struct Unplanned {
+    QString graphFile, planFile;
+    Graph graph;
+    Plan plan;
+};
+
+Unplanned importUnplanned(const QString& model, const QString& input, const QString& dir)
+{
+    Unplanned u{dir + "/graph.json", dir + "/plan.json", {}, {}};
+    const ToolRun run = runCkptxTorch({"import", modelPath(model), "--input", input, "-o", u.graphFile});
+    if (run.exitCode != 0)
+        throw std::runtime_error(run.err.toStdString());
+    u.graph = readGraphFile(u.graphFile.toStdString());
+    u.plan.solver = "none";
+    u.plan.evaluation = evaluate(u.graph, {});
+    writePlanFile(u.planFile.toStdString(), u.graph, u.plan);
+    return u;
+}
+
 // A segment with several exits and an entry between two of them (as in a dense block, where a
 // checkpoint both reads the segment and feeds it): each exit must back-propagate through the
 // segment before that entry's own backward.
@@ -173,13 +193,11 @@ void TorchProfileTest::checkpointedPeakIsLower()
 void TorchProfileTest::badPlan()
 {
     QTemporaryDir dir;
-    const QString graphFile = dir.path() + "/graph.json", planFile = dir.path() + "/plan.json";
-    QCOMPARE(runCkptxTorch({"import", modelPath("residual"), "--input", "1x3x16x16", "-o", graphFile}).exitCode, 0);
+    const Unplanned residual = importUnplanned("residual", "1x3x16x16", dir.path());
+    const QString &graphFile = residual.graphFile, &planFile = residual.planFile;
+    const Graph& graph = residual.graph;
+    const Plan& plan = residual.plan;
     // A plan file for this graph that names a vertex it does not have.
-    const Graph graph = readGraphFile(graphFile.toStdString());
-    Plan plan;
-    plan.solver = "hand-written";
-    plan.evaluation = evaluate(graph, {});
     nlohmann::json planJson = nlohmann::json::parse(toPlanJson(graph, plan));
     planJson["checkpoints"] = {"no such vertex"};
     writeTextFileAtomically(planFile.toStdString(), planJson.dump());
@@ -207,14 +225,9 @@ void TorchProfileTest::badPlan()
 void TorchProfileTest::inputsOfTheGraph()
 {
     QTemporaryDir dir;
-    const QString graphFile = dir.path() + "/graph.json", planFile = dir.path() + "/plan.json";
-    QCOMPARE(runCkptxTorch({"import", modelPath("gpt"), "--input", "2x16:int64:100", "-o", graphFile}).exitCode, 0);
-    const Graph graph = readGraphFile(graphFile.toStdString());
-    Plan plan;
-    plan.solver = "none";
-    plan.evaluation = evaluate(graph, {});
-    writePlanFile(planFile.toStdString(), graph, plan);
-    const QStringList common{"--graph", graphFile, "--plan", planFile, "-o", dir.path() + "/t.json"};
+    const Unplanned gpt = importUnplanned("gpt", "2x16:int64:100", dir.path());
+    const QString& graphFile = gpt.graphFile;
+    const QStringList common{"--graph", graphFile, "--plan", gpt.planFile, "-o", dir.path() + "/t.json"};
     ToolRun run = runCkptxTorch(QStringList{"profile", modelPath("gpt")} + common);
     QVERIFY2(run.exitCode == 0, run.err.constData());
     const ProfileTrace trace = parseTraceJson(readTextFile((dir.path() + "/t.json").toStdString()), "t.json");
