@@ -4,6 +4,7 @@
 #include "util/Units.h"
 
 #include <QFontMetricsF>
+#include <QObject>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
@@ -55,21 +56,44 @@ QString vertexToolTip(const Graph& graph, VertexIndex v)
            row(QStringLiteral("op"), qs(x.op)) + row(QStringLiteral("module"), qs(x.module)) + QStringLiteral("</table>");
 }
 
-std::vector<layout::Size> measureVertexBoxes(const Graph& graph, const QFont& font)
+namespace {
+
+layout::Size measureLabel(const QStringList& lines, const QFont& font, double minWidth)
 {
     QFont bold = font;
     bold.setBold(true);
     const QFontMetricsF plain(font), strong(bold);
+    double width = minWidth;
+    for (int i = 0; i < lines.size(); ++i)
+        width = std::max(width, std::min(maxLabelWidth, (i == 0 ? strong : plain).horizontalAdvance(lines[i])));
+    return {std::ceil(width + 2 * padding), std::ceil(lines.size() * plain.lineSpacing() + 2 * padding - 2)};
+}
+
+}  // namespace
+
+std::vector<layout::Size> measureVertexBoxes(const Graph& graph, const QFont& font)
+{
     std::vector<layout::Size> sizes;
     sizes.reserve(static_cast<std::size_t>(graph.vertexCount()));
-    for (VertexIndex v = 0; v < graph.vertexCount(); ++v) {
-        const QStringList lines = vertexLabel(graph, v);
-        double width = 0;
-        for (int i = 0; i < lines.size(); ++i)
-            width = std::max(width, std::min(maxLabelWidth, (i == 0 ? strong : plain).horizontalAdvance(lines[i])));
-        sizes.push_back({std::ceil(width + 2 * padding), std::ceil(lines.size() * plain.lineSpacing() + 2 * padding - 2)});
-    }
+    for (VertexIndex v = 0; v < graph.vertexCount(); ++v)
+        sizes.push_back(measureLabel(vertexLabel(graph, v), font, 0));
     return sizes;
+}
+
+QStringList groupLabel(const Graph& graph, const layout::GroupTree& tree, int group)
+{
+    const layout::VertexGroup& g = tree.groups()[static_cast<std::size_t>(group)];
+    std::int64_t bytes = 0;
+    for (VertexIndex v : tree.members(group))
+        bytes += graph.vertex(v).bytes;
+    return {QStringLiteral("▸ ") + qs(g.label), QObject::tr("%1 vertices · %2").arg(g.size).arg(qs(formatBytes(bytes)))};
+}
+
+layout::Size measureGroupBox(const QStringList& label, const QFont& font)
+{
+    QStringList withPlan = label;
+    withPlan << QString();
+    return measureLabel(withPlan, font, 220);  // room for the plan line
 }
 
 VertexItem::VertexItem(VertexIndex v, const QRectF& box, QStringList label, const QFont& font)
@@ -77,18 +101,24 @@ VertexItem::VertexItem(VertexIndex v, const QRectF& box, QStringList label, cons
 {
     m_bold.setBold(true);
     m_lineSpacing = QFontMetricsF(m_font).lineSpacing();
-    const double width = m_box.width() - 2 * padding + 1;
-    for (int i = 0; i < label.size(); ++i) {
-        const QFont& f = i == 0 ? m_bold : m_font;
-        QStaticText text(QFontMetricsF(f).elidedText(label[i], Qt::ElideMiddle, width));
-        text.setTextFormat(Qt::PlainText);
-        text.setPerformanceHint(QStaticText::AggressiveCaching);
-        text.prepare(QTransform(), f);
-        m_lines.push_back(text);
-    }
+    for (int i = 0; i < label.size(); ++i)
+        setLine(i, label[i]);
     setFlag(ItemIsSelectable);
     setAcceptHoverEvents(true);
     setZValue(1);
+}
+
+void VertexItem::setLine(int line, const QString& text)
+{
+    const QFont& f = line == 0 ? m_bold : m_font;
+    QStaticText prepared(QFontMetricsF(f).elidedText(text, Qt::ElideMiddle, m_box.width() - 2 * padding + 1));
+    prepared.setTextFormat(Qt::PlainText);
+    prepared.setPerformanceHint(QStaticText::AggressiveCaching);
+    prepared.prepare(QTransform(), f);
+    if (static_cast<std::size_t>(line) >= m_lines.size())
+        m_lines.resize(static_cast<std::size_t>(line) + 1);
+    m_lines[static_cast<std::size_t>(line)] = prepared;
+    update();
 }
 
 void VertexItem::setPlanStyle(const QColor& fill, bool checkpoint, bool nonIndependent)
@@ -111,7 +141,7 @@ void VertexItem::setEmphasis(Emphasis emphasis)
 
 QRectF VertexItem::boundingRect() const
 {
-    return m_box.adjusted(-4, -4, 4, 4);
+    return m_box.adjusted(-4, -4, m_stacked ? 6 : 4, m_stacked ? 6 : 4);
 }
 
 void VertexItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
@@ -138,6 +168,8 @@ void VertexItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option
     }
     painter->setPen(pen);
     painter->setBrush(fill);
+    if (m_stacked)  // the boxes behind: a group of many
+        painter->drawRoundedRect(m_box.translated(3, 3), 4, 4);
     painter->drawRoundedRect(m_box, 4, 4);
     if (isSelected()) {
         painter->setPen(QPen(palette::text(), 1.5, Qt::DotLine));
@@ -154,6 +186,20 @@ void VertexItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option
         painter->drawStaticText(QPointF(x, y), m_lines[i]);
         y += m_lineSpacing;
     }
+}
+
+GroupItem::GroupItem(int group, const QRectF& box, QStringList label, const QFont& font)
+    : VertexItem(-1, box, std::move(label), font), m_group(group)
+{
+    m_stacked = true;
+    setFlag(ItemIsSelectable, false);
+    setToolTip(QObject::tr("Double-click to expand"));
+}
+
+void GroupItem::setPlanSummary(const QString& summary)
+{
+    m_summary = summary;
+    setLine(2, summary);
 }
 
 EdgeItem::EdgeItem(EdgeIndex e, const layout::EdgeCurve& curve) : m_edge(e)
@@ -179,8 +225,10 @@ EdgeItem::EdgeItem(EdgeIndex e, const layout::EdgeCurve& curve) : m_edge(e)
             m_path.lineTo(back);
     }
     m_bounds = m_path.boundingRect().united(m_arrow.boundingRect()).adjusted(-2, -2, 2, 2);
-    // Edges never change colour while a plan is scrubbed: paint them from a cached pixmap.
-    setCacheMode(DeviceCoordinateCache);
+    // Edges never change colour while a plan is scrubbed: paint short ones from a cached pixmap. A long
+    // edge's pixmap would be as big as the view and be redrawn on every pan and zoom: paint those directly.
+    if (m_bounds.width() * m_bounds.height() < 300.0 * 300.0)
+        setCacheMode(DeviceCoordinateCache);
 }
 
 void EdgeItem::setDimmed(bool dimmed)

@@ -1,9 +1,11 @@
 #pragma once
-// The DAG view's scene items: a vertex box (name, op, size; coloured by the current plan) and an
-// edge (the layout's curve with an arrowhead). Both draw less when zoomed far out, so big graphs
-// stay fast to repaint.
+// The DAG view's scene items: a vertex box (name, op, size; coloured by the current plan), a
+// collapsed module group (a stacked box: name, size, the plan inside it in aggregate) and an edge
+// (the layout's curve with an arrowhead). All draw less when zoomed far out, so big graphs stay
+// fast to repaint.
 #include "graph/Graph.h"
 #include "layout/GraphLayout.h"
+#include "layout/GroupTree.h"
 
 #include <QColor>
 #include <QFont>
@@ -23,6 +25,10 @@ QStringList vertexLabel(const Graph& graph, VertexIndex v);
 QString vertexToolTip(const Graph& graph, VertexIndex v);
 // The box each vertex needs for its label in `font` (the layout is asked for these sizes).
 std::vector<layout::Size> measureVertexBoxes(const Graph& graph, const QFont& font);
+// The label lines of a collapsed group: its name and size; the plan line is added by showPlan.
+QStringList groupLabel(const Graph& graph, const layout::GroupTree& tree, int group);
+// The box a collapsed group needs: its label plus room for the plan line.
+layout::Size measureGroupBox(const QStringList& label, const QFont& font);
 
 class VertexItem : public QGraphicsItem {
 public:
@@ -41,6 +47,11 @@ public:
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
+protected:
+    // Replaces (or appends) label line `line`, elided to the box.
+    void setLine(int line, const QString& text);
+    bool m_stacked = false;  // drawn as a stack of boxes: a collapsed group
+
 private:
     VertexIndex m_vertex;
     QRectF m_box;
@@ -52,6 +63,20 @@ private:
     bool m_checkpoint = false;
     bool m_nonIndependent = false;
     Emphasis m_emphasis = Emphasis::None;
+};
+
+// A collapsed group: double-click expands it. Its third line shows the current plan inside it.
+class GroupItem : public VertexItem {
+public:
+    GroupItem(int group, const QRectF& box, QStringList label, const QFont& font);
+    int group() const { return m_group; }
+    // The plan in aggregate: checkpoints inside, their bytes, the share of members recomputed.
+    void setPlanSummary(const QString& summary);
+    QString planSummary() const { return m_summary; }
+
+private:
+    int m_group;
+    QString m_summary;
 };
 
 class EdgeItem : public QGraphicsItem {

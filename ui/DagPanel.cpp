@@ -18,6 +18,8 @@ namespace ckpt::ui {
 
 // What the layout job hands back to the UI thread.
 struct LayoutResult {
+    std::shared_ptr<const layout::GroupTree> groups;
+    std::vector<bool> expanded;
     layout::Layout layout;
     QString error;
 };
@@ -116,17 +118,21 @@ void DagPanel::setGraph(std::shared_ptr<const Graph> graph)
         return;
     auto result = std::make_shared<LayoutResult>();
     m_result = result;
-    layout::LayoutRequest request;
-    request.nodeSizes = measureVertexBoxes(*graph, DagView::labelFont());
+    // Grouping and measuring are fast (and fonts belong to this thread); the layout runs behind.
+    result->groups = std::make_shared<const layout::GroupTree>(layout::GroupTree::forGraph(*graph, maxVisibleNodes));
+    result->expanded = result->groups->expansionWithin(maxVisibleNodes);
+    auto visible = std::make_shared<const layout::VisibleGraph>(layout::VisibleGraph::of(*graph, *result->groups, result->expanded));
+    const layout::LayoutRequest request =
+        dagLayoutRequest(visibleNodeSizes(*graph, *result->groups, *visible, measureVertexBoxes(*graph, DagView::labelFont())));
     m_progress->setValue(0);
     m_progress->show();
     m_cancel->show();
-    m_task->start([graph, request, result](const std::atomic<bool>& cancel, const BackgroundTask::Progress& progress) {
+    m_task->start([visible, request, result](const std::atomic<bool>& cancel, const BackgroundTask::Progress& progress) {
         layout::LayoutRequest r = request;
         r.cancel = &cancel;
         r.progress = progress;
         try {
-            result->layout = layout::layoutGraph(*graph, r);
+            result->layout = layout::layoutGraph(visible->drawing, r);
         } catch (const layout::LayoutCancelled&) {
         } catch (const std::exception& e) {
             result->error = QString::fromStdString(e.what());
@@ -143,8 +149,18 @@ void DagPanel::onLayoutFinished(bool cancelled)
     } else if (!m_result->error.isEmpty()) {
         m_noticeText = tr("Layout failed: %1").arg(m_result->error);
     } else {
-        m_noticeText = QString::fromStdString(m_result->layout.notice);
-        m_view->setGraph(m_pendingGraph, m_result->layout);
+        m_view->setGraph(m_pendingGraph, m_result->groups, m_result->expanded, m_result->layout);
+        // A big graph is meant for the layered layout: say only when dot failed on a small one.
+        const int shown = m_view->visibleNodeCount();
+        m_noticeText = shown <= dagLayoutRequest({}).maxDotVertices ? QString::fromStdString(m_result->layout.notice) : QString();
+        if (shown < m_pendingGraph->vertexCount())
+            m_noticeText += (m_noticeText.isEmpty() ? QString() : QStringLiteral(" ")) +
+                            tr("%1 vertices are shown as %2 boxes, grouped by %3: double-click a group to expand it, "
+                               "right-click to collapse one.")
+                                .arg(m_pendingGraph->vertexCount())
+                                .arg(shown)
+                                .arg(m_result->groups->groups().front().path.starts_with('#') ? tr("runs along the topological order")
+                                                                                               : tr("module"));
     }
     m_notice->setText(m_noticeText);
     m_notice->setVisible(!m_noticeText.isEmpty());

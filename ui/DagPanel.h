@@ -1,6 +1,7 @@
 #pragma once
-// The DAG view with its tools: lays a graph out in the background (progress, cancel, a notice when
-// the fallback layout is used), fit / zoom, Ctrl+F search with next / previous, and a legend.
+// The DAG view with its tools: groups the graph (module paths), picks what shows collapsed (at most
+// maxVisibleNodes boxes), lays that out in the background (progress, cancel, a notice when the
+// fallback layout is used), fit / zoom, Ctrl+F search with next / previous, and a legend.
 #include "graph/Graph.h"
 
 #include <QWidget>
@@ -30,6 +31,8 @@ public:
     void waitForLayout();
     // Why the fallback layout is shown, or empty.
     QString notice() const { return m_noticeText; }
+    // Above this many vertices a graph opens with its groups collapsed to about this many boxes.
+    static constexpr int maxVisibleNodes = 300;
 
 Q_SIGNALS:
     void layoutReady();

@@ -481,6 +481,8 @@ void MainWindow::onTreeNodeSelected(int node)
     }
     const TreeDisplay::Node& n = m_treeData->nodes.at(std::size_t(node));
     dagView()->highlightSubgraph(n.source, n.target, n.interior);
+    if (!m_syncing)  // picked in the tree: show it; picked in the graph (a search hit): stay there
+        dagView()->showVertex(n.source);
     m_explain->showTreeNode(*m_document->graph(), *m_treeData, node);
 }
 

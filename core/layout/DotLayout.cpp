@@ -125,16 +125,16 @@ Layout runDot(const DotInput& input)
 
 }  // namespace
 
-Layout dotLayout(const Graph& graph, const LayoutRequest& request)
+Layout dotLayout(const LayoutGraph& graph, const LayoutRequest& request)
 {
-    if (static_cast<int>(request.nodeSizes.size()) != graph.vertexCount())
+    if (static_cast<int>(request.nodeSizes.size()) != graph.nodeCount)
         throw std::invalid_argument("dotLayout: one node size per vertex is needed");
     auto input = std::make_shared<DotInput>();
-    input->vertexCount = graph.vertexCount();
+    input->vertexCount = graph.nodeCount;
     input->sizes = request.nodeSizes;
     input->direction = request.direction;
-    for (const Edge& e : graph.edges())
-        input->edges.emplace_back(e.from, e.to);
+    for (const auto& [from, to] : graph.edges)
+        input->edges.emplace_back(from, to);
 
     auto promise = std::make_shared<std::promise<Layout>>();
     std::future<Layout> result = promise->get_future();

@@ -1,5 +1,7 @@
 // bench_dag [BLOCKS]: how fast the DAG view draws a ~1,000-vertex forward graph (layout + scene +
 // first paint; target <= 2 s) and how fast one C-sweep step redraws it (target <= 16 ms).
+// bench_dag scale [GRAPH.json...]: for each graph (and a 10,026-vertex transformer operator graph)
+// the time from opening to a drawn view (target <= 2 s) and pan / zoom frames per second (>= 30).
 // Run offscreen: QT_QPA_PLATFORM=offscreen build/tests/bench_dag
 #include "DagPanel.h"
 #include "DagView.h"
@@ -10,10 +12,15 @@
 #include "SolversPanel.h"
 #include "SweepPanel.h"
 #include "TestData.h"
+#include "TransformerGraph.h"
+#include "io/GraphJson.h"
+#include "io/TextFile.h"
 #include "layout/GraphLayout.h"
 #include "theory/PlanEvaluation.h"
 
 #include <QApplication>
+#include <QFileInfo>
+#include <QScrollBar>
 #include <QElapsedTimer>
 #include <QTest>
 
@@ -64,6 +71,58 @@ std::vector<double> timeSweep(ui::DagView& view, const Graph& g, const std::vect
     return ms;
 }
 
+// Opening to drawn (median of 3), then frames per second of panning across and zooming in and out,
+// each frame a full repaint of the DAG viewport at 1200 x 800.
+int benchScale(const std::string& name, const std::shared_ptr<const Graph>& graph)
+{
+    std::vector<double> openMs;
+    ui::DagPanel panel;
+    panel.resize(1200, 800);
+    panel.show();
+    if (!QTest::qWaitForWindowExposed(&panel))
+        return 1;
+    for (int run = 0; run < 3; ++run) {
+        QElapsedTimer t;
+        t.start();
+        panel.setGraph(graph);
+        panel.waitForLayout();
+        QCoreApplication::processEvents();  // the finished signal: the scene is built
+        panel.view()->viewport()->repaint();
+        openMs.push_back(double(t.nsecsElapsed()) / 1e6);
+    }
+    ui::DagView& view = *panel.view();
+    auto framesPerSecond = [&](auto step) {
+        constexpr int frames = 60;
+        QElapsedTimer t;
+        t.start();
+        for (int i = 0; i < frames; ++i) {
+            step(i);
+            view.viewport()->repaint();
+        }
+        return frames / (double(t.nsecsElapsed()) / 1e9);
+    };
+    view.showReadable();
+    const double pan = framesPerSecond([&](int i) {
+        QScrollBar* bar = view.verticalScrollBar();
+        bar->setValue(bar->minimum() + (bar->maximum() - bar->minimum()) * i / 60);
+    });
+    view.fitGraph();
+    const double zoom = framesPerSecond([&](int i) { view.zoomBy(i < 30 ? 1.1 : 1 / 1.1); });
+    // BENCH_DAG_SHOTS=DIR: the panel as opened, at two screen sizes, to look at.
+    if (const QString dir = qEnvironmentVariable("BENCH_DAG_SHOTS"); !dir.isEmpty())
+        for (const QSize size : {QSize(1366, 768), QSize(1920, 1080)}) {
+            panel.resize(size);
+            QCoreApplication::processEvents();
+            view.showReadable();
+            panel.grab().save(QStringLiteral("%1/%2-%3x%4.png").arg(dir, QString::fromStdString(name).section('.', 0, 0)).arg(size.width()).arg(size.height()));
+            view.fitGraph();
+            panel.grab().save(QStringLiteral("%1/%2-%3x%4-fit.png").arg(dir, QString::fromStdString(name).section('.', 0, 0)).arg(size.width()).arg(size.height()));
+        }
+    std::printf("%-58s %6d %6d %5d  %7.0f %7.0f  %6.0f %6.0f\n", name.c_str(), graph->vertexCount(), graph->edgeCount(),
+                view.visibleNodeCount(), median(openMs), *std::max_element(openMs.begin(), openMs.end()), pan, zoom);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -71,6 +130,16 @@ int main(int argc, char** argv)
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
+    if (argc > 1 && std::string(argv[1]) == "scale") {
+        std::printf("%-58s %6s %6s %5s  %7s %7s  %6s %6s\n", "graph", "verts", "edges", "boxes", "open ms", "max ms", "pan/s",
+                    "zoom/s");
+        int failed = benchScale("transformer-op-10k (generated, 182 layers)",
+                                std::make_shared<const Graph>(test::makeTransformerOpGraph(182)));
+        for (int i = 2; i < argc; ++i)
+            failed |= benchScale(QFileInfo(argv[i]).fileName().toStdString(),
+                                 std::make_shared<const Graph>(parseGraphJson(readTextFile(argv[i]), argv[i])));
+        return failed;
+    }
     const int blocks = argc > 1 ? std::atoi(argv[1]) : 333;
     const auto graph = std::make_shared<const Graph>(test::makeResidualNetwork(blocks));
     std::printf("graph: %d vertices, %d edges\n", graph->vertexCount(), graph->edgeCount());
@@ -79,7 +148,7 @@ int main(int argc, char** argv)
     std::string engine;
     for (int run = 0; run < 3; ++run) {
         layout::LayoutRequest r;
-        r.nodeSizes = ui::measureVertexBoxes(*graph, ui::DagView::labelFont());
+        r = ui::dagLayoutRequest(ui::measureVertexBoxes(*graph, ui::DagView::labelFont()));
         QElapsedTimer t;
         t.start();
         const layout::Layout l = layout::layoutGraph(*graph, r);
@@ -95,6 +164,7 @@ int main(int argc, char** argv)
         t.restart();
         panel.setGraph(graph);
         panel.waitForLayout();
+        QCoreApplication::processEvents();
         panel.view()->viewport()->repaint();
         drawMs.push_back(double(t.nsecsElapsed()) / 1e6);
     }

@@ -1,10 +1,14 @@
 #include "TestData.h"
+#include "TransformerGraph.h"
 #include "io/GraphJson.h"
 #include "io/TextFile.h"
 #include "layout/GraphLayout.h"
 
 #include <QtTest>
 
+#include <QDir>
+
+#include <chrono>
 #include <cmath>
 
 using namespace ckpt;
@@ -59,6 +63,34 @@ void checkLayout(const Graph& g, const LayoutRequest& r, const Layout& l)
     }
 }
 
+// Reads in one direction: every edge's head lies below its tail (the arrow tip too).
+void checkPointsDown(const Graph& g, const Layout& l)
+{
+    for (const EdgeCurve& c : l.edges) {
+        const Edge& e = g.edge(c.edge);
+        QVERIFY2(l.nodes[e.to].centre.y > l.nodes[e.from].centre.y, qPrintable(QString("edge %1 points up").arg(c.edge)));
+        QVERIFY(c.bezier.back().y >= c.bezier.front().y);
+    }
+}
+
+// No two boxes overlap, checked by a sweep over boxes sorted by their top (n log n + overlaps).
+void checkNoOverlap(const Layout& l)
+{
+    std::vector<std::size_t> byTop(l.nodes.size());
+    for (std::size_t i = 0; i < byTop.size(); ++i)
+        byTop[i] = i;
+    auto top = [&](std::size_t i) { return l.nodes[i].centre.y - l.nodes[i].size.height / 2; };
+    std::sort(byTop.begin(), byTop.end(), [&](std::size_t a, std::size_t b) { return top(a) < top(b); });
+    for (std::size_t i = 0; i < byTop.size(); ++i) {
+        const NodeBox& a = l.nodes[byTop[i]];
+        for (std::size_t j = i + 1; j < byTop.size() && top(byTop[j]) < a.centre.y + a.size.height / 2 - 0.5; ++j) {
+            const NodeBox& b = l.nodes[byTop[j]];
+            QVERIFY2(std::abs(a.centre.x - b.centre.x) >= (a.size.width + b.size.width) / 2 - 0.5,
+                     qPrintable(QString("boxes %1 and %2 overlap").arg(byTop[i]).arg(byTop[j])));
+        }
+    }
+}
+
 }  // namespace
 
 class LayoutTest : public QObject {
@@ -110,6 +142,50 @@ private Q_SLOTS:
         }
     }
 
+    // The published graphs (when ../shared is there) and a 10,000-vertex operator graph: top-down,
+    // no overlaps, and fast enough for the view's 2 s (generously: the machine may be shared).
+    void layeredLayoutReadsTopDownAtScale_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("transformer, 182 layers") << QString();
+        const QDir published(QStringLiteral(CKPT_SHARED_DIR "/data/checkmate-graphs"));
+        for (const QString& f : published.entryList({"*.json"}, QDir::Files, QDir::Name))
+            QTest::newRow(qPrintable(f)) << published.filePath(f);
+    }
+    void layeredLayoutReadsTopDownAtScale()
+    {
+        QFETCH(QString, file);
+        const Graph g = file.isEmpty() ? test::makeTransformerOpGraph(182)
+                                       : parseGraphJson(readTextFile(file.toStdString()), file.toStdString());
+        const LayoutRequest r = requestFor(g, Direction::TopToBottom);
+        const auto start = std::chrono::steady_clock::now();
+        const Layout l = layeredLayout(g, r);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        QVERIFY2(seconds < 5, qPrintable(QString("%1 s").arg(seconds)));
+        QCOMPARE(int(l.nodes.size()), g.vertexCount());
+        checkPointsDown(g, l);
+        checkNoOverlap(l);
+        for (const NodeBox& b : l.nodes)
+            QVERIFY(b.centre.x - b.size.width / 2 >= -1 && b.centre.x + b.size.width / 2 <= l.bounds.width + 1);
+    }
+
+    // Collapsing a group that is not convex makes a cycle; the layout still draws every edge, and
+    // edges that follow the order point down.
+    void layeredLayoutDrawsCycles()
+    {
+        LayoutGraph g;
+        g.nodeCount = 3;
+        g.edges = {{0, 1}, {1, 2}, {2, 0}};
+        g.order = {0, 1, 2};
+        LayoutRequest r;
+        r.direction = Direction::TopToBottom;
+        r.nodeSizes.assign(3, {50, 20});
+        const Layout l = layeredLayout(g, r);
+        QVERIFY(l.nodes[1].centre.y > l.nodes[0].centre.y && l.nodes[2].centre.y > l.nodes[1].centre.y);
+        QVERIFY(near(l.edges[2].bezier.front(), l.nodes[2], 3));
+        QVERIFY(near(l.edges[2].bezier.back(), l.nodes[0], 3));
+    }
+
     void tooBigForDotFallsBackWithANotice()
     {
         const Graph g = test::makeResidualNetwork(20);
@@ -123,7 +199,9 @@ private Q_SLOTS:
 
     void dotPastItsTimeLimitFallsBack()
     {
-        const Graph g = test::makeResidualNetwork(400);
+        // Big enough to outlast dot's first 10 ms poll, small enough that the abandoned run (it keeps
+        // Graphviz's lock until it finishes) does not hold up the next test on a busy machine.
+        const Graph g = test::makeResidualNetwork(150);
         LayoutRequest r = requestFor(g);
         r.timeLimit = std::chrono::milliseconds(1);
         const Layout l = layoutGraph(g, r);
@@ -144,7 +222,7 @@ private Q_SLOTS:
 
     void progressIsReported()
     {
-        const Graph g = test::makeResidualNetwork(300);
+        const Graph g = test::makeResidualNetwork(60);  // dot well within its limit on a busy machine
         LayoutRequest r = requestFor(g);
         double last = -1;
         int calls = 0;

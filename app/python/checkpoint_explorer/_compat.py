@@ -1,0 +1,46 @@
+"""What differs between the torch versions the package runs on (Debian's 1.13, PyTorch 2.x), found by
+feature detection: never by comparing version strings."""
+import inspect
+
+import torch
+import torch.utils.checkpoint
+from torch.utils._python_dispatch import TorchDispatchMode  # noqa: F401  (1.13 and 2.x)
+from torch.utils._pytree import tree_flatten, tree_unflatten  # noqa: F401
+
+_CHECKPOINT_PARAMETERS = inspect.signature(torch.utils.checkpoint.checkpoint).parameters
+
+
+def storage_key(tensor):
+    """Identity of a tensor's storage (device, address), or None when it occupies no memory."""
+    storage = tensor.untyped_storage() if hasattr(tensor, "untyped_storage") else tensor.storage()
+    nbytes = storage.nbytes()
+    if nbytes == 0:
+        return None
+    return (str(tensor.device), storage.data_ptr())
+
+
+def storage_bytes(tensor):
+    storage = tensor.untyped_storage() if hasattr(tensor, "untyped_storage") else tensor.storage()
+    return int(storage.nbytes())
+
+
+def checkpoint(function, *args):
+    """torch.utils.checkpoint, non-reentrant where the installed torch has it: that variant keeps the
+    forward's autograd graph (so gradients reach tensors the function only closes over, like weights
+    transposed outside it) and recomputes the whole function at the first unpack of a saved tensor,
+    i.e. each segment once, at the backward of its last operation that saved something."""
+    kwargs = {}
+    if "use_reentrant" in _CHECKPOINT_PARAMETERS:
+        kwargs["use_reentrant"] = False
+    if "preserve_rng_state" in _CHECKPOINT_PARAMETERS:
+        kwargs["preserve_rng_state"] = True
+    return torch.utils.checkpoint.checkpoint(function, *args, **kwargs)
+
+
+def has_non_reentrant_checkpoint():
+    return "use_reentrant" in _CHECKPOINT_PARAMETERS
+
+
+def is_write_argument(argument):
+    info = argument.alias_info
+    return info is not None and info.is_write

@@ -1,0 +1,88 @@
+"""Runs a VertexGraph's recorded operations vertex by vertex: the interpreter behind the planned module,
+the profiler's steps and the export's per-vertex measurements."""
+from .program import ConstantRef, InputRef, OutputRef
+
+
+class Executor:
+    def __init__(self, vertex_graph):
+        self.graph = vertex_graph
+        self.program = vertex_graph.program
+        self.statics = {}
+
+    def run_statics(self):
+        """What parameters, buffers and shapes alone compute (a transposed weight, `torch.arange(T)`,
+        BatchNorm's `num_batches_tracked += 1`): once per forward, outside any checkpoint, so weights'
+        gradients flow through them and buffer updates happen once per step."""
+        self.statics = {}
+        for op in self.program.ops:
+            if op.kind == "static":
+                flat = self.program.run_op(op, self._static_value)
+                for position, value in enumerate(flat):
+                    self.statics[OutputRef(op.index, position)] = value
+
+    def _static_value(self, ref):
+        if isinstance(ref, ConstantRef):
+            return ref.value
+        return self.statics[ref]
+
+    def value(self, ref, env, local):
+        """A tensor argument: a constant, a static, an exported tensor in `env`, or a view computed here."""
+        if isinstance(ref, ConstantRef):
+            return ref.value
+        if isinstance(ref, InputRef):
+            return env[ref]
+        if ref in local:
+            return local[ref]
+        if ref in env:
+            return env[ref]
+        if ref in self.statics:
+            return self.statics[ref]
+        op = self.program.ops[ref.op]
+        if op.kind != "view":
+            raise LookupError(f"value of op {ref.op} ({op.name}) is not available")
+        flat = self.program.run_op(op, lambda r: self.value(r, env, local))
+        for position, value in enumerate(flat):
+            local[OutputRef(op.index, position)] = value
+        return local[ref]
+
+    def run_vertex(self, index, env, rewrite=None, observer=None):
+        """Runs vertex `index`'s ops, reading other vertices' exports from `env`, adding its own.
+        `observer` (the profiler's) is told before the vertex runs and is shown its exports after."""
+        vertex = self.graph.vertices[index]
+        if observer is not None:
+            observer.before_vertex(vertex)
+        if vertex.input_index >= 0:
+            if observer is not None:
+                observer.after_vertex(vertex, [env[ref] for ref in vertex.exports if ref in env])
+            return
+        local = {}
+        for op_index in vertex.ops:
+            op = self.program.ops[op_index]
+            flat = self.program.run_op(op, lambda r: self.value(r, env, local), rewrite)
+            for position, value in enumerate(flat):
+                local[OutputRef(op_index, position)] = value
+        for ref in vertex.exports:
+            env[ref] = local[ref]
+        if observer is not None:
+            observer.after_vertex(vertex, [local[ref] for ref in vertex.exports])
+
+    def output(self, env):
+        local = {}
+        return self.program.output_from(lambda r: self.value(r, env, local))
+
+    def last_readers(self, order):
+        """For each export, the position in `order` (a list of vertex-index lists) after which no
+        step reads it: the step may then drop it, as a Python forward drops a local it no longer uses."""
+        position_of = {}
+        for step, indices in enumerate(order):
+            for index in indices:
+                position_of[index] = step
+        last = {}
+        for v in self.graph.vertices:
+            for _, base, _ in self.graph.reads(v):
+                last[base] = max(last.get(base, -1), position_of[v.index])
+        keep = set()
+        for ref in self.program.output_refs:
+            if ref is not None:
+                keep.update(self.graph.base_refs(ref))
+        return {ref: step for ref, step in last.items() if ref not in keep}

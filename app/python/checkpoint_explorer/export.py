@@ -1,0 +1,132 @@
+"""export_graph: a live nn.Module to the graph file `ckptx` reads, with everything the `pytorch` memory
+model uses measured the way `ckptx-torch import` measures it (docs/FORMAT.md)."""
+import torch
+
+from . import graph_file
+from .executor import Executor
+from .memory import TransientMeter
+from .program import ExportError, InputRef, OutputRef, record
+from .vertices import VertexGraph, dtype_name
+
+
+def check_module(model):
+    if not isinstance(model, torch.nn.Module):
+        raise ExportError(f"expected a torch.nn.Module, got {type(model).__name__}")
+
+
+def check_inputs(inputs):
+    if isinstance(inputs, torch.Tensor):
+        inputs = (inputs,)
+    inputs = tuple(inputs)
+    if not inputs or not all(isinstance(t, torch.Tensor) for t in inputs):
+        raise ExportError("example inputs must be one tensor or a sequence of tensors")
+    return inputs
+
+
+def trace(model, inputs, granularity="module", depth=None):
+    """Records model(*inputs) in training mode and cuts it into vertices (a VertexGraph)."""
+    check_module(model)
+    inputs = check_inputs(inputs)
+    was_training = model.training
+    model.train()
+    try:
+        program = record(model, inputs)
+    finally:
+        model.train(was_training)
+    return VertexGraph(program, granularity, depth)
+
+
+def measure_workspace(vertex_graph, device):
+    """Operator scratch memory per vertex (rule P8): each vertex runs once more with autograd on fresh
+    copies of its inputs, then its backward from gradients of ones with the parameters' gradients unset
+    (as in a fresh step); the peak of each run above its start, minus what it leaves allocated. The
+    backward keeps its graph (retain_graph) so that releasing what the forward saved cannot hide
+    what the backward allocates: `ckptx-torch import` ignores those frees the same way."""
+    model = vertex_graph.program.model
+    executor = Executor(vertex_graph)
+    meter = TransientMeter(device)
+    saved_grads = [(p, p.grad) for p in model.parameters()]
+    state = [(b, b.detach().clone()) for b in model.buffers()]
+    rng = torch.get_rng_state()
+    values = {}
+    try:
+        executor.run_statics()
+        with torch.no_grad():
+            for i, t in enumerate(vertex_graph.program.inputs):
+                values[InputRef(i)] = _example_like(t, device)
+            for v in vertex_graph.vertices:
+                executor.run_vertex(v.index, values)
+        for v in vertex_graph.vertices:
+            if v.input_index >= 0:
+                continue
+            env = {}
+            for _, base, _ in vertex_graph.reads(v):
+                tensor = values[base].detach().clone()
+                if tensor.is_floating_point():
+                    tensor = tensor.requires_grad_(True).clone()
+                env[base] = tensor
+            executor.run_statics()
+            v.forward_workspace_bytes, v.backward_workspace_bytes = _vertex_workspace(executor, meter, v, env)
+    finally:
+        for p, g in saved_grads:
+            p.grad = g
+        with torch.no_grad():
+            for b, copy in state:
+                b.copy_(copy)
+        torch.set_rng_state(rng)
+
+
+def _vertex_workspace(executor, meter, vertex, env):
+    forward = meter.measure(lambda: executor.run_vertex(vertex.index, env))
+    roots = [env[r] for r in vertex.exports if isinstance(env.get(r), torch.Tensor) and env[r].requires_grad]
+    for p in executor.program.model.parameters():
+        p.grad = None
+    if not roots:
+        return forward, 0
+    grads = [torch.ones_like(r) for r in roots]
+    return forward, meter.measure(lambda: torch.autograd.backward(roots, grads, retain_graph=True))
+
+
+def _example_like(info, device):
+    if info.floating:
+        return torch.randn(info.shape, dtype=info.dtype, device=device)
+    return torch.zeros(info.shape, dtype=info.dtype, device=device)
+
+
+def metadata(vertex_graph, granularity, depth):
+    program = vertex_graph.program
+    params = sum(b for _, b in program.parameters.values())
+    buffers = sum(b for _, b in program.buffers.values())
+    inputs = [{"shape": list(t.shape), "dtype": dtype_name(t.dtype)} for t in program.inputs]
+    meta = {"source_format": "pytorch", "granularity": granularity, "inputs": inputs,
+            "input_shape": inputs[0]["shape"], "input_dtype": inputs[0]["dtype"],
+            "batch_dim": 0, "batch_size": inputs[0]["shape"][0] if inputs[0]["shape"] else 1,
+            "parameter_bytes": params, "buffer_bytes": buffers, "mode": "train",
+            "model_class": type(program.model).__name__, "torch_version": torch.__version__}
+    if depth is not None:
+        meta["depth"] = depth
+    return meta
+
+
+def export_graph(model, example_inputs, path=None, granularity="module", depth=None, name=None):
+    """Records `model(*example_inputs)` as it really runs (training mode, with autograd) and writes the
+    graph file `ckptx` reads to `path` (atomically). Returns the graph as a dict. Byte sizes hold for
+    the example inputs' shapes: export at the batch you train with."""
+    inputs = check_inputs(example_inputs)
+    vertex_graph = trace(model, inputs, granularity, depth)
+    device = inputs[0].device
+    was_training = model.training
+    model.train()
+    try:
+        measure_workspace(vertex_graph, device)
+    finally:
+        model.train(was_training)
+    document = graph_file.graph_json(vertex_graph, name or type(model).__name__,
+                                     metadata(vertex_graph, granularity, depth))
+    document["metadata"]["fingerprint"] = graph_file.graph_fingerprint(vertex_graph)
+    if path is not None:
+        graph_file.write_atomically(path, graph_file.dumps(document))
+    return document
+
+
+__all__ = ["export_graph", "ExportError", "OutputRef"]

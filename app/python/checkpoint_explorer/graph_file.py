@@ -1,0 +1,119 @@
+"""The graph file `ckptx` reads (docs/FORMAT.md, schema checkpoint-explorer/graph version 1), written
+atomically, and its fingerprint computed exactly as core/graph/GraphFingerprint.cpp does, so that a
+plan `ckptx solve` made for the file can be checked against the live model."""
+import heapq
+import json
+import os
+import struct
+import tempfile
+
+_FNV_OFFSET = 14695981039346656037
+_FNV_PRIME = 1099511628211
+_MASK = (1 << 64) - 1
+
+
+def _fnv(h, data):
+    for byte in data:
+        h = ((h ^ byte) * _FNV_PRIME) & _MASK
+    return h
+
+
+def fingerprint(vertex_ids, vertex_bytes, edges):
+    """FNV-1a over every vertex id (NUL-terminated) and byte size and every edge's endpoint indices, in
+    file order, followed by the virtual source and sink GraphBuilder adds to a graph with several
+    sources or sinks (0 bytes; edges to each source / from each sink in topological order)."""
+    n = len(vertex_ids)
+    succ = [[] for _ in range(n)]
+    indegree = [0] * n
+    for a, b in edges:
+        succ[a].append(b)
+        indegree[b] += 1
+    has_pred = [d > 0 for d in indegree]
+    ready = [v for v in range(n) if indegree[v] == 0]
+    heapq.heapify(ready)
+    topo = []
+    while ready:
+        v = heapq.heappop(ready)
+        topo.append(v)
+        for s in succ[v]:
+            indegree[s] -= 1
+            if indegree[s] == 0:
+                heapq.heappush(ready, s)
+    sources = [v for v in topo if not has_pred[v]]
+    sinks = [v for v in topo if not succ[v]]
+    ids, sizes, all_edges = list(vertex_ids), list(vertex_bytes), list(edges)
+    taken = set(ids)
+    for name, ends, outgoing in (("__virtual_source__", sources, True), ("__virtual_sink__", sinks, False)):
+        if len(ends) <= 1:
+            continue
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        index = len(ids)
+        ids.append(name)
+        sizes.append(0)
+        all_edges.extend((index, v) if outgoing else (v, index) for v in ends)
+    h = _FNV_OFFSET
+    for vid, size in zip(ids, sizes):
+        h = _fnv(h, vid.encode("utf-8") + b"\0")
+        h = _fnv(h, struct.pack("<q", size))
+    for a, b in all_edges:
+        h = _fnv(h, struct.pack("<q", a))
+        h = _fnv(h, struct.pack("<q", b))
+    return f"fnv1a64:{h:016x}"
+
+
+def write_atomically(path, text):
+    """Writes through a temporary file in the same folder, fsynced, then renamed over the target: a
+    killed run leaves the old file or none, never a half-written one."""
+    target = os.path.realpath(path)  # write through a symbolic link, not over it
+    handle, temporary = tempfile.mkstemp(prefix=os.path.basename(target) + ".", suffix=".tmp",
+                                         dir=os.path.dirname(target))
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        if os.path.exists(target):
+            os.chmod(temporary, os.stat(target).st_mode & 0o7777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def graph_json(vertex_graph, name, metadata):
+    """The graph file's JSON object for a VertexGraph."""
+    saved_by = vertex_graph.saved_by()
+    vertices = []
+    for v in vertex_graph.vertices:
+        entry = {"id": v.id, "name": v.id, "op": v.op, "bytes": int(v.bytes), "shape": [int(d) for d in v.shape],
+                 "dtype": v.dtype}
+        if v.input_index < 0:
+            entry.update({"module": v.module, "compute": float(v.compute),
+                          "parameter_bytes": int(v.parameter_bytes), "saved_bytes": int(v.saved_bytes),
+                          "forward_workspace_bytes": int(v.forward_workspace_bytes),
+                          "backward_workspace_bytes": int(v.backward_workspace_bytes)})
+        else:
+            entry["compute"] = 0.0
+        entry["saved_by"] = saved_by[v.index]
+        vertices.append(entry)
+    edges = [{"from": vertex_graph.vertices[d].id, "to": v.id} for v in vertex_graph.vertices for d in v.deps]
+    return {"schema": "checkpoint-explorer/graph", "version": 1, "name": name, "metadata": metadata,
+            "vertices": vertices, "edges": edges}
+
+
+def graph_fingerprint(vertex_graph):
+    ids = [v.id for v in vertex_graph.vertices]
+    sizes = [int(v.bytes) for v in vertex_graph.vertices]
+    edges = [(d, v.index) for v in vertex_graph.vertices for d in v.deps]
+    return fingerprint(ids, sizes, edges)
+
+
+def dumps(document):
+    return json.dumps(document, indent=1, sort_keys=False) + "\n"

@@ -1,0 +1,39 @@
+"""`--input SHAPE[:DTYPE[:HIGH]]` (one per forward argument) and the random tensors made from it."""
+import torch
+
+DTYPES = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16, "bfloat16": torch.bfloat16,
+          "int64": torch.int64, "int32": torch.int32, "int16": torch.int16, "int8": torch.int8,
+          "uint8": torch.uint8, "bool": torch.bool}
+
+
+class InputSpec:
+    def __init__(self, shape, dtype, high):
+        self.shape, self.dtype, self.high = shape, dtype, high
+
+    def make(self, device="cpu"):
+        if self.dtype.is_floating_point:
+            return torch.randn(self.shape, dtype=self.dtype, device=device)
+        if self.dtype == torch.bool:
+            return torch.zeros(self.shape, dtype=self.dtype, device=device)
+        return torch.randint(0, self.high, self.shape, dtype=self.dtype, device=device)
+
+
+def parse_input(text):
+    """'8x3x224x224', '4x64:int64' or '4x64:int64:50257'. Integer inputs are token ids drawn from
+    [0, HIGH); HIGH defaults to 2, valid for any embedding (memory and time do not depend on the ids)."""
+    parts = text.split(":")
+    if len(parts) > 3:
+        raise ValueError(f"input {text!r} is not like 8x3x224x224, 4x64:int64 or 4x64:int64:50257")
+    dims = parts[0].split("x")
+    if not all(d.isdigit() and 0 < int(d) < 10**9 for d in dims):
+        raise ValueError(f"input shape {parts[0]!r} is not like 8x3x224x224 (positive sizes joined by x)")
+    name = parts[1] if len(parts) > 1 else "float32"
+    if name not in DTYPES:
+        raise ValueError(f"input dtype {name!r} is not one of {', '.join(DTYPES)}")
+    dtype = DTYPES[name]
+    high = 2
+    if len(parts) == 3:
+        if dtype.is_floating_point or not parts[2].isdigit() or int(parts[2]) < 1:
+            raise ValueError(f"input {text!r}: HIGH (the id range) goes with an integer dtype and must be >= 1")
+        high = int(parts[2])
+    return InputSpec(tuple(int(d) for d in dims), dtype, high)

@@ -1,0 +1,301 @@
+"""apply_plan: a module whose forward executes a checkpoint plan with torch.utils.checkpoint.
+
+The plan's checkpoints are kept; every other vertex belongs to a segment (a connected component of
+non-checkpoints, as `evaluate()` finds them, Feng & Huang Eq. 2) that runs inside one checkpointed
+function together with the checkpoints it feeds (its exits), from the tensors it reads (its entries).
+Non-reentrant checkpointing re-forwards that function once, at the backward of its last operation,
+which is rule S2 of docs/MEMORY-MODEL.md. Segments that feed one exit are re-forwarded together (as
+the memory models assume), so they share a function; so do segments whose functions would read
+each other's exits."""
+import json
+import warnings
+
+import torch
+
+from . import _compat, graph_file
+from .executor import Executor
+from .program import ConstantRef, ExportError, InputRef, record
+from .vertices import VertexGraph
+
+
+class PlanError(Exception):
+    """A plan that cannot be applied to this model; the message says why."""
+
+
+def read_plan(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            document = json.load(f)
+    except OSError as error:
+        raise PlanError(f"{path}: {error.strerror}") from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise PlanError(f"{path}: not a JSON plan file ({error})") from None
+    if not isinstance(document, dict) or document.get("schema") != "checkpoint-explorer/plan":
+        raise PlanError(f"{path}: not a checkpoint-explorer plan file (no \"schema\": \"checkpoint-explorer/plan\")")
+    if document.get("version") != 1:
+        raise PlanError(f"{path}: plan version {document.get('version')!r} is not supported (expected 1)")
+    checkpoints = document.get("checkpoints")
+    if not isinstance(checkpoints, list) or not all(isinstance(c, str) for c in checkpoints):
+        raise PlanError(f"{path}: /checkpoints: expected an array of vertex ids")
+    graph = document.get("graph") if isinstance(document.get("graph"), dict) else {}
+    document["path"] = path
+    document["fingerprint"] = graph.get("fingerprint")
+    document["vertex_count"] = graph.get("vertices")
+    return document
+
+
+def plan_steps(vertex_graph, checkpoint_ids):
+    """The plan as steps in execution order: each a list of vertex indices and whether it is a
+    checkpointed function (it holds non-checkpoints) or checkpoints computed plainly."""
+    vertices = vertex_graph.vertices
+    keep = {v.index for v in vertices if v.id in checkpoint_ids or v.input_index >= 0}
+    keep.update(vertex_graph.sinks)
+    parent = {v.index: v.index for v in vertices}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    # A segment (component of non-checkpoints) joins the checkpoints it feeds: its exits.
+    for v in vertices:
+        for d in v.deps:
+            if d not in keep:
+                parent[find(d)] = find(v.index)
+    members = {}
+    for v in vertices:
+        members.setdefault(find(v.index), []).append(v.index)
+    groups = [sorted(m) for m in members.values()]
+    return [(group, any(i not in keep for i in group)) for group in _condense(groups, vertices)]
+
+
+def _condense(groups, vertices):
+    """Merges groups that read each other (a cycle among them) and orders the result topologically."""
+    while True:
+        group_of = {i: g for g, members in enumerate(groups) for i in members}
+        edges = {g: set() for g in range(len(groups))}
+        for v in vertices:
+            for d in v.deps:
+                a, b = group_of[d], group_of[v.index]
+                if a != b:
+                    edges[a].add(b)
+        order, cycle = _topological(len(groups), edges)
+        if cycle is None:
+            return [groups[g] for g in order]
+        merged = sorted(i for g in cycle for i in groups[g])
+        groups = [m for g, m in enumerate(groups) if g not in cycle] + [merged]
+
+
+def _topological(n, edges):
+    """(order, None), or (None, the groups of one cycle)."""
+    indegree = [0] * n
+    for a in edges:
+        for b in edges[a]:
+            indegree[b] += 1
+    ready = sorted(g for g in range(n) if indegree[g] == 0)
+    order = []
+    while ready:
+        g = ready.pop(0)
+        order.append(g)
+        for b in sorted(edges[g]):
+            indegree[b] -= 1
+            if indegree[b] == 0:
+                ready.append(b)
+    if len(order) == n:
+        return order, None
+    # Walk predecessors among the rest until a group repeats: that walk closes a cycle.
+    rest = set(range(n)) - set(order)
+    preds = {g: [a for a in rest if g in edges[a]] for g in rest}
+    g = next(iter(rest))
+    path = []
+    while g not in path:
+        path.append(g)
+        g = preds[g][0]
+    return None, set(path[path.index(g):])
+
+
+class PlannedModule(torch.nn.Module):
+    """`model` with a checkpoint plan applied; parameters and buffers are the model's own."""
+
+    def __init__(self, model, plan, granularity, depth):
+        super().__init__()
+        self.model = model
+        self.plan = plan
+        self.granularity = granularity
+        self.depth = depth
+        self._signatures = {}
+        self._structure = None  # (ids, edges) of the graph the plan was verified against
+        # Storage -> bytes of the tensors the last forward handed to checkpointed functions: what
+        # they keep for their re-forward (torch 1.13 keeps them in a closure, unseen by
+        # saved_tensors_hooks; 2.x saves them through autograd).
+        self.checkpoint_inputs = {}
+        self.observer = None  # the profiler's: told when each vertex runs in the forward
+
+    def extra_repr(self):
+        return f"plan={self.plan['path']!r}, checkpoints={len(self.plan['checkpoints'])}"
+
+    def vertex_graph(self, inputs):
+        """The recorded graph for these inputs (recorded now if this signature is new)."""
+        return self._prepared(inputs)["graph"]
+
+    def _prepared(self, inputs):
+        key = (self.model.training,) + tuple((tuple(t.shape), t.dtype, str(t.device)) if isinstance(t, torch.Tensor)
+                                             else (type(t).__name__, t) for t in inputs)
+        prepared = self._signatures.get(key)
+        if prepared is None:
+            prepared = self._prepare(inputs)
+            self._signatures[key] = prepared
+        return prepared
+
+    def forward(self, *inputs):
+        if not torch.is_grad_enabled() or not any(p.requires_grad for p in self.model.parameters()):
+            return self.model(*inputs)
+        return self._run(self._prepared(inputs), inputs)
+
+    # -- preparing a signature --------------------------------------------------------------------
+    def _prepare(self, inputs):
+        if not all(isinstance(t, torch.Tensor) for t in inputs):
+            raise PlanError("the planned module takes tensors only")
+        program = record(self.model, inputs, saved=False)
+        graph = self._verified_graph(program)
+        steps = plan_steps(graph, set(self.plan["checkpoints"]))
+        readers = graph.readers()
+        outputs = {base for r in program.output_refs if r is not None for base in graph.base_refs(r)}
+        prepared = []
+        for members, checkpointed in steps:
+            inside = set(members)
+            entries = []
+            for index in members:
+                for _, base, producer in graph.reads(graph.vertices[index]):
+                    if producer not in inside and base not in entries:
+                        entries.append(base)
+            exits = [ref for index in members for ref in graph.vertices[index].exports
+                     if ref in outputs or any(r not in inside for r in readers.get(ref, ()))]
+            last_use = {}
+            for position, index in enumerate(members):
+                for _, base, _ in graph.reads(graph.vertices[index]):
+                    last_use[base] = position
+            # Inside a function, a tensor goes when its last reader there has run (unless it leaves).
+            drop = [[] for _ in members]
+            for ref, position in last_use.items():
+                if ref not in exits:
+                    drop[position].append(ref)
+            prepared.append(_Step(members, checkpointed, entries, exits, drop))
+        executor = Executor(graph)
+        return {"graph": graph, "executor": executor, "steps": prepared,
+                "last": executor.last_readers([step.members for step in prepared])}
+
+    def _verified_graph(self, program):
+        """The program cut at the plan's granularity: module, else op (whichever the plan fits)."""
+        errors = []
+        for granularity in ((self.granularity,) if self.granularity else ("module", "op")):
+            graph = VertexGraph(program, granularity, self.depth)
+            try:
+                self._verify(graph)
+                self.granularity = granularity
+                return graph
+            except PlanError as error:
+                errors.append(error)
+        raise errors[0]
+
+    def _verify(self, graph):
+        structure = ([v.id for v in graph.vertices], [(d, v.index) for v in graph.vertices for d in v.deps])
+        if self._structure is not None:
+            if structure != self._structure:
+                raise PlanError(f"{self.plan['path']}: this input signature makes a different graph than the one the "
+                                "plan was checked against (control flow depends on the input shape)")
+            return
+        wanted = self.plan.get("fingerprint")
+        have = graph_file.graph_fingerprint(graph)
+        if wanted == have:
+            self._structure = structure
+            return
+        ids = set(structure[0])
+        by_path = (self.plan.get("vertex_count") == len(graph.vertices)
+                   and all(c in ids for c in self.plan["checkpoints"]))
+        if by_path:
+            warnings.warn(f"{self.plan['path']}: fingerprint {wanted} differs from this model's {have}; the plan's "
+                          "checkpoints are applied by vertex id (module path)", stacklevel=3)
+        else:
+            raise PlanError(f"{self.plan['path']}: the plan is for another graph (fingerprint {wanted}, this model "
+                            f"exported at these inputs gives {have}); export this model at the shapes you train "
+                            "with and solve that graph")
+        self._structure = structure
+
+    # -- running ----------------------------------------------------------------------------------
+    def _run(self, prepared, inputs):
+        executor, last = prepared["executor"], prepared["last"]
+        self.checkpoint_inputs = {}
+        executor.run_statics()
+        env = {InputRef(i): t for i, t in enumerate(inputs)}
+        for position, step in enumerate(prepared["steps"]):
+            if step.checkpointed:
+                self._run_unit(executor, step, env)
+            else:
+                for index in step.members:
+                    executor.run_vertex(index, env, observer=self.observer)
+            for ref in [r for r, at in last.items() if at == position and r in env]:
+                del env[ref]
+        return executor.output(env)
+
+    def _run_unit(self, executor, step, env):
+        calls = [0]
+
+        buffers = executor.program.buffers
+
+        def rewrite(op, leaves):
+            # A re-forward must not update BatchNorm's running statistics (or any buffer) again. It
+            # reads copies: torch 1.13's native_batch_norm schema does not mark what it writes.
+            if calls[0] > 1:
+                for position, leaf in enumerate(op.leaves):
+                    if isinstance(leaf, ConstantRef) and _compat.storage_key(leaves[position]) in buffers:
+                        leaves[position] = leaves[position].clone()
+            return leaves
+
+        def segment(*tensors):
+            calls[0] += 1
+            local = dict(zip(step.entries, tensors))
+            observer = self.observer if calls[0] == 1 else None
+            for position, index in enumerate(step.members):
+                executor.run_vertex(index, local, rewrite, observer)
+                for ref in step.drop[position]:
+                    local.pop(ref, None)
+            return tuple(local[ref] for ref in step.exits)
+
+        entries = [env[ref] for ref in step.entries]
+        for tensor in entries:
+            key = _compat.storage_key(tensor)
+            if key not in self.checkpoint_inputs:
+                self.checkpoint_inputs[key] = _compat.storage_bytes(tensor)
+        outputs = _compat.checkpoint(segment, *entries)
+        for ref, value in zip(step.exits, outputs):
+            env[ref] = value
+
+
+class _Step:
+    def __init__(self, members, checkpointed, entries, exits, drop):
+        self.members = members
+        self.drop = drop  # per member: the refs no later member reads
+        self.checkpointed = checkpointed
+        self.entries = entries  # refs it reads from earlier steps
+        self.exits = exits  # refs later steps or the output read
+
+
+def apply_plan(model, plan_path, granularity=None, depth=None, example_inputs=None):
+    """A module whose forward runs `model` with the plan's checkpoints (torch.utils.checkpoint,
+    non-reentrant where the installed torch has it). The plan must come from the graph that
+    `export_graph` writes for this model (checked by fingerprint at the first forward, or at once with
+    `example_inputs`); a module-granularity plan from `ckptx-torch import` of the same model applies by
+    module path when it names as many vertices as this export has."""
+    if not isinstance(model, torch.nn.Module):
+        raise PlanError(f"expected a torch.nn.Module, got {type(model).__name__}")
+    plan = read_plan(plan_path)
+    planned = PlannedModule(model, plan, granularity, depth)
+    if example_inputs is not None:
+        inputs = (example_inputs,) if isinstance(example_inputs, torch.Tensor) else tuple(example_inputs)
+        try:
+            planned._prepare(inputs)
+        except ExportError as error:
+            raise PlanError(str(error)) from None
+    return planned

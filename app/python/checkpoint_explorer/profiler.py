@@ -1,0 +1,168 @@
+"""`python3 -m checkpoint_explorer profile`: a regular and a planned training step of the user's model,
+where the user trains (CPU or CUDA), measured per training phase on the index the simulators use, and
+written in the trace format `ckptx simulate --trace` and the app read (docs/FORMAT.md, "Profile traces")."""
+import copy
+import json
+import statistics
+import time
+
+import torch
+
+from . import _compat, graph_file
+from .memory import PhaseMeter
+from .planned import PlanError, PlannedModule, apply_plan
+from .vertices import dtype_name
+
+RTOL, ATOL = 1e-4, 1e-5
+
+
+class _PhaseObserver:
+    """Marks the phases of one step: forward phase p+1 begins when vertex p (topological position p,
+    the input being 0) starts; its backward phase 2N-p when its gradient is complete (a tensor hook)."""
+
+    def __init__(self, meter, position, n):
+        self.meter, self.position, self.n = meter, position, n
+
+    def before_vertex(self, vertex):
+        self.meter.phase(self.position[vertex.id] + 1)
+
+    def after_vertex(self, vertex, tensors):
+        phase = 2 * self.n - self.position[vertex.id]
+        for tensor in tensors:
+            if isinstance(tensor, torch.Tensor) and tensor.requires_grad:
+                tensor.register_hook(lambda grad, phase=phase: self.meter.phase(phase))
+
+
+def _storage_total(tensors):
+    seen = {}
+    for t in tensors:
+        key = _compat.storage_key(t)
+        if key is not None:
+            seen[key] = _compat.storage_bytes(t)
+    return sum(seen.values())
+
+
+def _loss(output):
+    flat, _ = _compat.tree_flatten(output)
+    tensors = [t for t in flat if isinstance(t, torch.Tensor) and t.is_floating_point()]
+    return sum(t.float().mean() for t in tensors)
+
+
+def _step(module, model, inputs, observer=None, meter=None, n=0, device="cpu"):
+    for p in model.parameters():
+        p.grad = None
+    inputs = tuple(t.detach().requires_grad_(t.is_floating_point()) for t in inputs)
+    if meter is not None:
+        baseline = meter.allocated()
+        if baseline is None:
+            baseline = _storage_total(list(model.parameters()) + list(model.buffers()) + list(inputs))
+        meter.start(baseline)
+        meter.phase(0)
+        module.observer = observer
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    loss = _loss(module(*inputs))
+    loss.backward()
+    if meter is not None:
+        meter.phase(2 * n + 1)
+    del loss
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+    elapsed = (time.perf_counter() - start) * 1000.0
+    if meter is None:
+        return elapsed, None, inputs
+    module.observer = None
+    phases = meter.stop()
+    return elapsed, (baseline, phases), inputs
+
+
+def _phase_list(phases, n, baseline):
+    out, end = [], baseline
+    for index in range(2 * n + 2):
+        if index in phases:
+            end, peak = phases[index]
+        else:
+            peak = end
+        out.append({"index": index, "end_bytes": int(end), "peak_bytes": int(max(peak, end))})
+    return out
+
+
+def _first_difference(reference, planned, reference_inputs, planned_inputs):
+    pairs = list(zip(reference.named_parameters(), planned.named_parameters()))
+    for i, (a, b) in enumerate(zip(reference_inputs, planned_inputs)):
+        pairs.append(((f"input {i}", a), (f"input {i}", b)))
+    for (name, a), (_, b) in pairs:
+        if (a.grad is None) != (b.grad is None):
+            return f"{name}: gradient missing in the {'planned' if b.grad is None else 'regular'} step"
+        if a.grad is not None and not torch.allclose(b.grad, a.grad, rtol=RTOL, atol=ATOL):
+            return f"{name}: gradients differ (max |planned - regular| = {float((b.grad - a.grad).abs().max()):.3g})"
+    return None
+
+
+def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, model_name=None):
+    """Runs and measures the steps; returns the trace (a dict). Raises PlanError when the graph or the
+    plan is not this model's, or when the planned step's gradients differ from the regular step's."""
+    with open(graph_path, encoding="utf-8") as f:
+        graph = json.load(f)
+    ids = [v["id"] for v in graph.get("vertices", [])]
+    reference_model, planned_model = copy.deepcopy(model), copy.deepcopy(model)
+    for m in (reference_model, planned_model):
+        m.train()
+    planned = apply_plan(planned_model, plan_path)
+    vertex_graph = planned.vertex_graph(inputs)
+    if [v.id for v in vertex_graph.vertices] != ids:
+        raise PlanError(f"{graph_path}: not this model's graph at inputs "
+                        f"{', '.join('x'.join(map(str, t.shape)) for t in inputs)} (export it again)")
+    every = {"schema": "checkpoint-explorer/plan", "checkpoints": ids, "path": "(every vertex kept)",
+             "fingerprint": graph_file.graph_fingerprint(vertex_graph), "vertex_count": len(ids)}
+    regular = PlannedModule(reference_model, every, planned.granularity, planned.depth)
+    n = len(ids)
+    position = {vid: i for i, vid in enumerate(ids)}
+    # Warm-up, then K timed steps of each, alternating; then one measured step of each.
+    state = copy.deepcopy(planned_model.state_dict())
+    _step(regular, reference_model, inputs, device=device)
+    _step(planned, planned_model, inputs, device=device)
+    times = {"regular": [], "checkpointed": []}
+    for _ in range(max(1, iterations)):
+        times["regular"].append(_step(regular, reference_model, inputs, device=device)[0])
+        times["checkpointed"].append(_step(planned, planned_model, inputs, device=device)[0])
+    reference_model.load_state_dict(state)
+    planned_model.load_state_dict(state)
+    results = {}
+    step_inputs = {}
+    for name, module, m in (("regular", regular, reference_model), ("checkpointed", planned, planned_model)):
+        meter = PhaseMeter(device)
+        torch.manual_seed(0)
+        _, (baseline, phases), step_inputs[name] = _step(module, m, inputs, _PhaseObserver(meter, position, n),
+                                                         meter, n, device)
+        listed = _phase_list(phases, n, baseline)
+        results[name] = {"peak_bytes": max(p["peak_bytes"] for p in listed),
+                         "step_ms": statistics.median(times[name]), "step_ms_all": times[name],
+                         "phases": listed}
+    mismatch = _first_difference(reference_model, planned_model, step_inputs["regular"], step_inputs["checkpointed"])
+    with open(plan_path, encoding="utf-8") as f:
+        checkpoints = set(json.load(f)["checkpoints"])
+    checkpoints.update(ids[i] for i in vertex_graph.sinks)
+    checkpoints.update(ids[i] for i in vertex_graph.input_vertex)
+    trace = {"schema": "checkpoint-explorer/trace", "version": 1, "model": model_name or type(model).__name__,
+             "device": str(device), "input_shape": list(inputs[0].shape),
+             "inputs": [{"shape": list(t.shape), "dtype": dtype_name(t.dtype)} for t in inputs],
+             "iterations": max(1, iterations), "source": "python", "torch_version": torch.__version__,
+             "memory_source": "cuda caching allocator" if str(device).startswith("cuda")
+             else "c10 CPU allocator events (autograd profiler, profile_memory)",
+             "vertices": ids, "checkpoints": [i for i in ids if i in checkpoints],
+             "gradients_match": mismatch is None, "gradient_tolerance": {"rtol": RTOL, "atol": ATOL},
+             "baseline_bytes": int(results["regular"]["phases"][0]["end_bytes"]),
+             "regular": results["regular"], "checkpointed": results["checkpointed"]}
+    if mismatch is not None:
+        trace["mismatch"] = mismatch
+    return trace
+
+
+def profile_to_file(model, inputs, graph_path, plan_path, output, device="cpu", iterations=3, model_name=None):
+    trace = profile(model, inputs, graph_path, plan_path, device, iterations, model_name)
+    if not trace["gradients_match"]:
+        raise PlanError(f"the planned step's gradients differ from the regular step's: {trace['mismatch']}")
+    graph_file.write_atomically(output, json.dumps(trace, indent=1) + "\n")
+    return trace

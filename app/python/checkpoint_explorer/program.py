@@ -1,0 +1,360 @@
+"""A model's forward as it really ran: the aten operations, recorded below autograd by a
+TorchDispatchMode during one concrete call, with the module call each ran in and the tensors autograd
+saved for its backward.
+
+Why concrete execution at the dispatcher, not torch.fx: symbolic tracing fails on code people write
+(`torch.arange(0, T)` with `B, T, C = x.size()`, data-dependent Python), and TorchScript is deprecated
+upstream. The dispatcher sees every operation that allocates, in order, after composite operations are
+decomposed into the ones autograd differentiates, so replaying the record (`Program.run_op`) under
+autograd builds the same backward graph the model builds. The price: the record is specialised to the
+input shapes and to the control flow taken (the planned module re-records per input signature)."""
+import dataclasses
+import itertools
+import weakref
+
+import torch
+
+from . import _compat
+
+
+class ExportError(Exception):
+    """A model that cannot be recorded or exported; the message names the module and the reason."""
+
+
+@dataclasses.dataclass(frozen=True)
+class InputRef:
+    index: int
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ConstantRef:
+    """A parameter, a buffer, or a tensor the forward read from elsewhere (a plain attribute)."""
+    value: object
+
+
+@dataclasses.dataclass(frozen=True)
+class OutputRef:
+    op: int
+    position: int  # in the op's flattened outputs
+
+
+@dataclasses.dataclass
+class TensorInfo:
+    shape: tuple
+    dtype: torch.dtype
+    storage: object  # the recorder's storage id (the address for parameters, buffers), None if empty
+    storage_bytes: int
+    floating: bool
+
+
+@dataclasses.dataclass
+class RecordedOp:
+    index: int
+    func: object  # torch._ops.OpOverload
+    leaves: list  # flattened (args, kwargs): refs for tensors, plain values otherwise
+    spec: object  # their tree structure
+    outputs: list  # TensorInfo or None per flattened output
+    out_spec: object
+    calls: tuple  # ((module path, call number), ...) outermost first, the model itself excluded
+    static: bool  # reads no value computed from the inputs: parameters, constants, shapes only
+    kind: str = ""  # "allocating", "inplace", "view" (dynamic ops); "static"
+    fresh: bool = False  # one of its outputs occupies storage no earlier live tensor had
+    written: int = -1  # leaf index of the tensor an in-place op writes
+    saved: list = dataclasses.field(default_factory=list)  # storage keys autograd saved for its backward
+
+    @property
+    def name(self):
+        return self.func._schema.name
+
+    def tensor_refs(self):
+        return [leaf for leaf in self.leaves if isinstance(leaf, (InputRef, ConstantRef, OutputRef))]
+
+
+def _describe_call(calls):
+    return calls[-1][0] if calls else "the top module"
+
+
+class Program:
+    def __init__(self, model):
+        self.model = model
+        self.ops = []
+        self.inputs = []  # TensorInfo per model input
+        self.output_refs = []  # refs of the model output's tensors
+        self.output_spec = None
+        self.parameters = {}  # storage key -> (name, bytes)
+        self.buffers = {}
+        self.module_paths = {}
+
+    def run_op(self, op, value_of, rewrite=None):
+        """Runs a recorded op; `value_of(ref)` gives each tensor argument. `rewrite(op, leaves)` may
+        replace arguments (the planned module hands a re-forward copies of the running statistics)."""
+        leaves = [value_of(leaf) if isinstance(leaf, (InputRef, ConstantRef, OutputRef)) else leaf for leaf in op.leaves]
+        if rewrite is not None:
+            leaves = rewrite(op, leaves)
+        args, kwargs = _compat.tree_unflatten(leaves, op.spec)
+        out = op.func(*args, **kwargs)
+        flat, _ = _compat.tree_flatten(out)
+        return flat
+
+    def output_from(self, value_of):
+        leaves = [value_of(ref) if ref is not None else None for ref in self.output_refs]
+        return _compat.tree_unflatten(leaves, self.output_spec)
+
+
+class _Recorder(_compat.TorchDispatchMode):
+    def __init__(self, program, stack, constants, keep):
+        super().__init__()
+        self.program = program
+        self.stack = stack
+        self.constants = constants  # id -> ConstantRef for parameters and buffers
+        self.refs = {}  # id(tensor) -> ref
+        self.static_refs = set()
+        # Recorded tensors either stay alive (`keep`: the export, which reads what autograd saved) or
+        # are forgotten when they die, so that a recording holds no more memory than a forward.
+        self.keep = [] if keep else None
+        self.live = {}  # storage address -> [storage id, number of recorded tensors on it]
+        self.serials = itertools.count()
+        self.last_outputs = (-1, [])
+        self.nodes = {}  # id(backward node) -> (node, op index)
+
+    def storage_id(self, tensor):
+        """A storage's identity for the whole recording: parameters and buffers by address, other
+        storages by a serial number, so that an address freed and reused is a new storage."""
+        key = _compat.storage_key(tensor)
+        if key is None or key in self.program.parameters or key in self.program.buffers:
+            return key, False
+        entry = self.live.get(key)
+        fresh = entry is None
+        if fresh:
+            entry = self.live[key] = [next(self.serials), 0]
+        entry[1] += 1
+        if self.keep is None:
+            weakref.finalize(tensor, self._release, key, id(tensor))
+        return entry[0], fresh
+
+    def _release(self, key, tensor_id):
+        entry = self.live.get(key)
+        if entry is not None:
+            entry[1] -= 1
+            if entry[1] == 0:
+                del self.live[key]
+        self.refs.pop(tensor_id, None)
+
+    def ref_of(self, tensor):
+        ref = self.refs.get(id(tensor))
+        if ref is None:
+            ref = self.constants.get(id(tensor))
+        if ref is None:
+            ref = ConstantRef(tensor)
+            self.constants[id(tensor)] = ref
+        return ref
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        self.capture_backward_node()
+        out = func(*args, **kwargs)
+        leaves, spec = _compat.tree_flatten((args, kwargs))
+        refs = [self.ref_of(leaf) if isinstance(leaf, torch.Tensor) else leaf for leaf in leaves]
+        static = all(isinstance(r, ConstantRef) or r in self.static_refs
+                     for r in refs if isinstance(r, (InputRef, ConstantRef, OutputRef)))
+        flat, out_spec = _compat.tree_flatten(out)
+        index = len(self.program.ops)
+        infos = []
+        fresh = False
+        for position, value in enumerate(flat):
+            if not isinstance(value, torch.Tensor):
+                infos.append(None)
+                continue
+            storage, new = self.storage_id(value)
+            fresh = fresh or new
+            infos.append(_tensor_info(value, storage))
+            ref = OutputRef(index, position)
+            self.refs[id(value)] = ref
+            if static:
+                self.static_refs.add(ref)
+            if self.keep is not None:
+                self.keep.append(value)
+        op = RecordedOp(index, func, refs, spec, infos, out_spec, tuple(self.stack), static)
+        op.fresh = fresh
+        self.program.ops.append(op)
+        self.last_outputs = (index, [value for value in flat if isinstance(value, torch.Tensor)])
+        return out
+
+    def capture_backward_node(self):
+        """Autograd gives an op's outputs their backward node after the op dispatched (and an in-place
+        op replaces it after its own dispatch): so the previous op's node is read here, at the next
+        op, before anything can replace it."""
+        index, tensors = self.last_outputs
+        for tensor in tensors:
+            node = tensor.grad_fn
+            if node is not None and id(node) not in self.nodes:
+                self.nodes[id(node)] = (node, index)
+        self.last_outputs = (-1, [])
+
+
+def _tensor_info(tensor, storage):
+    return TensorInfo(tuple(tensor.shape), tensor.dtype, storage, _compat.storage_bytes(tensor),
+                      tensor.is_floating_point())
+
+
+def module_paths(model):
+    return {id(module): name for name, module in model.named_modules()}
+
+
+def record(model, inputs, saved=True):
+    """Runs model(*inputs) once and records it. With `saved`, it runs with autograd and finds what
+    autograd saves for each op's backward (the export needs it; every recorded tensor is kept until
+    then); without, it runs without autograd and holds no tensor longer than the forward does (the
+    planned module records so). Buffers (BatchNorm running statistics) and the random-number state
+    are restored afterwards: recording is not a step."""
+    program = Program(model)
+    paths = module_paths(model)
+    program.module_paths = paths
+    constants = {}
+    for name, p in model.named_parameters():
+        constants[id(p)] = ConstantRef(p)
+        key = _compat.storage_key(p)
+        if key is not None and key not in program.parameters:
+            program.parameters[key] = (name, _compat.storage_bytes(p))
+    for name, b in model.named_buffers():
+        constants[id(b)] = ConstantRef(b)
+        key = _compat.storage_key(b)
+        if key is not None:
+            program.buffers[key] = (name, _compat.storage_bytes(b))
+    stack = []
+    counter = itertools.count()
+    handles = []
+
+    def pre_hook(module, _inputs):
+        stack.append((paths.get(id(module), "?"), next(counter)))
+
+    def post_hook(module, _inputs, _output):
+        stack.pop()
+
+    for module in model.modules():
+        if module is model:
+            continue
+        handles.append(module.register_forward_pre_hook(pre_hook))
+        handles.append(module.register_forward_hook(post_hook))
+    recorder = _Recorder(program, stack, constants, keep=saved)
+    for i, tensor in enumerate(inputs):
+        recorder.refs[id(tensor)] = InputRef(i)
+        program.inputs.append(_tensor_info(tensor, recorder.storage_id(tensor)[0]))
+
+    saved_state = _save_state(model)
+    try:
+        with recorder, torch.set_grad_enabled(saved):
+            try:
+                output = model(*inputs)
+            except ExportError:
+                raise
+            except Exception as error:  # the model's own failure, named by the module it ran in
+                where = _describe_call(tuple(stack)) if stack else "the top module"
+                message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+                raise ExportError(f"{type(model).__name__} ({where}): {message}") from None
+    finally:
+        for handle in handles:
+            handle.remove()
+        stack.clear()
+        _restore_state(model, saved_state)
+    flat, program.output_spec = _compat.tree_flatten(output)
+    for value in flat:
+        if isinstance(value, torch.Tensor):
+            ref = recorder.refs.get(id(value))
+            if ref is None:
+                raise ExportError(f"{type(model).__name__}: the output is not computed from the inputs")
+            program.output_refs.append(ref)
+        else:
+            program.output_refs.append(None)
+    if not any(isinstance(ref, OutputRef) for ref in program.output_refs):
+        raise ExportError(f"{type(model).__name__}: the output is not computed by any operation on the inputs "
+                          "(the forward returns an input or a constant)")
+    if saved:
+        recorder.capture_backward_node()
+        _collect_saved(program, recorder.nodes, recorder.live)
+    _classify(program)
+    program.keep = recorder.keep
+    program.output = output
+    return program
+
+
+def _saved_tensors(node):
+    """The tensors a backward node keeps (its `_saved_*` attributes: inputs, `result`, indices...)."""
+    found = []
+    for name in dir(node):
+        if not name.startswith("_saved_"):
+            continue
+        try:
+            value = getattr(node, name)
+        except RuntimeError:  # a saved tensor already released
+            continue
+        values = value if isinstance(value, (list, tuple)) else (value,)
+        found.extend(v for v in values if isinstance(v, torch.Tensor))
+    return found
+
+
+def _collect_saved(program, nodes, live):
+    for node, index in nodes.values():
+        for tensor in _saved_tensors(node):
+            key = _compat.storage_key(tensor)
+            if key in live:
+                key = live[key][0]
+            if key is not None and key not in program.ops[index].saved:
+                program.ops[index].saved.append(key)
+
+
+def _save_state(model):
+    buffers = [(b, b.detach().clone()) for b in model.buffers()]
+    grads = [(p, p.grad) for p in model.parameters()]
+    rng = torch.get_rng_state()
+    cuda_rng = torch.cuda.get_rng_state_all() if torch.cuda.is_available() and torch.cuda.is_initialized() else None
+    return buffers, grads, rng, cuda_rng
+
+
+def _restore_state(model, state):
+    buffers, grads, rng, cuda_rng = state
+    with torch.no_grad():
+        for buffer, copy in buffers:
+            buffer.copy_(copy)
+    for p, g in grads:
+        p.grad = g
+    torch.set_rng_state(rng)
+    if cuda_rng is not None:
+        torch.cuda.set_rng_state_all(cuda_rng)
+
+
+def _classify(program):
+    """Allocating, in-place and view ops, as the LibTorch importer tells them apart: an op allocates
+    when one of its outputs occupies storage no earlier tensor had; an op that writes one of its
+    arguments (schema alias info) without allocating is in-place; anything else is a view."""
+    for op in program.ops:
+        if op.static:
+            op.kind = "static"
+            continue
+        written = _written_leaf(op)
+        if op.fresh:
+            op.kind = "allocating"
+        elif written >= 0:
+            op.kind = "inplace"
+            op.written = written
+        else:
+            op.kind = "view"
+
+
+def written_leaves(op):
+    """The leaf indices of the tensor arguments the op's schema marks as written (`Tensor(a!)`)."""
+    arguments = op.func._schema.arguments
+    args, kwargs = _compat.tree_unflatten(list(range(len(op.leaves))), op.spec)
+    found = []
+    for position, argument in enumerate(arguments):
+        if not _compat.is_write_argument(argument):
+            continue
+        leaf = args[position] if position < len(args) else kwargs.get(argument.name)
+        if isinstance(leaf, int) and isinstance(op.leaves[leaf], (InputRef, ConstantRef, OutputRef)):
+            found.append(leaf)
+    return found
+
+
+def _written_leaf(op):
+    written = written_leaves(op)
+    return written[0] if written else -1

@@ -1,0 +1,422 @@
+"""The graph's vertices cut from a recorded Program, by the rules of the LibTorch importer
+(docs/FORMAT.md, "Graphs imported from TorchScript"): a vertex is an operation that allocates, with
+the in-place operations on its storage; views and reshapes are no vertices (their readers read the
+tensor viewed); what parameters, buffers and shapes alone compute is no vertex; at module granularity
+consecutive vertices of one module call merge when only the last is read from outside."""
+import dataclasses
+
+from . import _compat
+from .program import ConstantRef, ExportError, InputRef, OutputRef
+
+_FLOP_OPS = {"aten::convolution", "aten::_convolution", "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm"}
+
+
+@dataclasses.dataclass
+class Vertex:
+    index: int
+    ops: list  # op indices, execution order (the allocating op first, then in-place ops on its storage)
+    input_index: int = -1  # >= 0: the vertex is the model's input with this index
+    id: str = ""
+    module: str = ""
+    call: tuple = ()
+    exports: list = dataclasses.field(default_factory=list)  # base refs other vertices or the output read
+    deps: list = dataclasses.field(default_factory=list)
+    bytes: int = 0
+    shape: tuple = ()
+    dtype: str = ""
+    compute: float = 0.0
+    parameter_bytes: int = 0
+    saved_bytes: int = 0
+    saved_deps: list = dataclasses.field(default_factory=list)
+    saves_output: bool = False
+    forward_workspace_bytes: int = 0
+    backward_workspace_bytes: int = 0
+
+
+def dtype_name(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def _module_call(op, depth):
+    """The module call an op is attributed to: the innermost one, or with `depth` the deepest whose
+    path has at most `depth` dot-separated parts (e.g. 3 cuts nanoGPT at `transformer.h.0`)."""
+    if not op.calls:
+        return ("", -1)
+    if depth is None:
+        return op.calls[-1]
+    chosen = op.calls[0]
+    for call in op.calls:
+        if len(call[0].split(".")) <= depth:
+            chosen = call
+    return chosen
+
+
+def _op_compute(op, program):
+    """FLOPs (a multiply-add counts 2) of convolutions and matrix products, the output element count
+    of every other op: the LibTorch importer's rule."""
+    out_elements = 0
+    for info in op.outputs:
+        if info is not None:
+            n = 1
+            for d in info.shape:
+                n *= d
+            out_elements += n
+    name = op.name
+    if name in _FLOP_OPS:
+        first = op.outputs[0]
+        if name in ("aten::convolution", "aten::_convolution"):
+            weight = _leaf_shape(op, 1, program)
+            if weight:
+                per_output = 1
+                for d in weight[1:]:
+                    per_output *= d
+                return 2.0 * out_elements * per_output
+        else:
+            operand = _leaf_shape(op, 1 if name in ("aten::addmm", "aten::baddbmm") else 0, program)
+            if operand and first is not None:
+                return 2.0 * out_elements * operand[-1]
+    return float(out_elements)
+
+
+def _leaf_shape(op, position, program):
+    tensors = op.tensor_refs()
+    if position >= len(tensors):
+        return None
+    ref = tensors[position]
+    if isinstance(ref, ConstantRef):
+        return tuple(ref.value.shape)
+    if isinstance(ref, InputRef):
+        return program.inputs[ref.index].shape
+    info = program.ops[ref.op].outputs[ref.position]
+    return info.shape if info is not None else None
+
+
+class VertexGraph:
+    """Vertices, their dependencies and where each op and each value belongs."""
+
+    def __init__(self, program, granularity="module", depth=None):
+        if granularity not in ("module", "op"):
+            raise ExportError(f"granularity must be module or op, got {granularity!r}")
+        self.program = program
+        self.granularity = granularity
+        self.depth = depth
+        self._producers = {}
+        self._build()
+
+    # -- producers: which vertex's storage a value reads -------------------------------------------
+    def base_refs(self, ref):
+        """The refs of allocating/in-place op outputs (or inputs) a value reads, through views."""
+        if isinstance(ref, ConstantRef):
+            return ()
+        if isinstance(ref, InputRef):
+            return (ref,)
+        cached = self._producers.get(ref)
+        if cached is not None:
+            return cached
+        op = self.program.ops[ref.op]
+        if op.kind == "static":
+            result = ()
+        elif op.kind == "view":
+            found = []
+            for r in op.tensor_refs():
+                for base in self.base_refs(r):
+                    if base not in found:
+                        found.append(base)
+            result = tuple(found)
+        else:
+            result = (ref,)
+        self._producers[ref] = result
+        return result
+
+    def vertex_of_ref(self, base):
+        if isinstance(base, InputRef):
+            return self.input_vertex[base.index]
+        return self.vertex_of_op[base.op]
+
+    # -- construction -----------------------------------------------------------------------------
+    def _build(self):
+        program = self.program
+        ops = program.ops
+        owner_of_storage = {}
+        vertices = []
+        self.input_vertex = []
+        for i, info in enumerate(program.inputs):
+            vertices.append(Vertex(len(vertices), [], input_index=i))
+            self.input_vertex.append(len(vertices) - 1)
+            if info.storage is not None:
+                owner_of_storage[info.storage] = len(vertices) - 1
+        group_of_op = {}
+        self.storage_bytes = {}
+        for op in ops:
+            for info in op.outputs:
+                if info is not None and info.storage is not None:
+                    self.storage_bytes.setdefault(info.storage, info.storage_bytes)
+        for op in ops:
+            if op.kind == "allocating":
+                v = Vertex(len(vertices), [op.index], call=_module_call(op, self.depth))
+                vertices.append(v)
+                group_of_op[op.index] = v.index
+                for info in op.outputs:
+                    if info is not None and info.storage is not None and info.storage not in owner_of_storage:
+                        owner_of_storage[info.storage] = v.index
+            elif op.kind == "inplace":
+                target = op.leaves[op.written]
+                bases = self.base_refs(target)
+                storage = self._storage_of(target)
+                owner = owner_of_storage.get(storage)
+                if owner is None:
+                    where = op.calls[-1][0] if op.calls else "the top module"
+                    raise ExportError(f"{type(program.model).__name__} ({where}): in-place update of a parameter or "
+                                      f"buffer from values computed from the input ({op.name}) is not supported")
+                if not bases:
+                    raise ExportError(f"{op.name}: in-place update of a constant")
+                group_of_op[op.index] = owner
+                vertices[owner].ops.append(op.index)
+        if self.granularity == "module":
+            group_of_op, vertices, merged = self._merge_module_calls(group_of_op, vertices)
+            owner_of_storage = {s: merged[g] for s, g in owner_of_storage.items()}
+        self.vertex_of_op = group_of_op
+        self._connect(vertices, owner_of_storage)
+
+    def readers(self):
+        """Base ref -> indices of the vertices that read it."""
+        result = {}
+        for v in self.vertices:
+            for _, base, _ in self.reads(v):
+                result.setdefault(base, set()).add(v.index)
+        return result
+
+    def reads(self, vertex):
+        """(op index, base ref, producing vertex) for every tensor `vertex` reads from another vertex."""
+        return self._reads(vertex, self.vertex_of_op)
+
+    def _storage_of(self, ref):
+        if isinstance(ref, InputRef):
+            return self.program.inputs[ref.index].storage
+        if isinstance(ref, ConstantRef):
+            return None
+        info = self.program.ops[ref.op].outputs[ref.position]
+        return info.storage if info is not None else None
+
+    def _reads(self, vertex, group_of_op):
+        """(op, base ref, producing vertex) for every tensor an op of `vertex` reads from another vertex."""
+        for index in vertex.ops:
+            for ref in self.program.ops[index].tensor_refs():
+                for base in self.base_refs(ref):
+                    producer = self.input_vertex[base.index] if isinstance(base, InputRef) else group_of_op[base.op]
+                    if producer != vertex.index:
+                        yield index, base, producer
+
+    def _merge_module_calls(self, group_of_op, vertices):
+        successors = {v.index: set() for v in vertices}
+        for v in vertices:
+            for _, _, producer in self._reads(v, group_of_op):
+                successors[producer].add(v.index)
+        for ref in self.program.output_refs:
+            if ref is not None:
+                for base in self.base_refs(ref):
+                    producer = self.input_vertex[base.index] if isinstance(base, InputRef) else group_of_op[base.op]
+                    successors[producer].add(-1)
+        merged = {}
+        runs = []
+        for v in vertices:
+            if v.input_index >= 0:
+                runs.append([v])
+                merged[v.index] = len(runs) - 1
+                continue
+            run = runs[-1]
+            first = run[0]
+            join = first.input_index < 0 and v.call[1] >= 0 and v.call == first.call
+            # A vertex stands for one tensor: the run may only feed v (which also rules out a cycle).
+            members = {m.index for m in run}
+            if join:
+                join = all(s == v.index or s in members for m in run for s in successors[m.index])
+            if join:
+                run.append(v)
+            else:
+                runs.append([v])
+            merged[v.index] = len(runs) - 1
+        new_vertices = []
+        for i, run in enumerate(runs):
+            ops = sorted(index for m in run for index in m.ops)
+            new_vertices.append(Vertex(i, ops, input_index=run[0].input_index, call=run[0].call))
+        new_group = {op: merged[g] for op, g in group_of_op.items()}
+        self.input_vertex = [merged[g] for g in self.input_vertex]
+        return new_group, new_vertices, merged
+
+    def _connect(self, vertices, owner_of_storage):
+        program = self.program
+        deps = {v.index: set() for v in vertices}
+        exports = {v.index: [] for v in vertices}
+
+        def export(producer, base):
+            if base not in exports[producer]:
+                exports[producer].append(base)
+
+        for v in vertices:
+            for _, base, producer in self._reads(v, self.vertex_of_op):
+                deps[v.index].add(producer)
+                export(producer, base)
+        sinks = []
+        for ref in program.output_refs:
+            if ref is None:
+                continue
+            for base in self.base_refs(ref):
+                producer = self.vertex_of_ref(base)
+                export(producer, base)
+                if producer not in sinks:
+                    sinks.append(producer)
+        # Keep what the output needs; what it does not depend on is no vertex.
+        needed = set(sinks)
+        stack = list(sinks)
+        while stack:
+            for d in deps[stack.pop()]:
+                if d not in needed:
+                    needed.add(d)
+                    stack.append(d)
+        for g in self.input_vertex:
+            if g not in needed:
+                raise ExportError(f"{type(program.model).__name__}: the output does not depend on input "
+                                  f"{vertices[g].input_index}")
+        order = _dependency_order([v for v in vertices if v.index in needed], deps)
+        renumber = {old: new for new, old in enumerate(order)}
+        self.vertices = []
+        for old in order:
+            v = vertices[old]
+            v.index = renumber[old]
+            v.deps = sorted(renumber[d] for d in deps[old])
+            v.exports = exports[old]
+            self.vertices.append(v)
+        self.vertex_of_op = {op: renumber[g] for op, g in self.vertex_of_op.items() if g in renumber}
+        self.input_vertex = [renumber[g] for g in self.input_vertex]
+        self.sinks = [renumber[g] for g in sinks]
+        self.owner_of_storage = {s: renumber[g] for s, g in owner_of_storage.items() if g in renumber}
+        self._describe()
+
+    def _describe(self):
+        program = self.program
+        seen_ids = {}
+        claimed = set()
+        for v in self.vertices:
+            if v.input_index >= 0:
+                base = "input"
+                v.op = "input"
+                info = program.inputs[v.input_index]
+                v.bytes = info.storage_bytes
+                v.shape, v.dtype = info.shape, dtype_name(info.dtype)
+            else:
+                first = program.ops[v.ops[0]]
+                v.module = first.calls[-1][0] if first.calls else ""
+                names = []
+                for index in v.ops:
+                    if program.ops[index].name not in names:
+                        names.append(program.ops[index].name)
+                v.op = "+".join(names)
+                op_name = first.name.split("::")[-1]
+                if self.granularity == "module":
+                    base = (v.call[0] if v.call[0] else op_name)
+                else:
+                    base = f"{v.module}/{op_name}" if v.module else op_name
+                storages = set()
+                for ref in v.exports:
+                    info = program.ops[ref.op].outputs[ref.position]
+                    if info.storage is not None and info.storage not in storages:
+                        storages.add(info.storage)
+                        v.bytes += info.storage_bytes
+                exported = program.ops[v.exports[0].op].outputs[v.exports[0].position] if v.exports else None
+                if exported is not None:
+                    v.shape, v.dtype = exported.shape, dtype_name(exported.dtype)
+                v.compute = sum(_op_compute(program.ops[i], program) for i in v.ops)
+                for index in v.ops:
+                    for key in self._parameters_read(program.ops[index]):
+                        if key not in claimed:
+                            claimed.add(key)
+                            v.parameter_bytes += program.parameters[key][1]
+            n = seen_ids.get(base, 0) + 1
+            seen_ids[base] = n
+            v.id = base if n == 1 else f"{base}#{n}"
+        for sink in self.sinks:
+            if len(self.sinks) == 1 and len(program.output_refs) == 1:
+                ref = program.output_refs[0]
+                info = program.inputs[ref.index] if isinstance(ref, InputRef) else program.ops[ref.op].outputs[ref.position]
+                self.vertices[sink].shape = info.shape
+        self._saved()
+
+    def _parameters_read(self, op, seen=None):
+        """Storage keys of the parameters an op reads, directly or through static ops (a transposed weight)."""
+        seen = set() if seen is None else seen
+        keys = []
+        for ref in op.tensor_refs():
+            if isinstance(ref, ConstantRef):
+                key = _compat.storage_key(ref.value)
+                if key in self.program.parameters and key not in keys:
+                    keys.append(key)
+            elif isinstance(ref, OutputRef) and self.program.ops[ref.op].static and ref.op not in seen:
+                seen.add(ref.op)
+                for key in self._parameters_read(self.program.ops[ref.op], seen):
+                    if key not in keys:
+                        keys.append(key)
+        return keys
+
+    def _saved(self):
+        """What autograd saved for each vertex's backward during the recording (Program ops' `saved`):
+        a tensor of another vertex (saved_by of that one), the vertex's own exported tensor, or a
+        tensor of its own that no other vertex reads (its saved extras: max-pool indices, a dropout
+        mask inside a module, BatchNorm statistics)."""
+        program = self.program
+        for v in self.vertices:
+            exported = set()
+            for ref in v.exports:
+                info = program.inputs[ref.index] if isinstance(ref, InputRef) else program.ops[ref.op].outputs[ref.position]
+                exported.add(info.storage)
+            extras = {}
+            for index in v.ops:
+                for key in program.ops[index].saved:
+                    owner = self.owner_of_storage.get(key)
+                    if owner is None:
+                        continue  # weights, buffers, constants
+                    if owner != v.index:
+                        if owner not in v.saved_deps:
+                            v.saved_deps.append(owner)
+                    elif key in exported:
+                        v.saves_output = True
+                    else:
+                        extras[key] = self.storage_bytes[key]
+            v.saved_bytes = sum(extras.values())
+
+    def saved_by(self):
+        """Vertex index -> ids of the vertices whose backward keeps its tensor (docs/FORMAT.md)."""
+        result = {v.index: [] for v in self.vertices}
+        for v in self.vertices:
+            if v.saves_output:
+                result[v.index].append(v.id)
+        for consumer in self.vertices:
+            for d in consumer.saved_deps:
+                result[d].append(consumer.id)
+        return result
+
+
+def _dependency_order(vertices, deps):
+    """Vertices in creation order, except that one comes after everything it reads (an in-place op can
+    put a late read into an early vertex)."""
+    placed, visiting, order = set(), set(), []
+    for v in vertices:
+        stack = [(v.index, False)]
+        while stack:
+            index, expanded = stack.pop()
+            if index in placed:
+                continue
+            if expanded:
+                placed.add(index)
+                visiting.discard(index)
+                order.append(index)
+                continue
+            if index in visiting:
+                raise ExportError("an in-place update makes two vertices read each other (a cycle); "
+                                  "export at op granularity or avoid updating a tensor in place after another reads it")
+            visiting.add(index)
+            stack.append((index, True))
+            for d in sorted(deps[index], reverse=True):
+                if d not in placed:
+                    stack.append((d, False))
+    return order

@@ -1,0 +1,126 @@
+"""Models for the Python package's tests, as users write them: torchvision CNNs, a ViT-like encoder
+(nn.TransformerEncoder, batch_first) and a nanoGPT-style causal LM fed int64 tokens. Each factory takes
+no argument (the `FILE.py:FACTORY` form of `python3 -m checkpoint_explorer`)."""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+
+
+def resnet18():
+    return torchvision.models.resnet18(num_classes=10)
+
+
+def densenet121():
+    return torchvision.models.densenet121(num_classes=10)
+
+
+def mobilenet_v2():
+    return torchvision.models.mobilenet_v2(num_classes=10)
+
+
+class ViT(nn.Module):
+    """Patch embedding, learned positions, a TransformerEncoder (batch_first, GELU, dropout), a head."""
+
+    def __init__(self, patch=8, dim=64, depth=2, heads=4, classes=10, image=32):
+        super().__init__()
+        self.embed = nn.Conv2d(3, dim, patch, stride=patch)
+        self.position = nn.Parameter(torch.zeros(1, (image // patch) ** 2, dim))
+        layer = nn.TransformerEncoderLayer(dim, heads, dim * 2, dropout=0.1, activation="gelu", batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, depth)
+        self.norm = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, images):
+        x = self.embed(images).flatten(2).transpose(1, 2) + self.position
+        x = self.encoder(x)
+        return self.head(self.norm(x).mean(dim=1))
+
+
+def vit():
+    return ViT()
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, dim, heads, block):
+        super().__init__()
+        self.c_attn = nn.Linear(dim, 3 * dim)
+        self.c_proj = nn.Linear(dim, dim)
+        self.attn_dropout = nn.Dropout(0.1)
+        self.resid_dropout = nn.Dropout(0.1)
+        self.n_head = heads
+        self.register_buffer("bias", torch.tril(torch.ones(block, block)).view(1, 1, block, block))
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(C, dim=2)
+        k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+        att = F.softmax(att, dim=-1)
+        att = self.attn_dropout(att)
+        y = att @ v
+        y = y.transpose(1, 2).contiguous().view(B, T, C)
+        return self.resid_dropout(self.c_proj(y))
+
+
+class Block(nn.Module):
+    def __init__(self, dim, heads, block):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(dim)
+        self.attn = CausalSelfAttention(dim, heads, block)
+        self.ln_2 = nn.LayerNorm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim), nn.Dropout(0.1))
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class GPT(nn.Module):
+    def __init__(self, vocab=100, block=32, layers=2, heads=4, dim=32):
+        super().__init__()
+        self.transformer = nn.ModuleDict(dict(
+            wte=nn.Embedding(vocab, dim), wpe=nn.Embedding(block, dim), drop=nn.Dropout(0.1),
+            h=nn.ModuleList([Block(dim, heads, block) for _ in range(layers)]), ln_f=nn.LayerNorm(dim)))
+        self.lm_head = nn.Linear(dim, vocab, bias=False)
+        self.transformer.wte.weight = self.lm_head.weight
+
+    def forward(self, idx):
+        b, t = idx.size()
+        pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
+        x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))
+        for block in self.transformer.h:
+            x = block(x)
+        return self.lm_head(self.transformer.ln_f(x))
+
+
+def gpt():
+    return GPT()
+
+
+def not_a_module():
+    return 42
+
+
+class ReturnsInput(nn.Module):
+    def forward(self, x):
+        return x
+
+
+def returns_input():
+    return ReturnsInput()
+
+
+# (factory, input arguments of `python3 -m checkpoint_explorer`, whether it has BatchNorm)
+SUITE = {
+    "resnet18": (resnet18, ["2x3x64x64"]),
+    "densenet121": (densenet121, ["2x3x64x64"]),
+    "mobilenet_v2": (mobilenet_v2, ["2x3x64x64"]),
+    "vit": (vit, ["2x3x32x32"]),
+    "gpt": (gpt, ["2x32:int64:100"]),
+}

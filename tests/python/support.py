@@ -1,0 +1,77 @@
+"""Shared by the Python package's tests: where the built tools are, and one training step."""
+import copy
+import os
+import subprocess
+import sys
+import tempfile
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(SOURCE, "app", "python"))
+sys.path.insert(0, HERE)
+BIN = os.environ.get("CKPT_BIN_DIR", os.path.join(SOURCE, "build", "bin"))
+CKPTX = os.path.join(BIN, "ckptx")
+# Gradients of the planned step against the plain model's: |planned - plain| <= ATOL + RTOL * |plain|.
+RTOL, ATOL = 1e-4, 1e-6
+
+
+def solve(graph, solver, plan):
+    options = ["--option", "time-limit=20"] if solver == "optimal" else []
+    subprocess.run([CKPTX, "solve", graph, "--solver", solver, *options, "-o", plan], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def step(model, inputs, seed=0):
+    """One training step's forward and backward (loss = mean of the output); returns the loss and the
+    bytes of the distinct activation storages kept for the backward: what autograd saved outside
+    checkpointed functions and what those functions keep for their re-forward."""
+    parameters = {_key(t) for t in list(model.parameters()) + list(model.buffers())}
+    saved = {}
+
+    def pack(tensor):
+        key = _key(tensor)
+        if key not in parameters:
+            saved[key] = _bytes(tensor)
+        return tensor
+
+    torch.manual_seed(seed)
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        loss = model(*inputs).float().mean()
+    loss.backward()
+    for key, size in getattr(model, "checkpoint_inputs", {}).items():
+        if key not in parameters:
+            saved[key] = size
+    return loss.detach(), sum(saved.values())
+
+
+def _key(t):
+    s = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
+    return (str(t.device), s.data_ptr())
+
+
+def _bytes(t):
+    s = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
+    return s.nbytes()
+
+
+def first_difference(reference, planned):
+    """The first parameter or buffer whose gradient or value differs, or None."""
+    for (name, a), (_, b) in zip(reference.named_parameters(), planned.named_parameters()):
+        if (a.grad is None) != (b.grad is None):
+            return f"{name}: gradient missing on one side"
+        if a.grad is not None and not torch.allclose(b.grad, a.grad, rtol=RTOL, atol=ATOL):
+            return f"{name}: gradients differ (max {float((a.grad - b.grad).abs().max()):.3g})"
+    for (name, a), (_, b) in zip(reference.named_buffers(), planned.named_buffers()):
+        if not torch.equal(a, b):
+            return f"{name}: buffers differ after one step"
+    return None
+
+
+def copies(model):
+    return copy.deepcopy(model), copy.deepcopy(model)
+
+
+def scratch():
+    return tempfile.TemporaryDirectory(prefix="ckpt-python-")

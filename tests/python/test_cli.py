@@ -1,0 +1,81 @@
+"""`python3 -m checkpoint_explorer export`: a model with token inputs exports and `ckptx` reads it; bad
+input gives exit 1, one line naming the file and the problem, and no output file. apply_plan refuses a
+plan made for another model."""
+import os
+import subprocess
+import sys
+import unittest
+
+import torch
+
+import support
+import models
+from checkpoint_explorer import PlanError, apply_plan, export_graph
+
+MODELS = os.path.join(support.HERE, "models.py")
+
+
+def export(*arguments, output):
+    env = dict(os.environ, PYTHONPATH=os.path.join(support.SOURCE, "app", "python"))
+    return subprocess.run([sys.executable, "-m", "checkpoint_explorer", "export", *arguments, "-o", output],
+                          capture_output=True, text=True, env=env)
+
+
+class Cli(unittest.TestCase):
+    def test_token_model_exports_and_ckptx_reads_it(self):
+        with support.scratch() as folder:
+            out = os.path.join(folder, "gpt.json")
+            run = export(f"{MODELS}:gpt", "--input", "4x32:int64:100", "--granularity", "op", output=out)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            info = subprocess.run([support.CKPTX, "info", out], capture_output=True, text=True)
+            self.assertEqual(info.returncode, 0, info.stderr)
+            self.assertIn("source:      input", info.stdout)
+
+    def test_depth_cuts_at_transformer_blocks(self):
+        torch.manual_seed(0)
+        graph = export_graph(models.gpt(), (torch.randint(0, 100, (2, 32)),), depth=3)
+        ids = [v["id"] for v in graph["vertices"]]
+        self.assertIn("transformer.h.0", ids)
+        self.assertIn("transformer.h.1", ids)
+        self.assertFalse(any(i.startswith("transformer.h.0.") for i in ids), ids)
+
+    def test_bad_input(self):
+        cases = {
+            "not a module": ([f"{MODELS}:not_a_module", "--input", "2x3"], "returned int, not a torch.nn.Module"),
+            "no factory": ([f"{MODELS}:missing", "--input", "2x3"], "has no function missing"),
+            "no file": (["/nonexistent/model.py:f", "--input", "2x3"], "no such file"),
+            "wrong shape": ([f"{MODELS}:resnet18", "--input", "2x5x64x64"], "ResNet (conv1)"),
+            "wrong dtype": ([f"{MODELS}:gpt", "--input", "2x32"], "GPT (transformer.wte)"),
+            "returns its input": ([f"{MODELS}:returns_input", "--input", "2x3"], "forward returns an input"),
+            "bad shape syntax": ([f"{MODELS}:resnet18", "--input", "2x-3"], "is not like 8x3x224x224"),
+            "bad dtype": ([f"{MODELS}:resnet18", "--input", "2x3:complex7"], "input dtype 'complex7'"),
+        }
+        for name, (arguments, expected) in cases.items():
+            with self.subTest(name), support.scratch() as folder:
+                out = os.path.join(folder, "graph.json")
+                run = export(*arguments, output=out)
+                self.assertEqual(run.returncode, 1, run.stderr)
+                lines = run.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, run.stderr)
+                self.assertIn(expected, lines[0])
+                self.assertTrue(lines[0].startswith("checkpoint_explorer: "), lines[0])
+                self.assertEqual(os.listdir(folder), [])
+
+    def test_plan_for_another_model_is_refused(self):
+        with support.scratch() as folder:
+            graph, plan = os.path.join(folder, "gpt.json"), os.path.join(folder, "plan.json")
+            export_graph(models.gpt(), (torch.randint(0, 100, (2, 32)),), graph)
+            support.solve(graph, "feng-acg", plan)
+            planned = apply_plan(models.resnet18(), plan)
+            with self.assertRaises(PlanError) as refused:
+                planned(torch.randn(2, 3, 64, 64))
+            self.assertIn("the plan is for another graph", str(refused.exception))
+            with self.assertRaises(PlanError):
+                apply_plan(models.resnet18(), plan, example_inputs=torch.randn(2, 3, 64, 64))
+            with self.assertRaises(PlanError) as not_a_plan:
+                apply_plan(models.resnet18(), graph)
+            self.assertIn("not a checkpoint-explorer plan file", str(not_a_plan.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()

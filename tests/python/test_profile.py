@@ -1,0 +1,86 @@
+"""`python3 -m checkpoint_explorer profile` at batch 8 on CPU: the planned step's gradients equal the
+regular step's, the trace is one `ckptx simulate --trace` reads (it prints the errors), and a plan for
+another model or a killed run leaves no file."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+import support
+
+MODELS = os.path.join(support.HERE, "models.py")
+INPUTS = {"gpt": "8x32:int64:100", "vit": "8x3x32x32", "resnet18": "8x3x64x64", "densenet121": "8x3x64x64"}
+ENV = dict(os.environ, PYTHONPATH=os.path.join(support.SOURCE, "app", "python"))
+
+
+def package(*arguments):
+    return subprocess.run([sys.executable, "-m", "checkpoint_explorer", *arguments], capture_output=True, text=True,
+                          env=ENV)
+
+
+def prepare(folder, name):
+    graph, plan = os.path.join(folder, "graph.json"), os.path.join(folder, "plan.json")
+    run = package("export", f"{MODELS}:{name}", "--input", INPUTS[name], "-o", graph)
+    assert run.returncode == 0, run.stderr
+    support.solve(graph, "feng-acg", plan)
+    return graph, plan
+
+
+class Profile(unittest.TestCase):
+    def check(self, name):
+        with support.scratch() as folder:
+            graph, plan = prepare(folder, name)
+            trace = os.path.join(folder, "trace.json")
+            run = package("profile", f"{MODELS}:{name}", "--graph", graph, "--plan", plan, "--input", INPUTS[name],
+                          "--iterations", "2", "-o", trace)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            with open(trace) as f:
+                document = json.load(f)
+            self.assertTrue(document["gradients_match"])
+            n = len(document["vertices"])
+            for step in ("regular", "checkpointed"):
+                self.assertEqual([p["index"] for p in document[step]["phases"]], list(range(2 * n + 2)))
+                self.assertGreater(document[step]["step_ms"], 0)
+            self.assertLess(document["checkpointed"]["peak_bytes"], document["regular"]["peak_bytes"])
+            simulate = subprocess.run([support.CKPTX, "simulate", graph, "--plan", plan, "--model", "pytorch",
+                                       "--trace", trace], capture_output=True, text=True)
+            self.assertEqual(simulate.returncode, 0, simulate.stderr)
+            line = [x for x in simulate.stdout.splitlines() if x.startswith("vs trace")]
+            self.assertEqual(len(line), 1, simulate.stdout[-500:])
+            print(f"{name}: {line[0]}", file=sys.stderr)
+
+    def test_plan_for_another_model_leaves_no_file(self):
+        with support.scratch() as folder:
+            _, plan = prepare(folder, "gpt")
+            other = os.path.join(folder, "resnet.json")
+            self.assertEqual(package("export", f"{MODELS}:resnet18", "--input", "2x3x64x64", "-o", other).returncode, 0)
+            trace = os.path.join(folder, "trace.json")
+            run = package("profile", f"{MODELS}:resnet18", "--graph", other, "--plan", plan, "--input", "2x3x64x64",
+                          "-o", trace)
+            self.assertEqual(run.returncode, 1, run.stderr)
+            self.assertEqual(len(run.stderr.strip().splitlines()), 1, run.stderr)
+            self.assertIn("the plan is for another graph", run.stderr)
+            self.assertFalse(os.path.exists(trace))
+
+    def test_killed_run_leaves_no_file(self):
+        with support.scratch() as folder:
+            graph, plan = prepare(folder, "resnet18")
+            trace = os.path.join(folder, "trace.json")
+            process = subprocess.Popen([sys.executable, "-m", "checkpoint_explorer", "profile", f"{MODELS}:resnet18",
+                                        "--graph", graph, "--plan", plan, "--input", INPUTS["resnet18"],
+                                        "--iterations", "50", "-o", trace], env=ENV,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(8)
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            self.assertEqual(sorted(os.listdir(folder)), ["graph.json", "plan.json"])
+
+
+for _name in INPUTS:
+    setattr(Profile, f"test_{_name}", lambda self, n=_name: self.check(n))
+
+if __name__ == "__main__":
+    unittest.main()
