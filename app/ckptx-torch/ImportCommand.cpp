@@ -1,5 +1,6 @@
 // ckptx-torch import: a TorchScript model to a graph file.
 #include "Cli.h"
+#include "InputOptions.h"
 
 #include "io/GraphJson.h"
 #include "torch/TorchImport.h"
@@ -13,15 +14,20 @@ namespace {
 
 int runImport(const std::vector<std::string>& argv)
 {
-    Args args(argv, {"--input", "--dtype", "--granularity", "-o"}, {"--json"});
+    Args args(argv, {"--input", "--dtype", "--batch-dim", "--granularity", "-o"}, {"--json"});
     args.expectPositional({"MODEL"});
     ckpt::torchx::ImportOptions options;
     options.modelPath = args.positional()[0];
+    readInputOptions(args, options);
+    if (options.inputs.empty())
+        throw UsageError("missing required option --input (one per argument of the model's forward)");
     try {
-        options.inputShape = ckpt::torchx::parseInputShape(args.requireOption("--input"));
         options.granularity = ckpt::torchx::parseGranularity(args.option("--granularity").value_or("op"));
-        options.dtype = args.option("--dtype").value_or("float32");
-        ckpt::torchx::checkDtype(options.dtype);
+        const std::string batchDim = args.option("--batch-dim").value_or("0");
+        if (batchDim.empty() || batchDim.size() > 2 || batchDim.find_first_not_of("0123456789") != std::string::npos)
+            throw std::invalid_argument("--batch-dim must be a dimension index (0, 1, ...), got \"" + batchDim + "\"");
+        options.batchDim = std::stoi(batchDim);
+        ckpt::torchx::checkBatchDim(options.inputs, options.batchDim);
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
@@ -44,8 +50,12 @@ int runImport(const std::vector<std::string>& argv)
 }
 
 const CommandRegistration import{
-    {"import", "import MODEL.pt --input 1x3x224x224 [--dtype float32] [--granularity op|module] -o GRAPH.json [--json]",
-     "run a TorchScript model once and write its graph (tensor shapes, bytes, FLOPs)", &runImport}};
+    {"import",
+     "import MODEL.pt --input SHAPE[:DTYPE[:HIGH]] [--input ...] [--dtype float32] [--batch-dim 0] [--granularity op|module] "
+     "-o GRAPH.json [--json]",
+     "run a TorchScript model once on random inputs (one --input per forward argument: 1x3x224x224, 4x64:int64, "
+     "4x64:int64:1000) and write its graph (tensor shapes, bytes, FLOPs)",
+     &runImport}};
 
 }  // namespace
 

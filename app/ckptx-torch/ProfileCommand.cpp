@@ -1,5 +1,6 @@
 // ckptx-torch profile: a regular and a checkpointed training step, measured.
 #include "Cli.h"
+#include "InputOptions.h"
 
 #include "io/GraphJson.h"
 #include "io/PlanJson.h"
@@ -13,21 +14,51 @@ namespace ckptx {
 
 namespace {
 
+// The inputs the graph was imported with: --input may repeat them (shape and dtype; a profile
+// at other inputs would measure another graph) or leave them out.
+std::vector<ckpt::torchx::InputSpec> inputsOfGraph(const ckpt::Graph& graph, const std::string& graphFile,
+                                                  const ckpt::torchx::ImportOptions& given)
+{
+    std::optional<std::vector<ckpt::torchx::InputSpec>> imported;
+    try {
+        imported = ckpt::torchx::importedInputs(graph);
+    } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(graphFile + ": " + e.what());
+    }
+    if (given.inputs.empty()) {
+        if (!imported)
+            throw UsageError("missing --input: " + graphFile + " does not record the inputs it was imported with");
+        return *imported;
+    }
+    if (!imported)
+        return given.inputs;
+    const auto resolved = ckpt::torchx::withDtypes(given.inputs, given.dtype);
+    bool same = resolved.size() == imported->size();
+    for (std::size_t i = 0; same && i < resolved.size(); ++i)
+        same = resolved[i].shape == (*imported)[i].shape && resolved[i].dtype == (*imported)[i].dtype;
+    if (!same)
+        throw std::runtime_error(graphFile + ": the graph was imported with input " +
+                                 ckpt::torchx::formatInputSpecs(*imported) + ", not " +
+                                 ckpt::torchx::formatInputSpecs(resolved) +
+                                 " (import the model at these inputs to profile them)");
+    return given.inputs;
+}
+
 int runProfile(const std::vector<std::string>& argv)
 {
     Args args(argv, {"--graph", "--plan", "--input", "--device", "--iterations", "--dtype", "-o"}, {"--json"});
     args.expectPositional({"MODEL"});
-    const ckpt::Graph graph = ckpt::readGraphFile(args.requireOption("--graph"));
+    const std::string graphFile = args.requireOption("--graph");
+    const ckpt::Graph graph = ckpt::readGraphFile(graphFile);
     ckpt::torchx::ProfileOptions options;
     options.model.modelPath = args.positional()[0];
+    readInputOptions(args, options.model);
+    options.model.inputs = inputsOfGraph(graph, graphFile, options.model);
     try {
-        options.model.inputShape = ckpt::torchx::parseInputShape(args.requireOption("--input"));
         auto granularity = graph.metadata().find("granularity");
         options.model.granularity = ckpt::torchx::parseGranularity(
             granularity == graph.metadata().end() ? "op" : nlohmann::json::parse(granularity->second).get<std::string>());
         options.iterations = std::stoi(args.option("--iterations").value_or("1"));
-        options.model.dtype = args.option("--dtype").value_or("float32");
-        ckpt::torchx::checkDtype(options.model.dtype);
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     } catch (const nlohmann::json::exception& e) {
@@ -41,7 +72,8 @@ int runProfile(const std::vector<std::string>& argv)
     // readPlanFile refuses a plan made for another graph (by fingerprint).
     const ckpt::Plan plan = ckpt::readPlanFile(args.requireOption("--plan"), graph);
     for (ckpt::VertexIndex v : plan.checkpoints())
-        options.checkpoints.push_back(graph.vertex(v).id);
+        if (!graph.vertex(v).isVirtual)  // a virtual source (several inputs) is no tensor
+            options.checkpoints.push_back(graph.vertex(v).id);
     const std::string out = args.requireOption("-o");
 
     const ckpt::ProfileTrace trace = ckpt::torchx::profileTraining(graph, options);
@@ -69,8 +101,8 @@ int runProfile(const std::vector<std::string>& argv)
 
 const CommandRegistration profile{
     {"profile",
-     "profile MODEL.pt --graph GRAPH.json --plan PLAN.json --input 1x3x224x224 --device cpu|cuda [--iterations K] [--dtype float32] -o "
-     "TRACE.json [--json]",
+     "profile MODEL.pt --graph GRAPH.json --plan PLAN.json [--input SHAPE[:DTYPE[:HIGH]] ...] --device cpu|cuda [--iterations K] "
+     "[--dtype float32] -o TRACE.json [--json]",
      "run a regular and a checkpointed training step; compare gradients; memory per training phase", &runProfile}};
 
 }  // namespace

@@ -40,6 +40,9 @@ struct Vertex {
     // the phase, so they count in its peak only. 0 when unknown (published graphs) or none.
     std::int64_t forwardWorkspaceBytes = 0;
     std::int64_t backwardWorkspaceBytes = 0;
+    // Computed from the model inputs' data, so its bytes, saved and workspace bytes grow in
+    // proportion to the batch size (docs/FORMAT.md); false for what parameters, constants or
+    // shapes alone make (a position index, a causal mask). True when unknown.
     bool batchScaled = true;
     bool isVirtual = false;  // added to join several sources or sinks; never written out
     bool backward = false;   // a gradient node of a training graph (Checkmate *_train_nx.json)

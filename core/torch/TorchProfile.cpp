@@ -98,7 +98,8 @@ public:
 #endif
 
 struct Schedule {
-    std::vector<int> order;                 // groups in the graph's topological order
+    std::vector<int> order;                 // groups in the graph's topological order; -1: its virtual source
+    std::vector<std::string> ids;           // the vertex ids in that order (the virtual source's too)
     std::vector<std::vector<int>> consumers;  // per group
     int sink = 0;
 };
@@ -142,8 +143,9 @@ public:
         matchGraph();
         for (const at::Tensor& p : m_program.module().parameters())
             p.requires_grad_(true);
-        torch::manual_seed(0);
-        m_input = m_program.randomInput().requires_grad_(true);
+        // Gradients flow into float inputs only (token ids have none).
+        for (at::Tensor& input : m_program.randomInputs())
+            m_inputs.push_back(input.is_floating_point() ? input.requires_grad_(true) : input);
     }
 
     const Schedule& schedule() const { return m_schedule; }
@@ -155,7 +157,8 @@ public:
     {
         for (const at::Tensor& p : m_program.module().parameters())
             p.mutable_grad().reset();
-        m_input.mutable_grad().reset();
+        for (at::Tensor& input : m_inputs)
+            input.mutable_grad().reset();
         synchronize();
         const auto start = std::chrono::steady_clock::now();
         m_program.refreshStatics();
@@ -174,13 +177,15 @@ public:
         return phasesOf(m_meter.samples(), stepStart, m_forwardEnd, m_gradientDone, backwardEnd, stepEnd);
     }
 
-    // Parameter and input gradients by name ("input", "layer1.0.conv1.weight").
+    // Parameter and input gradients by name ("layer1.0.conv1.weight", "input", "input.y").
     std::vector<std::pair<std::string, at::Tensor>> gradients()
     {
         std::vector<std::pair<std::string, at::Tensor>> out;
+        auto copy = [](const at::Tensor& grad) { return grad.defined() ? grad.clone() : at::Tensor(); };
         for (const auto& p : m_program.module().named_parameters())
-            out.emplace_back(p.name, p.value.grad().defined() ? p.value.grad().clone() : at::Tensor());
-        out.emplace_back("input", m_input.grad().defined() ? m_input.grad().clone() : at::Tensor());
+            out.emplace_back(p.name, copy(p.value.grad()));
+        for (std::size_t i = 0; i < m_inputs.size(); ++i)
+            out.emplace_back(m_program.inputId(static_cast<int>(i)), copy(m_inputs[i].grad()));
         return out;
     }
 
@@ -200,25 +205,34 @@ private:
         for (std::size_t g = 0; g < groups.size(); ++g)
             groupOf[groups[g].id] = static_cast<int>(g);
         const std::string file = m_options.model.modelPath;
+        int realVertices = 0;
         for (const Vertex& v : m_graph.vertices()) {
             if (v.isVirtual)
                 continue;
+            ++realVertices;
             if (!groupOf.count(v.id))
                 failImport(file, "the graph has vertex \"" + v.id + "\" which this model, imported at " +
                                      granularityName(m_options.model.granularity) + " granularity, does not have");
         }
-        if (static_cast<int>(groups.size()) != m_graph.vertexCount())
-            failImport(file, "the graph has " + std::to_string(m_graph.vertexCount()) + " vertices, the model " +
+        if (static_cast<int>(groups.size()) != realVertices)
+            failImport(file, "the graph has " + std::to_string(realVertices) + " vertices, the model " +
                                  std::to_string(groups.size()));
         m_schedule.consumers.assign(groups.size(), {});
         for (std::size_t g = 0; g < groups.size(); ++g)
             for (int d : groups[g].deps)
                 m_schedule.consumers[d].push_back(static_cast<int>(g));
-        for (VertexIndex v : m_graph.topologicalOrder())
-            m_schedule.order.push_back(groupOf.at(m_graph.vertex(v).id));
+        // A model of several inputs has a virtual source (GraphBuilder): it keeps its place in
+        // the order, as an empty phase, so the phases are the simulators'.
+        for (VertexIndex v : m_graph.topologicalOrder()) {
+            const Vertex& vertex = m_graph.vertex(v);
+            m_schedule.order.push_back(vertex.isVirtual ? -1 : groupOf.at(vertex.id));
+            m_schedule.ids.push_back(vertex.id);
+        }
         m_schedule.sink = m_program.sinkGroup();
         m_isCheckpoint.assign(groups.size(), false);
-        m_isCheckpoint[0] = m_isCheckpoint[m_schedule.sink] = true;
+        m_isCheckpoint[m_schedule.sink] = true;
+        for (std::size_t g = 0; g < groups.size(); ++g)
+            m_isCheckpoint[g] = m_isCheckpoint[g] || groups[g].input >= 0;
         for (const std::string& id : m_options.checkpoints) {
             if (!groupOf.count(id))
                 failImport(file, "the plan checkpoints \"" + id + "\", which is not a vertex of the graph");
@@ -226,7 +240,8 @@ private:
         }
         m_position.assign(groups.size(), 0);
         for (std::size_t k = 0; k < m_schedule.order.size(); ++k)
-            m_position[m_schedule.order[k]] = static_cast<int>(k);
+            if (m_schedule.order[k] >= 0)
+                m_position[m_schedule.order[k]] = static_cast<int>(k);
         findSegments();
     }
 
@@ -262,9 +277,16 @@ private:
     {
         std::vector<int> remaining(m_program.groups().size(), 0);
         for (int g : groups)
-            for (int d : m_program.groups()[g].deps)
-                ++remaining[d];
-        for (int g : groups) {
+            if (g >= 0)
+                for (int d : m_program.groups()[g].deps)
+                    ++remaining[d];
+        for (std::size_t k = 0; k < groups.size(); ++k) {
+            const int g = groups[k];
+            if (g < 0) {  // the virtual source computes nothing
+                if (marks)
+                    m_forwardEnd[k] = m_meter.mark();
+                continue;
+            }
             m_program.runGroup(g, env);
             if (torch::GradMode::is_enabled() && !keep[g])
                 hookGradients(g, env);
@@ -276,10 +298,16 @@ private:
         }
     }
 
+    void putInputs(Env& env) const
+    {
+        for (std::size_t i = 0; i < m_inputs.size(); ++i)
+            env[m_program.inputValue(static_cast<int>(i))] = m_inputs[i];
+    }
+
     std::size_t regularStep()
     {
         Env env;
-        env[m_program.inputValue()] = m_input;
+        putInputs(env);
         std::vector<bool> keep(m_program.groups().size(), false);
         keep[m_schedule.sink] = true;
         forward(m_schedule.order, env, keep, true);
@@ -310,19 +338,21 @@ private:
     std::size_t checkpointedStep()
     {
         Env env;
-        env[m_program.inputValue()] = m_input;
+        putInputs(env);
         {
             torch::NoGradGuard noGrad;
             forward(m_schedule.order, env, m_isCheckpoint, true);
         }
         for (auto& [value, stored] : env)
-            if (value != m_program.inputValue())
+            if (value->node() != value->owningGraph()->param_node())  // the inputs collect their own gradients
                 stored = asLeaf(stored);
         m_roots.assign(m_program.groups().size(), {});
+        // The inputs (and a virtual source) have no operation to back-propagate through.
         for (std::size_t k = m_schedule.order.size(); k-- > 1;) {
             const int g = m_schedule.order[k];
             m_gradientDone[k] = m_meter.mark();
-            backwardOf(g, env);
+            if (g >= 0 && m_program.groups()[g].input < 0)
+                backwardOf(g, env);
         }
         m_gradientDone[0] = std::max(m_gradientDone[0], m_meter.mark());
         env.clear();
@@ -428,7 +458,7 @@ private:
     const ProfileOptions& m_options;
     MemoryMeter& m_meter;
     TorchProgram m_program;
-    at::Tensor m_input;
+    std::vector<at::Tensor> m_inputs;
     Schedule m_schedule;
     std::vector<bool> m_isCheckpoint;
     std::vector<SegmentRun> m_segments;
@@ -457,9 +487,7 @@ std::string compareGradients(const std::vector<std::pair<std::string, at::Tensor
     return {};
 }
 
-}  // namespace
-
-ProfileTrace profileTraining(const Graph& graph, const ProfileOptions& options)
+ProfileTrace measureTraining(const Graph& graph, const ProfileOptions& options)
 {
     std::unique_ptr<MemoryMeter> meterOwner;
     std::shared_ptr<CpuMemoryMeter> cpuMeter;
@@ -485,15 +513,14 @@ ProfileTrace profileTraining(const Graph& graph, const ProfileOptions& options)
     ProfileTrace trace;
     trace.model = options.model.modelPath;
     trace.device = options.model.device;
-    trace.inputShape = options.model.inputShape;
+    trace.inputShape = options.model.inputs.front().shape;
     trace.iterations = std::max(1, options.iterations);
     trace.rtol = options.rtol;
     trace.atol = options.atol;
-    for (int g : profiler.schedule().order) {
-        trace.vertices.push_back(profiler.groups()[g].id);
-        if (profiler.checkpoints()[g])
+    trace.vertices = profiler.schedule().ids;
+    for (int g : profiler.schedule().order)
+        if (g >= 0 && profiler.checkpoints()[g])
             trace.checkpoints.push_back(profiler.groups()[g].id);
-    }
     // The measured steps reset the gradients first, so nothing but the step itself is live
     // beyond the baseline; the comparison afterwards keeps a copy of one step's gradients.
     // With several iterations the first is a warm-up (oneDNN primitives, allocator caches) and
@@ -518,6 +545,13 @@ ProfileTrace profileTraining(const Graph& graph, const ProfileOptions& options)
     trace.mismatch = compareGradients(profiler.gradients(), checkpointedGradients, options.rtol, options.atol);
     trace.gradientsMatch = trace.mismatch.empty();
     return trace;
+}
+
+}  // namespace
+
+ProfileTrace profileTraining(const Graph& graph, const ProfileOptions& options)
+{
+    return reportingTorchErrors(options.model, [&] { return measureTraining(graph, options); });
 }
 
 }  // namespace ckpt::torchx

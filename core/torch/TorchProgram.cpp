@@ -2,7 +2,9 @@
 
 #include "graph/GraphBuilder.h"
 #include "graph/GraphError.h"
+#include "util/Units.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
 #include <nlohmann/json.hpp>
@@ -17,21 +19,43 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
-#include <sstream>
 #include <thread>
 
 namespace ckpt::torchx {
 
 namespace {
 
+// The dtypes InputSpec names (and dtypeName writes back).
 const std::map<std::string, c10::ScalarType>& dtypes()
 {
-    static const std::map<std::string, c10::ScalarType> table{{"float32", c10::kFloat},
-                                                               {"float64", c10::kDouble},
-                                                               {"float16", c10::kHalf},
-                                                               {"bfloat16", c10::kBFloat16}};
+    static const std::map<std::string, c10::ScalarType> table{
+        {"float32", c10::kFloat}, {"float64", c10::kDouble}, {"float16", c10::kHalf},
+        {"bfloat16", c10::kBFloat16}, {"int64", c10::kLong}, {"int32", c10::kInt}};
     return table;
+}
+
+bool isOutOfMemory(const std::string& message)
+{
+    for (const char* sign : {"not enough memory", "can't allocate memory", "out of memory", "std::bad_alloc"})
+        if (message.find(sign) != std::string::npos)
+            return true;
+    return false;
+}
+
+// The size in c10's allocator messages ("... you tried to allocate 1024 bytes ..."), if any.
+std::optional<std::int64_t> requestedBytes(const std::string& message)
+{
+    const std::string marker = "tried to allocate ";
+    const auto at = message.find(marker);
+    if (at == std::string::npos)
+        return std::nullopt;
+    const auto digits = at + marker.size();
+    const auto end = message.find_first_not_of("0123456789", digits);
+    if (end == digits || end - digits > 18 || message.compare(end, 6, " bytes") != 0)
+        return std::nullopt;
+    return std::stoll(message.substr(digits, end - digits));
 }
 
 const c10::StorageImpl* storageOf(const at::Tensor& t)
@@ -92,30 +116,22 @@ bool writesAnInput(const Node* node, int* written)
     return false;
 }
 
-// Values used inside a node's blocks but defined outside it.
-void freeValues(const torch::jit::Block* block, const Node* owner, std::vector<const Value*>& out)
-{
-    for (const Node* n : block->nodes()) {
-        for (const Value* v : n->inputs()) {
-            if (!v->node()->isBefore(owner) && v->node() != owner->owningGraph()->param_node())
-                continue;
-            if (std::find(out.begin(), out.end(), v) == out.end())
-                out.push_back(v);
-        }
-        for (const auto* inner : n->blocks())
-            freeValues(inner, owner, out);
-    }
-    for (const Value* v : block->outputs())
-        if ((v->node()->isBefore(owner) || v->node() == owner->owningGraph()->param_node()) &&
-            std::find(out.begin(), out.end(), v) == out.end())
-            out.push_back(v);
-}
-
 }  // namespace
 
 void failImport(const std::string& file, const std::string& problem)
 {
     throw TorchImportError(file + ": " + problem);
+}
+
+void failTorch(const ImportOptions& options, const std::string& message)
+{
+    if (!isOutOfMemory(message))
+        failImport(options.modelPath, firstLine(message));
+    const auto bytes = requestedBytes(message);
+    failImport(options.modelPath, "out of memory at input " + formatInputSpecs(withDtypes(options.inputs, options.dtype)) +
+                                      (bytes ? ": could not allocate " + std::to_string(*bytes) + " bytes (" +
+                                                   formatBytes(*bytes) + ")"
+                                             : " (" + firstLine(message) + ")"));
 }
 
 std::string firstLine(const std::string& message)
@@ -133,8 +149,6 @@ std::string dtypeName(c10::ScalarType type)
         if (t == type)
             return name;
     switch (type) {
-    case c10::kLong: return "int64";
-    case c10::kInt: return "int32";
     case c10::kShort: return "int16";
     case c10::kChar: return "int8";
     case c10::kByte: return "uint8";
@@ -158,31 +172,6 @@ void collectTensors(const c10::IValue& value, std::vector<at::Tensor>& out)
             collectTensors(item, out);
 }
 
-std::vector<std::int64_t> parseInputShape(const std::string& text)
-{
-    std::vector<std::int64_t> shape;
-    std::stringstream in(text);
-    std::string part;
-    while (std::getline(in, part, 'x')) {
-        if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 9)
-            throw std::invalid_argument("input shape \"" + text + "\" is not like 1x3x224x224");
-        shape.push_back(std::stoll(part));
-        if (shape.back() == 0)
-            throw std::invalid_argument("input shape \"" + text + "\" has a zero dimension");
-    }
-    if (shape.empty())
-        throw std::invalid_argument("input shape \"" + text + "\" is not like 1x3x224x224");
-    return shape;
-}
-
-std::string formatInputShape(const std::vector<std::int64_t>& shape)
-{
-    std::string text;
-    for (std::int64_t d : shape)
-        text += (text.empty() ? "" : "x") + std::to_string(d);
-    return text;
-}
-
 Granularity parseGranularity(const std::string& text)
 {
     if (text == "op")
@@ -190,12 +179,6 @@ Granularity parseGranularity(const std::string& text)
     if (text == "module")
         return Granularity::Module;
     throw std::invalid_argument("granularity must be op or module, got \"" + text + "\"");
-}
-
-void checkDtype(const std::string& dtype)
-{
-    if (!dtypes().count(dtype))
-        throw std::invalid_argument("dtype must be float32, float64, float16 or bfloat16, got \"" + dtype + "\"");
 }
 
 std::string granularityName(Granularity granularity)
@@ -207,15 +190,30 @@ TorchProgram::TorchProgram(const ImportOptions& options)
     : m_options(options)
 {
     checkDtype(options.dtype);
+    if (options.inputs.empty())
+        fail("no input given (one per argument of forward)");
+    m_options.inputs = withDtypes(options.inputs, options.dtype);
     // LibTorch starts with one intra-op thread here; use the machine.
     at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     load();
+    expandControlFlow();
+    for (Node* n : m_graph->nodes()) {
+        m_position[n] = static_cast<int>(m_nodes.size());
+        m_nodes.push_back(n);
+    }
     analyse();
 }
 
 void TorchProgram::fail(const std::string& problem) const
 {
     failImport(m_options.modelPath, problem);
+}
+
+void TorchProgram::rejectInput(const std::string& message) const
+{
+    if (isOutOfMemory(message))
+        failTorch(m_options, message);
+    fail("the model rejects input " + formatInputSpecs(m_options.inputs) + ": " + firstLine(message));
 }
 
 void TorchProgram::load()
@@ -243,14 +241,22 @@ void TorchProgram::load()
     if (!forward)
         fail("the module has no forward method");
     const auto& args = forward->function().getSchema().arguments();
-    if (args.size() != 2 || !args[1].type()->isSubtypeOf(*c10::TensorType::get())) {
-        std::string list;
-        for (std::size_t i = 1; i < args.size(); ++i)
-            list += (i > 1 ? ", " : "") + args[i].name() + ": " + args[i].type()->annotation_str();
-        fail("forward takes (" + list + "); ckptx-torch feeds it exactly one tensor");
+    std::string list;
+    bool tensorsOnly = true;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        list += (i > 1 ? ", " : "") + args[i].name() + ": " + args[i].type()->annotation_str();
+        tensorsOnly = tensorsOnly && args[i].type()->isSubtypeOf(*c10::TensorType::get());
     }
+    if (!tensorsOnly)
+        fail("forward takes (" + list + "); ckptx-torch feeds it tensors only");
+    const int given = inputCount();
+    if (static_cast<int>(args.size()) - 1 != given)
+        fail("forward takes (" + list + "), " + std::to_string(args.size() - 1) + " tensor(s); ckptx-torch was given " +
+             std::to_string(given) + " --input");
+    for (std::size_t i = 1; i < args.size(); ++i)
+        m_argumentNames.push_back(args[i].name());
     m_module.eval();
-    m_module.to(device(), dtypes().at(m_options.dtype));
+    m_module.to(device(), isFloatDtype(m_options.dtype) ? dtypes().at(m_options.dtype) : c10::kFloat);
     for (const at::Tensor& p : m_module.parameters())
         m_parameterBytes += static_cast<std::int64_t>(p.nbytes());
     for (const at::Tensor& b : m_module.buffers())
@@ -258,15 +264,122 @@ void TorchProgram::load()
     m_graph = forward->graph()->copy();
     torch::jit::Inline(*m_graph);
     torch::jit::EliminateDeadCode(m_graph);
-    for (Node* n : m_graph->nodes()) {
-        m_position[n] = static_cast<int>(m_nodes.size());
-        m_nodes.push_back(n);
-    }
 }
 
-torch::Tensor TorchProgram::randomInput() const
+std::string TorchProgram::inputId(int i) const
 {
-    return torch::randn(m_options.inputShape, torch::TensorOptions().dtype(dtypes().at(m_options.dtype)).device(device()));
+    return inputCount() == 1 ? "input" : "input." + m_argumentNames.at(static_cast<std::size_t>(i));
+}
+
+std::vector<torch::Tensor> TorchProgram::randomInputs() const
+{
+    auto generator = at::make_generator<at::CPUGeneratorImpl>(0);
+    std::vector<torch::Tensor> tensors;
+    for (const InputSpec& input : m_options.inputs) {
+        const auto options = torch::TensorOptions().dtype(dtypes().at(input.dtype));
+        torch::Tensor t = isFloatDtype(input.dtype) ? torch::randn(input.shape, generator, options)
+                                                    : torch::randint(0, input.high, input.shape, generator, options);
+        tensors.push_back(t.to(device()));
+    }
+    return tensors;
+}
+
+// prim::If and prim::Loop at the top of the graph (after inlining) become the ops they run on
+// randomInputs(): the branch taken, the body once per trip. Their conditions and trip counts
+// usually come from shapes, so the expansion holds for every input of the import's shapes;
+// with data-dependent control flow it is the path of the import's (fixed) random input. The
+// importer and the profiler expand the same way, so their groups match.
+void TorchProgram::expandControlFlow()
+{
+    using namespace torch::jit;
+    const bool hasControlFlow = std::any_of(m_graph->nodes().begin(), m_graph->nodes().end(), [](const Node* n) {
+        return n->kind() == prim::If || n->kind() == prim::Loop;
+    });
+    if (hasControlFlow) {
+        torch::NoGradGuard noGrad;
+        Env env;
+        env[m_graph->inputs()[0]] = m_module._ivalue();
+        const auto inputs = randomInputs();
+        for (int i = 0; i < inputCount(); ++i)
+            env[inputValue(i)] = inputs[static_cast<std::size_t>(i)];
+        const std::vector<Node*> nodes(m_graph->nodes().begin(), m_graph->nodes().end());
+        try {
+            for (Node* n : nodes)
+                expand(n, env);
+        } catch (const c10::Error& e) {
+            rejectInput(e.what_without_backtrace());
+        }
+        EliminateDeadCode(m_graph);
+        m_operations.clear();  // some of the nodes they were made for are gone
+    }
+    for (const Node* n : m_graph->nodes())
+        if (!n->blocks().empty())
+            fail("the graph has a " + std::string(n->kind().toQualString()) + " node, which ckptx-torch cannot expand");
+}
+
+// Runs `node` on `env`; an If or a Loop is replaced by the nodes it ran (inserted before it,
+// expanded in turn). Returns the values that now stand for the node's outputs.
+std::vector<Value*> TorchProgram::expand(Node* node, Env& env)
+{
+    using namespace torch::jit;
+    std::vector<Value*> results;
+    if (node->kind() == prim::If) {
+        results = inlineBlock(node->blocks()[env.at(node->input(0)).toBool() ? 0 : 1], node, {}, env);
+    } else if (node->kind() == prim::Loop) {
+        const std::int64_t maxTrips = env.at(node->input(0)).toInt();
+        bool more = env.at(node->input(1)).toBool();
+        results.assign(node->inputs().begin() + 2, node->inputs().end());
+        for (std::int64_t trip = 0; more && trip < maxTrips; ++trip) {
+            Value* tripValue = nullptr;
+            {
+                WithInsertPoint here(node);
+                tripValue = m_graph->insertConstant(trip);
+            }
+            env[tripValue] = trip;
+            std::vector<Value*> bodyInputs{tripValue};
+            bodyInputs.insert(bodyInputs.end(), results.begin(), results.end());
+            std::vector<Value*> outputs = inlineBlock(node->blocks()[0], node, bodyInputs, env);
+            more = env.at(outputs[0]).toBool();
+            results.assign(outputs.begin() + 1, outputs.end());
+        }
+    } else {
+        auto outputs = execute(node, [&](const Value* v) { return env.at(v); });
+        for (std::size_t i = 0; i < outputs.size(); ++i)
+            env[node->outputs()[i]] = std::move(outputs[i]);
+        return {node->outputs().begin(), node->outputs().end()};
+    }
+    for (std::size_t i = 0; i < results.size(); ++i)
+        node->outputs()[i]->replaceAllUsesWith(results[i]);
+    node->destroy();
+    return results;
+}
+
+// Copies `block`'s nodes before `before`, its inputs bound to `inputs`, and expands them.
+// Returns the copies of the block's outputs.
+std::vector<Value*> TorchProgram::inlineBlock(torch::jit::Block* block, Node* before, const std::vector<Value*>& inputs,
+                                              Env& env)
+{
+    std::unordered_map<Value*, Value*> copyOf;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        copyOf[block->inputs()[i]] = inputs[i];
+    auto mapped = [&](Value* v) {
+        auto it = copyOf.find(v);
+        return it == copyOf.end() ? v : it->second;
+    };
+    for (Node* original : block->nodes()) {
+        Node* copy = nullptr;
+        {
+            torch::jit::WithInsertPoint here(before);
+            copy = m_graph->insertNode(m_graph->createClone(original, mapped));
+        }
+        const std::vector<Value*> outputs = expand(copy, env);
+        for (std::size_t i = 0; i < outputs.size(); ++i)
+            copyOf[original->outputs()[i]] = outputs[i];
+    }
+    std::vector<Value*> results;
+    for (Value* v : block->outputs())
+        results.push_back(mapped(v));
+    return results;
 }
 
 c10::Device TorchProgram::device() const
@@ -286,14 +399,6 @@ void TorchProgram::refreshStatics()
     }
 }
 
-std::vector<const Value*> TorchProgram::dependencies(Node* node) const
-{
-    std::vector<const Value*> deps(node->inputs().begin(), node->inputs().end());
-    for (const auto* block : node->blocks())
-        freeValues(block, node, deps);
-    return deps;
-}
-
 const std::vector<const Value*>& TorchProgram::producers(const Value* value) const
 {
     if (auto it = m_producers.find(value); it != m_producers.end())
@@ -303,7 +408,7 @@ const std::vector<const Value*>& TorchProgram::producers(const Value* value) con
         const Node* node = value->node();
         auto kind = m_kind.find(node);
         if (kind != m_kind.end() && kind->second == NodeKind::Transparent) {
-            for (const Value* dep : dependencies(const_cast<Node*>(node)))
+            for (const Value* dep : node->inputs())
                 for (const Value* p : producers(dep))
                     if (std::find(result.begin(), result.end(), p) == result.end())
                         result.push_back(p);
@@ -360,23 +465,6 @@ std::vector<c10::IValue> TorchProgram::execute(Node* node, const Lookup& lookup)
         lookup(node->inputs()[0]).toObject()->setAttr(node->s(attr::name), lookup(node->inputs()[1]));
         return {};
     }
-    if (kind == prim::If)
-        return runBlock(node->blocks()[lookup(node->inputs()[0]).toBool() ? 0 : 1], {}, lookup);
-    if (kind == prim::Loop) {
-        const std::int64_t maxTrips = lookup(node->inputs()[0]).toInt();
-        bool more = lookup(node->inputs()[1]).toBool();
-        std::vector<c10::IValue> carried;
-        for (std::size_t i = 2; i < node->inputs().size(); ++i)
-            carried.push_back(lookup(node->inputs()[i]));
-        for (std::int64_t trip = 0; more && trip < maxTrips; ++trip) {
-            std::vector<c10::IValue> inputs{trip};
-            inputs.insert(inputs.end(), carried.begin(), carried.end());
-            auto outputs = runBlock(node->blocks()[0], std::move(inputs), lookup);
-            more = outputs[0].toBool();
-            carried.assign(outputs.begin() + 1, outputs.end());
-        }
-        return carried;
-    }
     Stack stack;
     for (const Value* v : node->inputs())
         stack.push_back(lookup(v));
@@ -419,52 +507,37 @@ std::vector<c10::IValue> TorchProgram::execute(Node* node, const Lookup& lookup)
     return std::vector<c10::IValue>(stack.end() - static_cast<std::ptrdiff_t>(node->outputs().size()), stack.end());
 }
 
-std::vector<c10::IValue> TorchProgram::runBlock(torch::jit::Block* block, std::vector<c10::IValue> inputs,
-                                                const Lookup& outer) const
-{
-    Env local;
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-        local[block->inputs()[i]] = std::move(inputs[i]);
-    Lookup lookup = [&](const Value* v) {
-        auto it = local.find(v);
-        return it != local.end() ? it->second : outer(v);
-    };
-    for (Node* n : block->nodes()) {
-        auto outputs = execute(n, lookup);
-        for (std::size_t i = 0; i < outputs.size(); ++i)
-            local[n->outputs()[i]] = std::move(outputs[i]);
-    }
-    std::vector<c10::IValue> result;
-    for (const Value* v : block->outputs())
-        result.push_back(lookup(v));
-    return result;
-}
-
 void TorchProgram::analyse()
 {
     torch::NoGradGuard noGrad;
     Env env;
     m_statics[m_graph->inputs()[0]] = m_module._ivalue();
-    env[inputValue()] = randomInput();
-
     std::unordered_set<const c10::StorageImpl*> seen;
     std::unordered_map<const c10::StorageImpl*, int> owner;  // storage -> op-level group
     for (const at::Tensor& t : m_module.parameters())
         seen.insert(storageOf(t));
     for (const at::Tensor& t : m_module.buffers())
         seen.insert(storageOf(t));
-    owner[storageOf(env[inputValue()].toTensor())] = 0;
+    // Values computed from the inputs' data (batch_scaled): tensors only, so that a size read
+    // from an input (an int) does not carry it on.
+    std::unordered_set<const Value*> fromData;
+    const auto inputs = randomInputs();
+    for (int i = 0; i < inputCount(); ++i) {
+        env[inputValue(i)] = inputs[static_cast<std::size_t>(i)];
+        owner[storageOf(inputs[static_cast<std::size_t>(i)])] = i;
+        fromData.insert(inputValue(i));
+    }
 
     std::vector<int> groupOfNode(m_nodes.size(), -1);
     std::unordered_map<const Node*, double> compute;
-    int groupCount = 1;
+    int groupCount = inputCount();
     Lookup lookup = [&](const Value* v) {
         auto it = m_statics.find(v);
         return it != m_statics.end() ? it->second : env.at(v);
     };
     for (std::size_t i = 0; i < m_nodes.size(); ++i) {
         Node* node = m_nodes[i];
-        const auto deps = dependencies(node);
+        const auto deps = node->inputs();
         const bool isStatic = std::all_of(deps.begin(), deps.end(), [&](const Value* v) { return m_statics.count(v) > 0; });
         std::vector<c10::IValue> inputs, outputs;
         try {
@@ -472,17 +545,22 @@ void TorchProgram::analyse()
                 inputs.push_back(lookup(v));
             outputs = execute(node, lookup);
         } catch (const c10::Error& e) {
-            fail("the model rejects input " + formatInputShape(m_options.inputShape) + ": " +
-                 firstLine(e.what_without_backtrace()));
+            rejectInput(e.what_without_backtrace());
         } catch (const std::exception& e) {
-            fail("the model rejects input " + formatInputShape(m_options.inputShape) + ": " + firstLine(e.what()));
+            rejectInput(e.what());
         }
         std::vector<at::Tensor> tensors;
         for (const auto& v : outputs)
             collectTensors(v, tensors);
         auto& store = isStatic ? m_statics : env;
-        for (std::size_t k = 0; k < outputs.size(); ++k)
+        const bool readsData = std::any_of(deps.begin(), deps.end(), [&](const Value* v) { return fromData.count(v) > 0; });
+        for (std::size_t k = 0; k < outputs.size(); ++k) {
             store[node->outputs()[k]] = outputs[k];
+            std::vector<at::Tensor> carried;
+            collectTensors(outputs[k], carried);
+            if (readsData && !carried.empty())
+                fromData.insert(node->outputs()[k]);
+        }
         if (isStatic) {
             m_kind[node] = NodeKind::Static;
             for (const auto& t : tensors)
@@ -519,7 +597,7 @@ void TorchProgram::analyse()
         fail("forward returns " + out.type()->annotation_str() + "; ckptx-torch needs it to return one tensor");
     if (m_options.granularity == Granularity::Module)
         mergeModuleCalls(groupOfNode, groupCount);
-    buildGroups(groupOfNode, env);
+    buildGroups(groupOfNode, env, fromData);
     // The sink is the model output, which may be a view of its group's tensor (a flatten).
     m_groups[m_sink].shape = out.toTensor().sizes().vec();
     for (auto& group : m_groups)
@@ -533,27 +611,28 @@ void TorchProgram::mergeModuleCalls(std::vector<int>& groupOfNode, int groupCoun
 {
     std::vector<std::string> path(groupCount);
     std::vector<std::set<int>> succ(groupCount);
-    auto groupOfValue = [&](const Value* v) {
-        return v == inputValue() ? 0 : groupOfNode[m_position.at(v->node())];
-    };
+    auto groupOfValue = [&](const Value* v) { return this->groupOfValue(v, groupOfNode); };
     for (std::size_t i = 0; i < m_nodes.size(); ++i) {
         const int g = groupOfNode[i];
         if (g < 0)
             continue;
         if (m_kind.at(m_nodes[i]) == NodeKind::Allocating)
             path[g] = modulePath(m_nodes[i]);
-        for (const Value* d : dependencies(m_nodes[i]))
+        for (const Value* d : m_nodes[i]->inputs())
             for (const Value* p : producers(d))
                 if (groupOfValue(p) != g)
                     succ[groupOfValue(p)].insert(g);
     }
+    // The inputs stay groups of their own.
+    const int inputs = inputCount();
     std::vector<int> merged(groupCount);
-    std::set<int> run{0};
-    merged[0] = 0;
-    int current = 0;
-    for (int g = 1; g < groupCount; ++g) {
+    for (int i = 0; i < inputs; ++i)
+        merged[i] = i;
+    int current = inputs - 1;
+    std::set<int> run{current};
+    for (int g = inputs; g < groupCount; ++g) {
         const int first = *run.begin();
-        bool join = g > 1 && !path[g].empty() && path[g] == path[first];
+        bool join = g > inputs && !path[g].empty() && path[g] == path[first];
         // A vertex stands for one tensor: the run may only feed g, which also rules out a
         // cycle through the merge.
         for (int member : run)
@@ -571,15 +650,25 @@ void TorchProgram::mergeModuleCalls(std::vector<int>& groupOfNode, int groupCoun
             g = merged[g];
 }
 
-void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& env)
+int TorchProgram::groupOfValue(const Value* value, const std::vector<int>& groupOfNode) const
 {
-    const int count = 1 + *std::max_element(groupOfNode.begin(), groupOfNode.end());
-    std::vector<OpGroup> groups(std::max(count, 1));
+    if (value->node() == m_graph->param_node())
+        return static_cast<int>(value->offset()) - 1;  // input i is graph input i + 1 (after self)
+    return groupOfNode[m_position.at(value->node())];
+}
+
+void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& env,
+                               const std::unordered_set<const Value*>& fromData)
+{
+    int count = inputCount();
+    for (int g : groupOfNode)
+        count = std::max(count, g + 1);
+    std::vector<OpGroup> groups(static_cast<std::size_t>(count));
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        groups[g].input = static_cast<int>(g) < inputCount() ? static_cast<int>(g) : -1;
     std::vector<std::set<int>> deps(groups.size());
     std::vector<std::vector<const Value*>> exports(groups.size());
-    auto groupOfValue = [&](const Value* v) {
-        return v == inputValue() ? 0 : groupOfNode[m_position.at(v->node())];
-    };
+    auto groupOfValue = [&](const Value* v) { return this->groupOfValue(v, groupOfNode); };
     auto exportValue = [&](int from, const Value* v) {
         if (std::find(exports[from].begin(), exports[from].end(), v) == exports[from].end())
             exports[from].push_back(v);
@@ -589,7 +678,7 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
         if (g < 0)
             continue;
         groups[g].nodes.push_back(m_nodes[i]);
-        for (const Value* d : dependencies(m_nodes[i]))
+        for (const Value* d : m_nodes[i]->inputs())
             for (const Value* p : producers(d))
                 if (groupOfValue(p) != g) {
                     deps[g].insert(groupOfValue(p));
@@ -600,6 +689,9 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
     if (outputProducers.size() != 1)
         fail("the model output is not computed from the input by one tensor operation");
     const int sink = groupOfValue(outputProducers.front());
+    if (groups[sink].input >= 0)
+        fail("forward returns its input " + m_argumentNames[static_cast<std::size_t>(groups[sink].input)] +
+             " (or a view of it): there is no operation to import");
     exportValue(sink, outputProducers.front());
 
     // Keep the groups the output needs; dead code the tracer kept goes.
@@ -615,8 +707,8 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
                 stack.push_back(d);
             }
     }
-    if (!needed[0])
-        fail("the model output does not depend on its input");
+    if (std::none_of(needed.begin(), needed.begin() + inputCount(), [](bool n) { return n; }))
+        fail("the model output does not depend on its inputs");
     std::vector<int> renumber(groups.size(), -1);
     std::map<std::string, int> seenIds;
     std::set<const c10::StorageImpl*> unclaimedParameters;
@@ -628,6 +720,9 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
         renumber[g] = static_cast<int>(m_groups.size());
         OpGroup group = std::move(groups[g]);
         group.exports = exports[g];
+        // Its bytes are those of its exports (a module call's internal mask does not count).
+        group.batchScaled = group.input >= 0 || std::any_of(group.exports.begin(), group.exports.end(),
+                                                             [&](const Value* v) { return fromData.count(v) > 0; });
         std::vector<std::string> kinds;
         for (const Node* n : group.nodes) {
             const std::string kind = n->kind().toQualString();
@@ -639,8 +734,8 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
         for (const auto& k : kinds)
             group.op += (group.op.empty() ? "" : "+") + k;
         std::string base;
-        if (g == 0) {
-            base = "input";
+        if (group.input >= 0) {
+            base = inputId(group.input);
             group.op = "input";
         } else {
             const std::string opName = group.nodes.empty() ? "op" : group.nodes.front()->kind().toUnqualString();
@@ -670,7 +765,7 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
         }
         // A parameter's gradient is formed at the backward of the first group that reads it.
         for (const Node* n : group.nodes)
-            for (const Value* v : dependencies(const_cast<Node*>(n))) {
+            for (const Value* v : n->inputs()) {
                 auto it = m_statics.find(v);
                 if (it == m_statics.end())
                     continue;
@@ -816,7 +911,9 @@ void TorchProgram::findSavedTensors()
     Env values;
     {
         torch::NoGradGuard noGrad;
-        values[inputValue()] = randomInput();
+        const auto inputs = randomInputs();
+        for (int i = 0; i < inputCount(); ++i)
+            values[inputValue(i)] = inputs[static_cast<std::size_t>(i)];
         for (int g : order)
             runGroup(g, values);
     }
@@ -844,7 +941,7 @@ void TorchProgram::findSavedTensors()
     };
     for (OpGroup& group : m_groups) {
         const int g = static_cast<int>(&group - m_groups.data());
-        if (g == 0)
+        if (group.input >= 0)
             continue;
         Env plain = copyInputs(group, false);
         Env recorded = copyInputs(group, true);
@@ -893,11 +990,13 @@ Graph TorchProgram::toGraph() const
     if (auto dot = name.rfind('.'); dot != std::string::npos && dot > 0)
         name = name.substr(0, dot);
     builder.setName(name);
-    nlohmann::json shape = m_options.inputShape;
     builder.setMetadata("source_format", "\"torchscript\"");
     builder.setMetadata("granularity", nlohmann::json(granularityName(m_options.granularity)).dump());
-    builder.setMetadata("input_shape", shape.dump());
-    builder.setMetadata("input_dtype", nlohmann::json(m_options.dtype).dump());
+    try {
+        writeInputMetadata(builder, m_options.inputs, m_options.batchDim);
+    } catch (const std::invalid_argument& e) {
+        fail(e.what());
+    }
     builder.setMetadata("parameter_bytes", std::to_string(m_parameterBytes));
     builder.setMetadata("buffer_bytes", std::to_string(m_bufferBytes));
     builder.setMetadata("libtorch_version", nlohmann::json(TORCH_VERSION).dump());
@@ -926,6 +1025,7 @@ Graph TorchProgram::toGraph() const
         v.savedBytes = group.savedBytes;
         v.forwardWorkspaceBytes = group.forwardWorkspaceBytes;
         v.backwardWorkspaceBytes = group.backwardWorkspaceBytes;
+        v.batchScaled = group.batchScaled;
         if (m_savedKnown)
             v.savedBy = std::move(savers[&group - m_groups.data()]);
         builder.addVertex(std::move(v));
@@ -942,9 +1042,11 @@ Graph TorchProgram::toGraph() const
 
 Graph importTorchScript(const ImportOptions& options)
 {
-    TorchProgram program(options);
-    program.findSavedTensors();
-    return program.toGraph();
+    return reportingTorchErrors(options, [&] {
+        TorchProgram program(options);
+        program.findSavedTensors();
+        return program.toGraph();
+    });
 }
 
 }  // namespace ckpt::torchx

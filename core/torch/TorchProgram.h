@@ -20,9 +20,11 @@ using torch::jit::Value;
 using Env = std::unordered_map<const Value*, c10::IValue>;
 
 // One vertex of the imported graph: the ops that allocate its tensor(s) and the in-place ops
-// on them, in execution order. Group 0 is the model input.
+// on them, in execution order. The model's inputs come first, in argument order (an input the
+// output does not read has no group).
 struct OpGroup {
     std::string id;
+    int input = -1;  // the forward argument (0-based, self not counted) an input group is; -1 for ops
     std::string module;  // innermost module path of its ops ("" = the top module)
     std::string op;      // its ops' kinds, "aten::_convolution+aten::relu_"
     std::vector<Node*> nodes;
@@ -42,12 +44,15 @@ struct OpGroup {
     std::vector<std::int64_t> shape;    // of its first exported tensor
     std::string dtype;
     double compute = 0;  // FLOPs of conv/linear/matmul ops, element counts of the others
+    // Its exported tensors are computed from the inputs' data (docs/FORMAT.md, batch_scaled); an
+    // arange over a sequence length read from a shape, or a mask sliced from a buffer, is not.
+    bool batchScaled = true;
 };
 
 class TorchProgram {
 public:
-    // Loads, checks, inlines and runs the model once (no grad) to find the groups; throws
-    // TorchImportError naming the file for every kind of bad input.
+    // Loads, checks, inlines, expands control flow and runs the model once (no grad) to find
+    // the groups; throws TorchImportError naming the file for every kind of bad input.
     explicit TorchProgram(const ImportOptions& options);
 
     const ImportOptions& options() const { return m_options; }
@@ -56,7 +61,10 @@ public:
     torch::jit::Module& module() { return m_module; }
     std::int64_t parameterBytes() const { return m_parameterBytes; }
     std::int64_t bufferBytes() const { return m_bufferBytes; }
-    const Value* inputValue() const { return m_graph->inputs()[1]; }
+    int inputCount() const { return static_cast<int>(m_options.inputs.size()); }
+    const Value* inputValue(int i) const { return m_graph->inputs()[static_cast<std::size_t>(i) + 1]; }
+    // The vertex id of input i: "input" for a model of one argument, else "input.NAME".
+    std::string inputId(int i) const;
     const Value* outputValue() const { return m_graph->outputs()[0]; }
 
     // Finds what autograd keeps for each group's backward (OpGroup::savedDeps, savesOutput) by
@@ -64,14 +72,16 @@ public:
     // scratch memory; toGraph() then writes Vertex::savedBy and the workspace bytes.
     void findSavedTensors();
     Graph toGraph() const;
-    torch::Tensor randomInput() const;
+    // One tensor per input, the same on every call (a fixed seed): floats standard normal,
+    // integers uniform in [0, high). Control flow was expanded for these values.
+    std::vector<torch::Tensor> randomInputs() const;
     c10::Device device() const;
 
     // Re-runs the ops computed from parameters and constants alone with autograd on, so
     // gradients reach parameters through them (the analysis ran them without).
     void refreshStatics();
     // Runs group g: reads the exports of its deps from `env`, adds its own exports to it.
-    // Group 0 only runs the in-place ops on the input, if any.
+    // An input group only runs the in-place ops on its input, if any.
     void runGroup(int g, Env& env) const;
     // The model output, from the sink group's exports in `env`.
     c10::IValue output(Env& env) const;
@@ -81,19 +91,24 @@ private:
     using Lookup = std::function<c10::IValue(const Value*)>;
 
     void load();
+    void expandControlFlow();
+    std::vector<Value*> expand(Node* node, Env& env);
+    std::vector<Value*> inlineBlock(torch::jit::Block* block, Node* before, const std::vector<Value*>& inputs, Env& env);
     void analyse();
+    int groupOfValue(const Value* value, const std::vector<int>& groupOfNode) const;
     void mergeModuleCalls(std::vector<int>& groupOfNode, int groupCount) const;
-    void buildGroups(const std::vector<int>& groupOfNode, const Env& env);
-    std::vector<const Value*> dependencies(Node* node) const;
+    void buildGroups(const std::vector<int>& groupOfNode, const Env& env,
+                     const std::unordered_set<const Value*>& fromData);
     const std::vector<const Value*>& producers(const Value* value) const;
     std::vector<c10::IValue> execute(Node* node, const Lookup& lookup) const;
-    std::vector<c10::IValue> runBlock(torch::jit::Block* block, std::vector<c10::IValue> inputs,
-                                      const Lookup& outer) const;
     c10::IValue lazyValue(const Value* value, const Env& env, Env& local) const;
     [[noreturn]] void fail(const std::string& problem) const;
+    // The model threw running the inputs: out of memory, or the model's own complaint.
+    [[noreturn]] void rejectInput(const std::string& message) const;
     std::string modulePath(const Node* node) const;
 
-    ImportOptions m_options;
+    ImportOptions m_options;  // inputs with their dtypes filled in
+    std::vector<std::string> m_argumentNames;  // forward's, self not counted
     torch::jit::Module m_module;
     std::shared_ptr<torch::jit::Graph> m_graph;
     std::vector<Node*> m_nodes;  // top-level nodes in execution order
@@ -111,6 +126,20 @@ private:
 
 // "FILE: problem" as a TorchImportError; c10 messages are cut to their first line.
 [[noreturn]] void failImport(const std::string& file, const std::string& problem);
+[[noreturn]] void failTorch(const ImportOptions& options, const std::string& message);
+// Runs `work`, turning what LibTorch throws (a c10::Error with its backtrace, std::bad_alloc)
+// into one TorchImportError line naming the model and, when memory ran out, the inputs.
+template <class Work>
+auto reportingTorchErrors(const ImportOptions& options, Work work)
+{
+    try {
+        return work();
+    } catch (const c10::Error& e) {
+        failTorch(options, e.what_without_backtrace());
+    } catch (const std::bad_alloc&) {
+        failTorch(options, "std::bad_alloc");
+    }
+}
 std::string firstLine(const std::string& message);
 std::string dtypeName(c10::ScalarType type);
 // All tensors inside an IValue (tensors, lists, tuples).

@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 """Writes the TorchScript test models into a folder: torchvision networks with random
 weights (nothing is downloaded), small residual/dense/inception-like networks for the
-profiling tests, and broken files for the importer's error paths.
+profiling tests, a small GPT (int64 tokens), a model of two inputs, one with scripted control
+flow, and broken files for the importer's error paths.
 
 usage: make_models.py OUT_DIR
 """
 import io
+import math
 import os
 import sys
 import zipfile
@@ -102,8 +104,96 @@ def mlp():
 
 
 class TwoInputs(nn.Module):
-    def forward(self, x, y):
-        return x + y
+    """Features and a class id per sample: a float and an int64 input meeting in the middle."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Linear(8, 16)
+        self.classes = nn.Embedding(5, 16)
+        self.out = nn.Linear(16, 4)
+
+    def forward(self, x, label):
+        return self.out(torch.relu(self.features(x)) * self.classes(label))
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, d, heads, block):
+        super().__init__()
+        self.c_attn = nn.Linear(d, 3 * d)
+        self.c_proj = nn.Linear(d, d)
+        self.n_head = heads
+        self.n_embd = d
+        self.register_buffer("bias", torch.tril(torch.ones(block, block)).view(1, 1, block, block))
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
+        k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+        att = nn.functional.softmax(att, dim=-1)
+        y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
+        return self.c_proj(y)
+
+
+class GptBlock(nn.Module):
+    def __init__(self, d, heads, block):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(d)
+        self.attn = CausalSelfAttention(d, heads, block)
+        self.ln_2 = nn.LayerNorm(d)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class Gpt(nn.Module):
+    """A nanoGPT-style causal language model (token + position embeddings, tied head), small:
+    vocabulary 100, context 16, 2 layers, width 32. Fed int64 token ids."""
+
+    def __init__(self, vocab=100, block=16, layers=2, d=32, heads=4):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, d)
+        self.wpe = nn.Embedding(block, d)
+        self.h = nn.ModuleList(GptBlock(d, heads, block) for _ in range(layers))
+        self.ln_f = nn.LayerNorm(d)
+        self.lm_head = nn.Linear(d, vocab, bias=False)
+        self.wte.weight = self.lm_head.weight
+
+    def forward(self, idx):
+        b, t = idx.size()
+        pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
+        x = self.wte(idx) + self.wpe(pos)
+        for block in self.h:
+            x = block(x)
+        return self.lm_head(self.ln_f(x))
+
+
+class ControlFlow(nn.Module):
+    """Scripted control flow: a loop and a shape-dependent branch (prim::Loop, prim::If)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+        self.head = nn.Linear(16, 4)
+
+    def forward(self, x):
+        for _ in range(3):
+            x = torch.relu(self.fc(x))
+        if x.dim() == 2:
+            x = x * 2.0
+        else:
+            x = x.mean(0)
+        return self.head(x)
+
+
+class Identity(nn.Module):
+    def forward(self, x):
+        return x
 
 
 def trace(model, side):
@@ -126,12 +216,15 @@ model = mlp().eval()
 with torch.no_grad():
     save(torch.jit.trace(model, torch.randn(4, 256), check_trace=False), "mlp")
 save(torch.jit.script(tvm.resnet18().eval()), "resnet18_scripted")
+save(torch.jit.script(Gpt().eval()), "gpt")
+save(torch.jit.script(TwoInputs().eval()), "two_inputs")
+save(torch.jit.script(ControlFlow().eval()), "control_flow")
 
 # Broken inputs for the importer's error messages.
 with open(os.path.join(out, "not_a_zip.pt"), "w") as f:
     f.write("this is not a model\n")
 torch.save(nn.Linear(2, 2).state_dict(), os.path.join(out, "state_dict.pt"))
-save(torch.jit.script(TwoInputs()), "two_inputs")
+save(torch.jit.script(Identity()), "identity")
 buffer = io.BytesIO()
 torch.jit.save(torch.jit.script(nn.Linear(2, 2)), buffer)
 with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as src, \

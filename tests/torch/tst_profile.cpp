@@ -1,12 +1,16 @@
 // ckptx-torch profile: the checkpointed step's gradients equal the regular step's on residual,
 // dense and inception-like graphs (op and module granularity, plans with several entries and
-// exits per segment), one trace entry per training phase, and a smaller measured peak.
+// exits per segment), a GPT fed tokens, a model of two inputs and one with expanded control
+// flow; one trace entry per training phase, on the simulators' phase index; a smaller measured
+// peak; inputs other than the graph's refused.
 #include "TorchTool.h"
 
 #include "io/GraphJson.h"
 #include "io/PlanJson.h"
 #include "io/TextFile.h"
 #include "io/TraceJson.h"
+#include "memory/PlanMemory.h"
+#include "memory/TraceComparison.h"
 #include "theory/PlanEvaluation.h"
 
 #include <QTemporaryDir>
@@ -36,10 +40,19 @@ std::vector<std::string> everyNth(const Graph& graph, int stride)
     return ids;
 }
 
-Profiled profile(const QString& model, const QString& input, const QString& granularity, int stride, const QString& dir)
+QStringList inputArgs(const QStringList& inputs)
+{
+    QStringList args;
+    for (const QString& input : inputs)
+        args << "--input" << input;
+    return args;
+}
+
+Profiled profile(const QString& model, const QStringList& inputs, const QString& granularity, int stride, const QString& dir)
 {
     const QString graphFile = dir + "/graph.json", planFile = dir + "/plan.json", traceFile = dir + "/trace.json";
-    ToolRun run = runCkptxTorch({"import", modelPath(model), "--input", input, "--granularity", granularity, "-o", graphFile});
+    ToolRun run = runCkptxTorch(QStringList{"import", modelPath(model)} + inputArgs(inputs) +
+                                QStringList{"--granularity", granularity, "-o", graphFile});
     if (run.exitCode != 0)
         throw std::runtime_error(run.err.toStdString());
     Profiled result{readGraphFile(graphFile.toStdString()), {}, {}};
@@ -49,12 +62,32 @@ Profiled profile(const QString& model, const QString& input, const QString& gran
     plan.solver = "every-nth";
     plan.evaluation = result.plan;
     writePlanFile(planFile.toStdString(), result.graph, plan);
-    run = runCkptxTorch({"profile", modelPath(model), "--graph", graphFile, "--plan", planFile, "--input", input,
-                         "--device", "cpu", "-o", traceFile});
+    run = runCkptxTorch(QStringList{"profile", modelPath(model), "--graph", graphFile, "--plan", planFile} +
+                        inputArgs(inputs) + QStringList{"--device", "cpu", "-o", traceFile});
     if (run.exitCode != 0)
         throw std::runtime_error(run.err.toStdString());
     result.trace = parseTraceJson(readTextFile(traceFile.toStdString()), traceFile.toStdString());
     return result;
+}
+
+// A model imported into DIR/graph.json and a plan without checkpoints for it in DIR/plan.json.
+struct Unplanned {
+    QString graphFile, planFile;
+    Graph graph;
+    Plan plan;
+};
+
+Unplanned importUnplanned(const QString& model, const QString& input, const QString& dir)
+{
+    Unplanned u{dir + "/graph.json", dir + "/plan.json", {}, {}};
+    const ToolRun run = runCkptxTorch({"import", modelPath(model), "--input", input, "-o", u.graphFile});
+    if (run.exitCode != 0)
+        throw std::runtime_error(run.err.toStdString());
+    u.graph = readGraphFile(u.graphFile.toStdString());
+    u.plan.solver = "none";
+    u.plan.evaluation = evaluate(u.graph, {});
+    writePlanFile(u.planFile.toStdString(), u.graph, u.plan);
+    return u;
 }
 
 // A segment with several exits and an entry between two of them (as in a dense block, where a
@@ -80,27 +113,36 @@ private Q_SLOTS:
     void gradientsAndPhases();
     void checkpointedPeakIsLower();
     void badPlan();
+    void inputsOfTheGraph();
 };
 
 void TorchProfileTest::gradientsAndPhases_data()
 {
     QTest::addColumn<QString>("model");
+    QTest::addColumn<QStringList>("inputs");
     QTest::addColumn<QString>("granularity");
     QTest::addColumn<int>("stride");
-    for (const char* model : {"residual", "dense", "inception_like"})
+    const std::pair<const char*, QStringList> models[]{{"residual", {"2x3x16x16"}},
+                                                        {"dense", {"2x3x16x16"}},
+                                                        {"inception_like", {"2x3x16x16"}},
+                                                        {"gpt", {"2x16:int64:100"}},
+                                                        {"two_inputs", {"3x8", "3:int64:5"}},
+                                                        {"control_flow", {"4x16"}}};
+    for (const auto& [model, inputs] : models)
         for (auto [granularity, stride] : {std::pair{"op", 0}, {"op", 2}, {"module", 3}}) {
             const QString tag = QString("%1/%2/every %3").arg(model, granularity).arg(stride);
-            QTest::newRow(qPrintable(tag)) << QString(model) << QString(granularity) << stride;
+            QTest::newRow(qPrintable(tag)) << QString(model) << inputs << QString(granularity) << stride;
         }
 }
 
 void TorchProfileTest::gradientsAndPhases()
 {
     QFETCH(QString, model);
+    QFETCH(QStringList, inputs);
     QFETCH(QString, granularity);
     QFETCH(int, stride);
     QTemporaryDir dir;
-    const Profiled p = profile(model, "2x3x16x16", granularity, stride, dir.path());
+    const Profiled p = profile(model, inputs, granularity, stride, dir.path());
     QVERIFY2(p.trace.gradientsMatch, p.trace.mismatch.c_str());
     QCOMPARE(p.trace.device, std::string("cpu"));
     const int n = p.graph.vertexCount();
@@ -122,8 +164,14 @@ void TorchProfileTest::gradientsAndPhases()
         QVERIFY(step->phases.back().endBytes >= p.trace.baselineBytes);
         QVERIFY(step->stepMs > 0);
     }
+    // The simulators read the trace on their phase index (a virtual source included).
+    for (MemoryModel memoryModel : {MemoryModel::Chen, MemoryModel::PyTorch}) {
+        const TraceComparison c = compareWithTrace(p.graph, simulatePlanMemory(p.graph, p.plan, memoryModel), p.trace,
+                                                   p.trace.checkpointed);
+        QCOMPARE(int(c.phases.size()), 2 * p.graph.vertexCount());
+    }
     if (stride == 0)
-        QVERIFY(p.trace.checkpoints.size() == 2);  // the input and the output
+        QCOMPARE(int(p.trace.checkpoints.size()), int(inputs.size()) + 1);  // the inputs and the output
     else
         QVERIFY(!p.plan.isISPlan || p.plan.segments.size() > 1);
     if (model == "dense" && granularity == "module")
@@ -135,7 +183,7 @@ void TorchProfileTest::gradientsAndPhases()
 void TorchProfileTest::checkpointedPeakIsLower()
 {
     QTemporaryDir dir;
-    const Profiled p = profile("mlp", "512x256", "op", 4, dir.path());
+    const Profiled p = profile("mlp", {"512x256"}, "op", 4, dir.path());
     QVERIFY2(p.trace.gradientsMatch, p.trace.mismatch.c_str());
     QVERIFY2(p.trace.checkpointed.peakBytes < p.trace.regular.peakBytes,
              qPrintable(QString("checkpointed %1 >= regular %2").arg(p.trace.checkpointed.peakBytes).arg(p.trace.regular.peakBytes)));
@@ -145,13 +193,11 @@ void TorchProfileTest::checkpointedPeakIsLower()
 void TorchProfileTest::badPlan()
 {
     QTemporaryDir dir;
-    const QString graphFile = dir.path() + "/graph.json", planFile = dir.path() + "/plan.json";
-    QCOMPARE(runCkptxTorch({"import", modelPath("residual"), "--input", "1x3x16x16", "-o", graphFile}).exitCode, 0);
+    const Unplanned residual = importUnplanned("residual", "1x3x16x16", dir.path());
+    const QString &graphFile = residual.graphFile, &planFile = residual.planFile;
+    const Graph& graph = residual.graph;
+    const Plan& plan = residual.plan;
     // A plan file for this graph that names a vertex it does not have.
-    const Graph graph = readGraphFile(graphFile.toStdString());
-    Plan plan;
-    plan.solver = "hand-written";
-    plan.evaluation = evaluate(graph, {});
     nlohmann::json planJson = nlohmann::json::parse(toPlanJson(graph, plan));
     planJson["checkpoints"] = {"no such vertex"};
     writeTextFileAtomically(planFile.toStdString(), planJson.dump());
@@ -172,6 +218,32 @@ void TorchProfileTest::badPlan()
                          "-o", dir.path() + "/t.json"});
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.contains("dense.pt: the graph has vertex"), run.err.constData());
+}
+
+// profile takes the graph's inputs when --input is left out, and refuses others: a trace of
+// another shape would be read against this graph's sizes.
+void TorchProfileTest::inputsOfTheGraph()
+{
+    QTemporaryDir dir;
+    const Unplanned gpt = importUnplanned("gpt", "2x16:int64:100", dir.path());
+    const QString& graphFile = gpt.graphFile;
+    const QStringList common{"--graph", graphFile, "--plan", gpt.planFile, "-o", dir.path() + "/t.json"};
+    ToolRun run = runCkptxTorch(QStringList{"profile", modelPath("gpt")} + common);
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const ProfileTrace trace = parseTraceJson(readTextFile((dir.path() + "/t.json").toStdString()), "t.json");
+    QVERIFY(trace.gradientsMatch);
+    QCOMPARE(trace.inputShape, (std::vector<std::int64_t>{2, 16}));
+    for (const QString& other : QStringList{"4x16:int64", "2x16", "2x16:int32"}) {
+        run = runCkptxTorch(QStringList{"profile", modelPath("gpt"), "--input", other} + common);
+        QCOMPARE(run.exitCode, 1);
+        const QString expected = graphFile + ": the graph was imported with input 2x16:int64:100, not " +
+                                 (other.contains(':') ? other : other + ":float32");
+        QVERIFY2(run.err.contains(expected.toUtf8()), run.err.constData());
+        QVERIFY(!run.err.trimmed().contains('\n'));
+    }
+    run = runCkptxTorch(QStringList{"profile", modelPath("gpt"), "--input", "2x16:int64", "--input", "2x16:int64"} + common);
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains("not 2x16:int64, 2x16:int64"), run.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TorchProfileTest)

@@ -6,6 +6,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 using namespace ckpt;
 
 namespace {
@@ -63,6 +65,22 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).backwardWorkspaceBytes, std::int64_t(9));
         const Graph back = parseGraphJson(toGraphJson(g), "back.json");
         for (VertexIndex v = 0; v < 2; ++v)
+            QVERIFY(back.vertex(v) == g.vertex(v));
+    }
+
+    void batchScaledRoundTrip()
+    {
+        // Absent means true (graphs from before batch recording); only false is written.
+        const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "batch_scaled": false},
+            {"id": "c", "bytes": 1, "batch_scaled": true}], "edges": [{"from": "a", "to": "c"}, {"from": "b", "to": "c"}]})");
+        QVERIFY(g.vertex(0).batchScaled);
+        QVERIFY(!g.vertex(1).batchScaled);
+        QVERIFY(g.vertex(2).batchScaled);
+        const std::string text = toGraphJson(g);
+        QCOMPARE(nlohmann::json::parse(text)["vertices"][1]["batch_scaled"], nlohmann::json(false));
+        QVERIFY(!nlohmann::json::parse(text)["vertices"][2].contains("batch_scaled"));
+        const Graph back = parseGraphJson(text, "back.json");
+        for (VertexIndex v = 0; v < 3; ++v)
             QVERIFY(back.vertex(v) == g.vertex(v));
     }
 
@@ -145,6 +163,8 @@ private Q_SLOTS:
             << "test.json: /vertices/0/saved_by/1: \"c\" is neither the vertex nor one of its successors";
         QTest::newRow("saved_by not strings") << R"({"vertices": [{"id": "a", "bytes": 1, "saved_by": [1]}]})"
                                               << "test.json: /vertices/0/saved_by/0: expected a string";
+        QTest::newRow("batch_scaled not a boolean") << R"({"vertices": [{"id": "a", "bytes": 1, "batch_scaled": 1}]})"
+                                                    << "test.json: /vertices/0/batch_scaled: expected a boolean";
         QTest::newRow("negative workspace") << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_bytes": -1}]})"
                                             << "test.json: /vertices/0/backward_workspace_bytes: backward_workspace_bytes must be >= 0";
         QTest::newRow("wrong schema") << R"({"schema": "other", "vertices": []})" << "test.json: /schema: unknown schema";
