@@ -11,9 +11,9 @@ packages=(
   nlohmann-json3-dev
   coinor-libcbc-dev
   xvfb xauth fonts-dejavu-core
-  # packaging/dev.sh deb and its checks: the icon's PNG, the .deb (cpack, dpkg-shlibdeps), the
-  # Python package, and the validators of the desktop entry, AppStream metadata and the package
-  librsvg2-bin dpkg-dev fakeroot file python3-setuptools python3-venv python3-pip
+  # packaging/dev.sh deb and its checks: the icon's PNG, the .deb's Depends (dpkg-shlibdeps, file),
+  # the Python package (pip in a venv), and the validators of desktop entry, AppStream data and package
+  librsvg2-bin dpkg-dev file python3-setuptools python3-venv python3-pip
   desktop-file-utils appstream lintian
 )
 
