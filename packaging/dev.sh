@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# One entry point for the README's two commands.
+# One entry point for the README's commands.
 #   packaging/dev.sh run [GRAPH]   install what is missing, build, start the GUI (default: a bundled example)
 #   packaging/dev.sh test          install what is missing, build, run the whole test suite (ctest)
 #   packaging/dev.sh build         install what is missing and build
+#   packaging/dev.sh deb           install what is missing, build, pack build/checkpoint-explorer_VERSION_ARCH.deb
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,8 +32,12 @@ case "${1:-}" in
   build)
     build
     ;;
+  deb)
+    build
+    cpack --config build/CPackConfig.cmake -B build
+    ;;
   *)
-    echo "usage: packaging/dev.sh run [GRAPH] | test | build" >&2
+    echo "usage: packaging/dev.sh run [GRAPH] | test | build | deb" >&2
     exit 2
     ;;
 esac

@@ -11,6 +11,10 @@ packages=(
   nlohmann-json3-dev
   coinor-libcbc-dev
   xvfb xauth fonts-dejavu-core
+  # packaging/dev.sh deb and its checks: the icon's PNG, the .deb's Depends (dpkg-shlibdeps, file),
+  # the Python package (pip in a venv), and the validators of desktop entry, AppStream data and package
+  librsvg2-bin dpkg-dev file python3-setuptools python3-venv python3-pip
+  desktop-file-utils appstream lintian
 )
 
 missing=()

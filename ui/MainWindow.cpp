@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "AboutText.h"
 #include "BackgroundTask.h"
 #include "DagPanel.h"
 #include "DagView.h"
@@ -330,11 +331,8 @@ void MainWindow::createMenus()
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About"), this, [this] {
-        QMessageBox::about(this, tr("About Checkpoint Explorer"),
-                           tr("<b>Checkpoint Explorer</b> %1<br>Shows a network's computation graph, finds its "
-                              "optimal gradient checkpoints and predicts training memory.")
-                               .arg(QApplication::applicationVersion()));
-    });
+        QMessageBox::about(this, tr("About Checkpoint Explorer"), aboutHtml(QApplication::applicationVersion()));
+    })->setObjectName(QStringLiteral("aboutAction"));
 }
 
 void MainWindow::rebuildRecentMenu()

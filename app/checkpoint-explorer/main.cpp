@@ -13,6 +13,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QIcon>
 #include <QTimer>
 
 #include <algorithm>
@@ -118,6 +119,9 @@ int main(int argc, char** argv)
     QApplication::setApplicationName(QStringLiteral("checkpoint-explorer"));
     QApplication::setApplicationDisplayName(QStringLiteral("Checkpoint Explorer"));
     QApplication::setApplicationVersion(QStringLiteral(CKPT_VERSION));
+    // Desktop shells match the window to its desktop entry (and icon) by this name.
+    QGuiApplication::setDesktopFileName(QStringLiteral(CKPT_APP_ID));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral(CKPT_APP_ID), QIcon(QStringLiteral(":/icons/checkpoint-explorer.svg"))));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Find and prove optimal gradient checkpoints."));

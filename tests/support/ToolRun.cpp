@@ -6,10 +6,10 @@
 
 namespace ckpt::test {
 
-ToolRun runTool(const QString& executable, const QStringList& args, int timeoutMs)
+ToolRun runProgram(const QString& program, const QStringList& args, int timeoutMs)
 {
     QProcess process;
-    process.start(binPath(executable), args);
+    process.start(program, args);
     ToolRun run;
     if (!process.waitForFinished(timeoutMs)) {
         process.kill();
@@ -21,6 +21,11 @@ ToolRun runTool(const QString& executable, const QStringList& args, int timeoutM
     run.out = process.readAllStandardOutput();
     run.err = process.readAllStandardError();
     return run;
+}
+
+ToolRun runTool(const QString& executable, const QStringList& args, int timeoutMs)
+{
+    return runProgram(binPath(executable), args, timeoutMs);
 }
 
 }  // namespace ckpt::test
