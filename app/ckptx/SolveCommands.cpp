@@ -13,7 +13,8 @@ namespace ckptx {
 
 namespace {
 
-ckpt::SolverOptions solverOptions(const Args& args)
+// The --option values, checked against the solver's options (an unknown key is refused).
+ckpt::SolverOptions solverOptions(const Args& args, const std::string& solver)
 {
     ckpt::SolverOptions options;
     for (const std::string& kv : args.optionValues("--option")) {
@@ -22,6 +23,8 @@ ckpt::SolverOptions solverOptions(const Args& args)
             throw UsageError("--option takes KEY=VALUE, got \"" + kv + "\"");
         options.values[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
+    if (const ckpt::Solver* known = ckpt::findSolver(solver))
+        ckpt::checkOptions(*known, options);
     return options;
 }
 
@@ -39,7 +42,7 @@ int runSolve(const std::vector<std::string>& argv)
     args.expectPositional({"GRAPH"});
     const std::string solver = args.requireOption("--solver");
     const auto graph = ckpt::readGraphFile(args.positional()[0]);
-    const ckpt::Plan plan = ckpt::runSolver(solver, graph, solverOptions(args));
+    const ckpt::Plan plan = ckpt::runSolver(solver, graph, solverOptions(args, solver));
     if (auto path = args.option("-o"))
         ckpt::writePlanFile(*path, graph, plan);
     const nlohmann::json out = ckpt::planToJson(graph, plan, false);
@@ -65,7 +68,7 @@ int runSweep(const std::vector<std::string>& argv)
     args.expectPositional({"GRAPH"});
     const std::string solver = args.option("--solver").value_or("feng-acg");
     const auto graph = ckpt::readGraphFile(args.positional()[0]);
-    const ckpt::Plan plan = ckpt::runSolver(solver, graph, solverOptions(args));
+    const ckpt::Plan plan = ckpt::runSolver(solver, graph, solverOptions(args, solver));
     if (!plan.sweep)
         throw UsageError("solver " + solver + " does not sweep a max term C (use feng-acg or feng-lcg)");
     nlohmann::json out = ckpt::sweepToJson(graph, *plan.sweep);
