@@ -2,6 +2,7 @@
 
 #include "graph/GraphBuilder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <unordered_set>
@@ -96,7 +97,8 @@ public:
         const std::string what = readableMessage(e);
         if (e.id == 406)  // out_of_range: a number too large for a double
             throw GraphError(what, pointer());
-        throw GraphError("not valid JSON (" + what + ")", pointer());
+        // A syntax error may fall between members: name the object or array it is in.
+        throw GraphError("not valid JSON (" + what + ")", pointer(m_levels.empty() ? 0 : m_levels.size() - 1));
     }
 
 private:
@@ -107,11 +109,14 @@ private:
         std::unordered_set<std::string> keys;
     };
 
-    std::string pointer() const
+    // The pointer of the value being read, or of its enclosing container at `depth` levels.
+    std::string pointer(std::size_t depth = kMaxJsonDepth) const
     {
         std::string out;
-        for (const Level& level : m_levels)
+        for (std::size_t i = 0; i < std::min(depth, m_levels.size()); ++i) {
+            const Level& level = m_levels[i];
             out = level.isArray ? out + "/" + std::to_string(level.index) : pointerOf(out, level.key);
+        }
         return out;
     }
     void open(bool isArray)

@@ -55,7 +55,9 @@ void SolverOptions::report(double fraction) const
 void checkOptions(const Solver& solver, const SolverOptions& options)
 {
     const std::vector<OptionSpec> specs = solver.options();
-    for (const auto& [key, value] : options.values) {
+    for (const auto& option : options.values) {
+        const std::string& key = option.first;
+        const std::string& value = option.second;
         const auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.name == key; });
         if (spec == specs.end()) {
             std::string known;
