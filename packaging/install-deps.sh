@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev
   coinor-libcbc-dev
   xvfb xauth fonts-dejavu-core
+  clang libclang-rt-14-dev
 )
 
 missing=()
