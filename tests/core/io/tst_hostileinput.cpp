@@ -36,6 +36,13 @@ QString errorOf(const std::function<void()>& read)
     return QStringLiteral("(no error)");
 }
 
+// The reader fails, and its message contains `expected`.
+void verifyRefused(const std::function<void()>& read, const QString& expected)
+{
+    const QString error = errorOf(read);
+    QVERIFY2(error.contains(expected), qPrintable(error));
+}
+
 std::string traceWith(const std::string& baseline, const std::string& phase)
 {
     const std::string step = "{\"peak_bytes\": 10, \"phases\": [" + phase + "]}";
@@ -80,9 +87,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, text);
         QFETCH(QString, expected);
-        const std::string bytes = text.toStdString();
-        const QString error = errorOf([&] { parseGraphJson(bytes, "g.json"); });
-        QVERIFY2(error.contains(expected), qPrintable(error));
+        verifyRefused([&] { parseGraphJson(text.toStdString(), "g.json"); }, expected);
     }
 
     void plans_data()
@@ -106,8 +111,7 @@ private Q_SLOTS:
         const std::string text = "{\"schema\": \"checkpoint-explorer/plan\", \"version\": 1, \"graph\": {\"fingerprint\": \"" +
                                  graphFingerprint(chain) + "\"}, \"solver\": \"x\", " + body.toStdString() +
                                  "\"checkpoints\": []}";
-        const QString error = errorOf([&] { parsePlanJson(chain, text, "p.json"); });
-        QVERIFY2(error.contains(expected), qPrintable(error));
+        verifyRefused([&] { parsePlanJson(chain, text, "p.json"); }, expected);
     }
 
     void traces_data()
@@ -129,9 +133,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, text);
         QFETCH(QString, expected);
-        const std::string bytes = text.toStdString();
-        const QString error = errorOf([&] { parseTraceJson(bytes, "t.json"); });
-        QVERIFY2(error.contains(expected), qPrintable(error));
+        verifyRefused([&] { parseTraceJson(text.toStdString(), "t.json"); }, expected);
     }
 
     void onlyRegularFilesAreRead()
