@@ -15,6 +15,8 @@ packages=(
   # the Python package (pip in a venv), and the validators of desktop entry, AppStream data and package
   librsvg2-bin dpkg-dev file python3-setuptools python3-venv python3-pip
   desktop-file-utils appstream lintian
+  # the sanitizer build and the libFuzzer targets (.ci/run)
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -29,7 +29,7 @@ int runSolve(const std::vector<std::string>& argv)
     args.expectPositional({"GRAPH"});
     const std::string solver = args.requireOption("--solver");
     const auto graph = ckpt::readGraphFile(args.positional()[0]);
-    const ckpt::Plan plan = ckpt::runSolver(solver, graph, solverOptions(args));
+    const ckpt::Plan plan = ckpt::runSolver(solver, graph, solverOptions(args, solver));
     if (auto path = args.option("-o"))
         ckpt::writePlanFile(*path, graph, plan);
     const nlohmann::json out = ckpt::planToJson(graph, plan, false);
@@ -55,7 +55,7 @@ int runSweep(const std::vector<std::string>& argv)
     args.expectPositional({"GRAPH"});
     const std::string solver = args.option("--solver").value_or("feng-acg");
     const auto graph = ckpt::readGraphFile(args.positional()[0]);
-    const ckpt::Plan plan = ckpt::runSolver(solver, graph, solverOptions(args));
+    const ckpt::Plan plan = ckpt::runSolver(solver, graph, solverOptions(args, solver));
     if (!plan.sweep)
         throw UsageError("solver " + solver + " does not sweep a max term C (use feng-acg or feng-lcg)");
     nlohmann::json out = ckpt::sweepToJson(graph, *plan.sweep);

@@ -6,7 +6,9 @@
 
 namespace ckptx {
 
-inline ckpt::SolverOptions solverOptions(const Args& args)
+// The --option values; with `solver` they are checked against its options (an unknown key is
+// refused with the list of known ones).
+inline ckpt::SolverOptions solverOptions(const Args& args, const std::string& solver = {})
 {
     ckpt::SolverOptions options;
     for (const std::string& kv : args.optionValues("--option")) {
@@ -15,6 +17,8 @@ inline ckpt::SolverOptions solverOptions(const Args& args)
             throw UsageError("--option takes KEY=VALUE, got \"" + kv + "\"");
         options.values[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
+    if (const ckpt::Solver* known = solver.empty() ? nullptr : ckpt::findSolver(solver))
+        ckpt::checkOptions(*known, options);
     return options;
 }
 

@@ -76,16 +76,24 @@ Graph GraphBuilder::build() const
         throw GraphError("the graph has no vertices", "/vertices");
 
     std::int64_t total = 0;
+    std::int64_t allBytes = 0;  // every byte field of every vertex
     for (int i = 0; i < static_cast<int>(g.m_vertices.size()); ++i) {
         const Vertex& v = g.m_vertices[i];
         if (v.id.empty())
             throw GraphError("vertex id is empty", vertexPointer(i) + "/id");
         if (!g.m_index.emplace(v.id, i).second)
             throw GraphError("duplicate vertex id \"" + v.id + "\"", vertexPointer(i) + "/id");
-        if (v.bytes < 0)
-            throw GraphError("bytes must be >= 0, got " + std::to_string(v.bytes), vertexPointer(i) + "/bytes");
-        if (total > std::numeric_limits<std::int64_t>::max() - v.bytes)
-            throw GraphError("the total of all vertex bytes overflows a 64-bit integer", vertexPointer(i) + "/bytes");
+        for (auto [key, bytes] : {std::pair{"bytes", v.bytes}, std::pair{"parameter_bytes", v.parameterBytes},
+                                  std::pair{"saved_bytes", v.savedBytes},
+                                  std::pair{"forward_workspace_bytes", v.forwardWorkspaceBytes},
+                                  std::pair{"backward_workspace_bytes", v.backwardWorkspaceBytes}}) {
+            const std::string at = vertexPointer(i) + "/" + key;
+            if (bytes < 0)
+                throw GraphError(std::string(key) + " must be >= 0, got " + std::to_string(bytes), at);
+            if (bytes > kMaxGraphBytes - allBytes)
+                throw GraphError("the graph's byte counts add up to more than 2^53 bytes (8 PiB)", at);
+            allBytes += bytes;
+        }
         total += v.bytes;
     }
     g.m_totalBytes = total;

@@ -1,12 +1,17 @@
 #pragma once
 #include "graph/Graph.h"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace ckpt {
+
+// The most bytes a graph may declare, all byte fields of all vertices together (8 PiB): the memory
+// models add each field a few times, and with this bound no sum or difference of them overflows.
+inline constexpr std::int64_t kMaxGraphBytes = std::int64_t{1} << 53;
 
 // Collects vertices and edges in input order and validates them into a Graph.
 // Errors carry the JSON pointer of the offending input element (/vertices/N, /edges/N).

@@ -102,15 +102,13 @@ Graph graphFromOurJson(const json& root)
 
 Graph parseGraphJson(const std::string& text, const std::string& file)
 {
-    try {
+    return readingFile(file, [&] {
         json root = parse(text);
         requireObject(root, "");
         if (looksLikeNetworkx(root))
             return graphFromNetworkx(root);
         return graphFromOurJson(root);
-    } catch (const GraphError& e) {
-        throw e.inFile(file);
-    }
+    });
 }
 
 Graph readGraphFile(const std::string& path)

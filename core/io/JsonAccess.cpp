@@ -1,7 +1,11 @@
 #include "io/JsonAccess.h"
 
+#include "graph/GraphBuilder.h"
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unordered_set>
 
 namespace ckpt::json_access {
 
@@ -36,18 +40,121 @@ std::string pointerOf(const std::string& parent, const std::string& key)
     return parent + "/" + escaped;
 }
 
+std::string readableMessage(const json::exception& e)
+{
+    const std::string what = e.what();
+    const auto pos = what.find("] ");
+    return pos == std::string::npos ? what : what.substr(pos + 2);
+}
+
+namespace {
+
+// Builds the DOM through nlohmann's own SAX builder while tracking the JSON pointer of the
+// value being read, so that every refusal names its place: nesting deeper than kMaxJsonDepth
+// (printing such a value recurses once per level), duplicate keys (nlohmann keeps the last one
+// silently) and numbers out of range (nlohmann's out_of_range.406).
+class CheckedDomBuilder {
+public:
+    using number_integer_t = json::number_integer_t;
+    using number_unsigned_t = json::number_unsigned_t;
+    using number_float_t = json::number_float_t;
+    using string_t = json::string_t;
+    using binary_t = json::binary_t;
+
+    explicit CheckedDomBuilder(json& result) : m_dom(result, true) {}
+
+    bool null() { return scalar(m_dom.null()); }
+    bool boolean(bool value) { return scalar(m_dom.boolean(value)); }
+    bool number_integer(number_integer_t value) { return scalar(m_dom.number_integer(value)); }
+    bool number_unsigned(number_unsigned_t value) { return scalar(m_dom.number_unsigned(value)); }
+    bool number_float(number_float_t value, const string_t& text) { return scalar(m_dom.number_float(value, text)); }
+    bool string(string_t& value) { return scalar(m_dom.string(value)); }
+    bool binary(binary_t& value) { return scalar(m_dom.binary(value)); }
+
+    bool start_object(std::size_t size)
+    {
+        open(false);
+        return m_dom.start_object(size);
+    }
+    bool key(string_t& key)
+    {
+        Level& level = m_levels.back();
+        level.key = key;
+        if (!level.keys.insert(key).second)
+            throw GraphError("duplicate key \"" + key + "\"", pointer());
+        return m_dom.key(key);
+    }
+    bool end_object() { return close(m_dom.end_object()); }
+    bool start_array(std::size_t size)
+    {
+        open(true);
+        return m_dom.start_array(size);
+    }
+    bool end_array() { return close(m_dom.end_array()); }
+
+    bool parse_error(std::size_t, const std::string&, const json::exception& e)
+    {
+        const std::string what = readableMessage(e);
+        if (e.id == 406)  // out_of_range: a number too large for a double
+            throw GraphError(what, pointer());
+        // A syntax error may fall between members: name the object or array it is in.
+        throw GraphError("not valid JSON (" + what + ")", pointer(m_levels.empty() ? 0 : m_levels.size() - 1));
+    }
+
+private:
+    struct Level {
+        bool isArray = false;
+        std::size_t index = 0;  // arrays: the item being read
+        std::string key;        // objects: the member being read
+        std::unordered_set<std::string> keys;
+    };
+
+    // The pointer of the value being read, or of its enclosing container at `depth` levels.
+    std::string pointer(std::size_t depth = kMaxJsonDepth) const
+    {
+        std::string out;
+        for (std::size_t i = 0; i < std::min(depth, m_levels.size()); ++i) {
+            const Level& level = m_levels[i];
+            out = level.isArray ? out + "/" + std::to_string(level.index) : pointerOf(out, level.key);
+        }
+        return out;
+    }
+    void open(bool isArray)
+    {
+        if (m_levels.size() >= kMaxJsonDepth)
+            throw GraphError("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", pointer());
+        m_levels.push_back({isArray, 0, {}, {}});
+    }
+    bool close(bool ok)
+    {
+        m_levels.pop_back();
+        return scalar(ok);
+    }
+    // A value is complete: the enclosing array moves on to its next item.
+    bool scalar(bool ok)
+    {
+        if (!m_levels.empty() && m_levels.back().isArray)
+            ++m_levels.back().index;
+        return ok;
+    }
+
+    nlohmann::detail::json_sax_dom_parser<json> m_dom;
+    std::vector<Level> m_levels;
+};
+
+}  // namespace
+
 json parse(const std::string& text)
 {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
         throw GraphError("the file is empty");
-    try {
-        return json::parse(text);
-    } catch (const json::parse_error& e) {
-        std::string what = e.what();
-        // nlohmann prefixes "[json.exception.parse_error.101] "; keep the readable part.
-        auto pos = what.find("] ");
-        throw GraphError("not valid JSON (" + (pos == std::string::npos ? what : what.substr(pos + 2)) + ")");
-    }
+    // nlohmann stops at a NUL byte as if the input ended there; what follows would go unread.
+    if (const auto nul = text.find('\0'); nul != std::string::npos)
+        throw GraphError("contains a NUL byte at offset " + std::to_string(nul) + " (not a JSON text file)");
+    json root;
+    CheckedDomBuilder builder(root);
+    json::sax_parse(text, &builder);
+    return root;
 }
 
 const json& requireObject(const json& j, const std::string& where)
@@ -112,6 +219,32 @@ std::int64_t toInt64(const json& value, const std::string& where)
         throw GraphError("expected an integer, got the fractional or out-of-range number " + value.dump(), where);
     }
     throw GraphError("expected an integer, got " + typeName(value), where);
+}
+
+std::int64_t toInt64InRange(const json& value, std::int64_t lo, std::int64_t hi, const std::string& where)
+{
+    const std::int64_t n = toInt64(value, where);
+    if (n < lo || n > hi)
+        throw GraphError("value " + std::to_string(n) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi),
+                         where);
+    return n;
+}
+
+int toCount(const json& value, const std::string& where)
+{
+    return static_cast<int>(toInt64InRange(value, 0, std::numeric_limits<int>::max(), where));
+}
+
+std::int64_t requireInt64InRange(const json& obj, const std::string& key, std::int64_t lo, std::int64_t hi,
+                                 const std::string& where)
+{
+    requireInt64(obj, key, where);  // present and an integer
+    return toInt64InRange(obj.at(key), lo, hi, pointerOf(where, key));
+}
+
+std::int64_t requireByteCount(const json& obj, const std::string& key, const std::string& where)
+{
+    return requireInt64InRange(obj, key, 0, kMaxGraphBytes, where);
 }
 
 std::int64_t requireInt64(const json& obj, const std::string& key, const std::string& where)

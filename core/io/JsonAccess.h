@@ -16,8 +16,28 @@ using nlohmann::json;
 
 std::string typeName(const json& j);
 std::string pointerOf(const std::string& parent, const std::string& key);
-// Parses text; an empty, truncated or non-JSON input is a GraphError.
+// Our files nest a few levels; metadata and plan options are free-form but no deeper than this.
+inline constexpr std::size_t kMaxJsonDepth = 100;
+
+// Parses text; an empty, truncated or non-JSON input is a GraphError, and so are NUL bytes,
+// duplicate keys, numbers beyond a double's range and nesting deeper than kMaxJsonDepth.
 json parse(const std::string& text);
+
+// nlohmann's message without its "[json.exception.NAME.ID] " prefix.
+std::string readableMessage(const json::exception& e);
+// Runs a reader of `file`: every failure leaves as a GraphError naming the file, including a
+// nlohmann exception that a reader let through.
+template <class Read>
+auto readingFile(const std::string& file, Read read) -> decltype(read())
+{
+    try {
+        return read();
+    } catch (const GraphError& e) {
+        throw e.inFile(file);
+    } catch (const json::exception& e) {
+        throw GraphError(readableMessage(e), {}, file);
+    }
+}
 
 const json& requireObject(const json& j, const std::string& where);
 const json& requireArray(const json& parent, const std::string& key, const std::string& where);
@@ -27,6 +47,14 @@ std::string requireString(const json& obj, const std::string& key, const std::st
 std::optional<std::string> optionalString(const json& obj, const std::string& key, const std::string& where);
 // Integers only: fractional, non-numeric and out-of-range values are refused.
 std::int64_t toInt64(const json& value, const std::string& where);
+// toInt64 within [lo, hi] (so that a narrower type holds it); outside is a GraphError.
+std::int64_t toInt64InRange(const json& value, std::int64_t lo, std::int64_t hi, const std::string& where);
+// A count that an int holds: 0 to INT_MAX.
+int toCount(const json& value, const std::string& where);
+std::int64_t requireInt64InRange(const json& obj, const std::string& key, std::int64_t lo, std::int64_t hi,
+                                 const std::string& where);
+// A byte count read from a file: 0 to kMaxGraphBytes (GraphBuilder.h).
+std::int64_t requireByteCount(const json& obj, const std::string& key, const std::string& where);
 std::int64_t requireInt64(const json& obj, const std::string& key, const std::string& where);
 std::optional<std::int64_t> optionalInt64(const json& obj, const std::string& key, const std::string& where);
 std::optional<double> optionalNumber(const json& obj, const std::string& key, const std::string& where);

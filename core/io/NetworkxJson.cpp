@@ -63,6 +63,10 @@ Graph graphFromNetworkx(const json& root)
         v.compute = optionalNumber(node, node.contains("cost_cpu") ? "cost_cpu" : "duration", at);
         v.backward = optionalBool(node, "backward", at).value_or(false);
         if (auto params = optionalInt64(node, "param_cost", at)) {
+            if (*params < 0)
+                throw GraphError("param_cost must be >= 0, got " + std::to_string(*params), at + "/param_cost");
+            if (*params > kMaxGraphBytes - parameterBytes)
+                throw GraphError("the param_cost values add up to more than 2^53 bytes (8 PiB)", at + "/param_cost");
             parameterBytes += *params;
             hasParameters = true;
         }

@@ -6,6 +6,8 @@
 #include "io/TextFile.h"
 #include "solvers/Comparison.h"
 
+#include <limits>
+
 namespace ckpt {
 
 using namespace json_access;
@@ -50,14 +52,14 @@ CheckpointSchedule parseSchedule(const json& root, int steps)
     const json& s = requireObject(root, "/schedule");
     CheckpointSchedule schedule;
     schedule.steps = steps;
-    schedule.slots = static_cast<int>(requireInt64(s, "slots", "/schedule"));
+    schedule.slots = static_cast<int>(requireInt64InRange(s, "slots", 0, std::numeric_limits<int>::max(), "/schedule"));
     const json& actions = requireArray(s, "actions", "/schedule");
     for (std::size_t i = 0; i < actions.size(); ++i) {
         const std::string at = "/schedule/actions/" + std::to_string(i);
         const json& pair = actions[i];
         if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string())
             throw GraphError("a schedule action is [\"forward|store|release|backward\", step]", at);
-        ScheduleAction a{parseAction(pair[0].get<std::string>(), at), static_cast<int>(toInt64(pair[1], at + "/1"))};
+        ScheduleAction a{parseAction(pair[0].get<std::string>(), at), toCount(pair[1], at + "/1")};
         schedule.forwardSteps += a.kind == ScheduleAction::Kind::Forward;
         schedule.actions.push_back(a);
     }
@@ -104,7 +106,7 @@ void writePlanFile(const std::string& path, const Graph& graph, const Plan& plan
 
 Plan parsePlanJson(const Graph& graph, const std::string& text, const std::string& file)
 {
-    try {
+    return readingFile(file, [&] {
         const json root = parse(text);
         requireObject(root, "");
         if (requireString(root, "schema", "") != kPlanSchema)
@@ -152,9 +154,7 @@ Plan parsePlanJson(const Graph& graph, const std::string& text, const std::strin
             plan.schedule = parseSchedule(root.at("schedule"), graph.vertexCount() - 1);
         }
         return plan;
-    } catch (const GraphError& e) {
-        throw e.inFile(file);
-    }
+    });
 }
 
 Plan readPlanFile(const std::string& path, const Graph& graph)

@@ -2,6 +2,8 @@
 
 #include "io/JsonAccess.h"
 
+#include <limits>
+
 namespace ckpt {
 
 using namespace json_access;
@@ -24,16 +26,16 @@ StepMemory stepFromJson(const json& root, const std::string& key)
         throw GraphError("missing \"" + key + "\"", at);
     const json& object = requireObject(*member, at);
     StepMemory step;
-    step.peakBytes = requireInt64(object, "peak_bytes", at);
+    step.peakBytes = requireByteCount(object, "peak_bytes", at);
     step.stepMs = optionalNumber(object, "step_ms", at).value_or(0);
     const json& phases = requireArray(object, "phases", at);
     for (std::size_t i = 0; i < phases.size(); ++i) {
         const std::string where = at + "/phases/" + std::to_string(i);
         const json& item = requireObject(phases[i], where);
         MeasuredPhase phase;
-        phase.index = static_cast<int>(requireInt64(item, "index", where));
-        phase.endBytes = requireInt64(item, "end_bytes", where);
-        phase.peakBytes = requireInt64(item, "peak_bytes", where);
+        phase.index = static_cast<int>(requireInt64InRange(item, "index", 0, std::numeric_limits<int>::max(), where));
+        phase.endBytes = requireByteCount(item, "end_bytes", where);
+        phase.peakBytes = requireByteCount(item, "peak_bytes", where);
         step.phases.push_back(phase);
     }
     return step;
@@ -123,7 +125,7 @@ std::string toTraceJson(const ProfileTrace& trace)
 
 ProfileTrace parseTraceJson(const std::string& text, const std::string& file)
 {
-    try {
+    return readingFile(file, [&] {
         const json root = parse(text);
         requireObject(root, "");
         if (auto schema = optionalString(root, "schema", ""); schema && *schema != kTraceSchema)
@@ -135,7 +137,8 @@ ProfileTrace parseTraceJson(const std::string& text, const std::string& file)
         trace.model = optionalString(root, "model", "").value_or("");
         trace.device = requireString(root, "device", "");
         trace.inputShape = optionalIntArray(root, "input_shape", "").value_or(std::vector<std::int64_t>{});
-        trace.iterations = static_cast<int>(optionalInt64(root, "iterations", "").value_or(1));
+        if (const json* iterations = optionalMember(root, "iterations"))
+            trace.iterations = static_cast<int>(toInt64InRange(*iterations, 1, std::numeric_limits<int>::max(), "/iterations"));
         trace.vertices = stringArray(root, "vertices");
         trace.checkpoints = stringArray(root, "checkpoints");
         const auto match = optionalBool(root, "gradients_match", "");
@@ -148,7 +151,7 @@ ProfileTrace parseTraceJson(const std::string& text, const std::string& file)
             trace.rtol = optionalNumber(*tolerance, "rtol", "/gradient_tolerance").value_or(0);
             trace.atol = optionalNumber(*tolerance, "atol", "/gradient_tolerance").value_or(0);
         }
-        trace.baselineBytes = requireInt64(root, "baseline_bytes", "");
+        trace.baselineBytes = requireByteCount(root, "baseline_bytes", "");
         // A snapshot without phase markers measured no step.
         if (!trace.fromSnapshot() || optionalMember(root, "regular"))
             trace.regular = stepFromJson(root, "regular");
@@ -157,9 +160,7 @@ ProfileTrace parseTraceJson(const std::string& text, const std::string& file)
         trace.snapshotDevice = static_cast<int>(optionalInt64(root, "snapshot_device", "").value_or(-1));
         trace.timeline = timelineFromJson(root, trace.timelineAxis);
         return trace;
-    } catch (const GraphError& e) {
-        throw e.inFile(file);
-    }
+    });
 }
 
 }  // namespace ckpt

@@ -1,6 +1,8 @@
 #include "solvers/Solver.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 
 namespace ckpt {
 
@@ -25,7 +27,7 @@ double SolverOptions::number(const std::string& key, double fallback) const
     try {
         std::size_t used = 0;
         double d = std::stod(it->second, &used);
-        if (used == it->second.size())
+        if (used == it->second.size() && std::isfinite(d))
             return d;
     } catch (const std::exception&) {
     }
@@ -48,6 +50,25 @@ void SolverOptions::report(double fraction) const
 {
     if (progress)
         progress(fraction);
+}
+
+void checkOptions(const Solver& solver, const SolverOptions& options)
+{
+    const std::vector<OptionSpec> specs = solver.options();
+    for (const auto& option : options.values) {
+        const std::string& key = option.first;
+        const std::string& value = option.second;
+        const auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.name == key; });
+        if (spec == specs.end()) {
+            std::string known;
+            for (const OptionSpec& s : specs)
+                known += (known.empty() ? "" : ", ") + s.name;
+            throw SolverError("unknown option \"" + key + "\" for solver " + solver.name() +
+                              (known.empty() ? " (it takes no options)" : " (known: " + known + ")"));
+        }
+        if (key == kTimeLimitOption && !(options.number(key, 0) > 0))
+            throw SolverError("option " + key + " must be a positive number of seconds, got \"" + value + "\"");
+    }
 }
 
 Plan makePlan(const Graph& graph, const Solver& solver, const SolverOptions& options,

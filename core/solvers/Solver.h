@@ -70,6 +70,13 @@ public:
     virtual Plan solve(const Graph& graph, const SolverOptions& options) const = 0;
 };
 
+// The MILP solvers' limit in seconds; finite and positive.
+inline constexpr const char* kTimeLimitOption = "time-limit";
+
+// Refuses (SolverError) options the solver does not take, naming those it does, and a time limit
+// that is not a positive number. Solvers read only their own options; this is for user input.
+void checkOptions(const Solver& solver, const SolverOptions& options);
+
 // Evaluates the checkpoints and fills in the solver's name and options (defaults included);
 // runSolver (SolverRegistry.h) times the call.
 Plan makePlan(const Graph& graph, const Solver& solver, const SolverOptions& options,

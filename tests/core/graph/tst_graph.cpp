@@ -68,7 +68,7 @@ private Q_SLOTS:
         QTest::newRow("unknown to") << "unknown vertex \"nope\"" << "/edges/0/to";
         QTest::newRow("unknown from") << "unknown vertex \"nope\"" << "/edges/0/from";
         QTest::newRow("negative bytes") << "bytes must be >= 0" << "/vertices/1/bytes";
-        QTest::newRow("overflow") << "overflows" << "/vertices/1/bytes";
+        QTest::newRow("overflow") << "add up to more than 2^53 bytes" << "/vertices/1/bytes";
         QTest::newRow("disconnected") << "disconnected" << "/vertices/2";
         QTest::newRow("empty") << "no vertices" << "/vertices";
     }
@@ -112,7 +112,7 @@ private Q_SLOTS:
             vertex("a", 1);
             vertex("b", -4);
         } else if (row == "overflow") {
-            vertex("a", std::numeric_limits<std::int64_t>::max() - 1);
+            vertex("a", kMaxGraphBytes - 1);
             vertex("b", 2);
             b.addEdge("a", "b");
         } else if (row == "disconnected") {

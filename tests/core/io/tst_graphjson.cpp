@@ -130,7 +130,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expected");
         QTest::newRow("empty") << "" << "test.json: the file is empty";
         QTest::newRow("whitespace") << "  \n" << "test.json: the file is empty";
-        QTest::newRow("truncated") << "{\"vertices\": [{\"id\": \"a\", \"by" << "test.json: not valid JSON";
+        QTest::newRow("truncated") << "{\"vertices\": [{\"id\": \"a\", \"by" << "test.json: /vertices/0: not valid JSON";
         QTest::newRow("binary") << QString::fromLatin1("\x7f" "ELF\x02\x01\x01") << "test.json: not valid JSON";
         QTest::newRow("not an object") << "[1, 2]" << "test.json: expected an object, got an array";
         QTest::newRow("no vertices") << R"({"edges": []})" << "test.json: /vertices: missing required field";
@@ -148,7 +148,7 @@ private Q_SLOTS:
                                     << "test.json: /vertices/0/bytes: value 18446744073709551615 does not fit";
         QTest::newRow("overflowing total")
             << R"({"vertices": [{"id": "a", "bytes": 9223372036854775807}, {"id": "b", "bytes": 1}], "edges": [{"from": "a", "to": "b"}]})"
-            << "test.json: /vertices/1/bytes: the total of all vertex bytes overflows";
+            << "test.json: /vertices/0/bytes: the graph's byte counts add up to more than 2^53 bytes";
         QTest::newRow("bad shape") << R"({"vertices": [{"id": "a", "bytes": 1, "shape": [1, "x"]}]})"
                                    << "test.json: /vertices/0/shape/1: expected an integer";
         QTest::newRow("edge to unknown") << R"({"vertices": [{"id": "a", "bytes": 1}], "edges": [{"from": "a", "to": "b"}]})"

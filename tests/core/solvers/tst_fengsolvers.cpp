@@ -2,6 +2,7 @@
 #include "PaperNetworks.h"
 #include "RandomGraphs.h"
 #include "TestData.h"
+#include "graph/GraphBuilder.h"
 #include "io/GraphJson.h"
 #include "solvers/ExhaustiveSolver.h"
 #include "solvers/SolverRegistry.h"
@@ -186,8 +187,8 @@ private Q_SLOTS:
 
     void hugeBytesDoNotOverflow()
     {
-        // Totals up to INT64_MAX are accepted by the builder; no sum in the sweep exceeds them.
-        const std::int64_t big = std::numeric_limits<std::int64_t>::max() / 4;
+        // Totals up to kMaxGraphBytes are accepted by the builder; no sum in the sweep exceeds them.
+        const std::int64_t big = kMaxGraphBytes / 4;
         const Graph g = test::makeGraph({big, 1, big, 1}, {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
         const Plan acg = runSolver("feng-acg", g);
         QCOMPARE(acg.objective(), runSolver("exhaustive", g).objective());
