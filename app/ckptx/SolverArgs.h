@@ -3,6 +3,7 @@
 #include "Cli.h"
 
 #include "solvers/Solver.h"
+#include "solvers/SolverRegistry.h"
 
 namespace ckptx {
 

@@ -177,7 +177,7 @@ private Q_SLOTS:
     {
         SweepPanel panel;
         Sweep sweep;
-        sweep.entries = {{229'376, {}, 1000, false}, {229'400, {}, 900, false}, {1'000'000, {}, 950, false}};
+        sweep.entries = {{229'376, {}, 1000}, {229'400, {}, 900}, {1'000'000, {}, 950}};
         sweep.winner = 1;
         panel.setSweep(sweep, QStringLiteral("feng-acg"));
         QVERIFY2(panel.summary().contains(QStringLiteral("229400 B")), qPrintable(panel.summary()));
