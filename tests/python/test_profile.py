@@ -71,7 +71,7 @@ class Profile(unittest.TestCase):
             trace = os.path.join(folder, "trace.json")
             process = subprocess.Popen([sys.executable, "-m", "checkpoint_explorer", "profile", f"{MODELS}:resnet18",
                                         "--graph", graph, "--plan", plan, "--input", INPUTS["resnet18"],
-                                        "--iterations", "50", "-o", trace], env=ENV,
+                                        "--iterations", "100000", "-o", trace], env=ENV,
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(8)
             process.send_signal(signal.SIGKILL)

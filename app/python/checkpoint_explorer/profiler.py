@@ -150,7 +150,8 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
     trace = {"schema": "checkpoint-explorer/trace", "version": 1, "model": model_name or type(model).__name__,
              "device": str(device), "input_shape": list(inputs[0].shape),
              "inputs": [{"shape": list(t.shape), "dtype": dtype_name(t.dtype)} for t in inputs],
-             "iterations": max(1, iterations), "source": "python", "torch_version": torch.__version__,
+             "iterations": max(1, iterations), "source": "profile", "profiler": "python",
+             "torch_version": torch.__version__,
              "memory_source": "cuda caching allocator" if str(device).startswith("cuda")
              else "c10 CPU allocator events (autograd profiler, profile_memory)",
              "vertices": ids, "checkpoints": [i for i in ids if i in checkpoints],
