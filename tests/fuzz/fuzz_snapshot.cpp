@@ -1,4 +1,5 @@
 // libFuzzer target: any bytes through the memory-snapshot reader (PickleReader, MemorySnapshot,
+// fuzz-seeds: tests/data/snapshots
 // SnapshotTrace with a small graph). Only GraphError may come out; a crash, hang, sanitizer
 // report or any other exception is a bug.
 #include "graph/GraphError.h"
