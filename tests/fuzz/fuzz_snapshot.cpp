@@ -1,7 +1,7 @@
 // libFuzzer target: any bytes through the memory-snapshot reader (PickleReader, MemorySnapshot,
-// fuzz-seeds: tests/data/snapshots
 // SnapshotTrace with a small graph). Only GraphError may come out; a crash, hang, sanitizer
 // report or any other exception is a bug.
+// fuzz-seeds: tests/data/snapshots
 #include "graph/GraphError.h"
 #include "io/MemorySnapshot.h"
 #include "memory/SnapshotTrace.h"
