@@ -5,7 +5,7 @@ import torch
 from . import graph_file
 from .executor import Executor
 from .memory import TransientMeter
-from .program import ExportError, InputRef, OutputRef, record
+from .program import ExportError, InputRef, record
 from .vertices import VertexGraph, dtype_name
 
 
@@ -130,4 +130,4 @@ def export_graph(model, example_inputs, path=None, granularity="module", depth=N
     return document
 
 
-__all__ = ["export_graph", "ExportError", "OutputRef"]
+__all__ = ["export_graph", "ExportError"]

@@ -341,20 +341,14 @@ def _classify(program):
             op.kind = "view"
 
 
-def written_leaves(op):
-    """The leaf indices of the tensor arguments the op's schema marks as written (`Tensor(a!)`)."""
+def _written_leaf(op):
+    """The leaf index of the first tensor argument the op's schema marks as written (`Tensor(a!)`), or -1."""
     arguments = op.func._schema.arguments
     args, kwargs = _compat.tree_unflatten(list(range(len(op.leaves))), op.spec)
-    found = []
     for position, argument in enumerate(arguments):
         if not _compat.is_write_argument(argument):
             continue
         leaf = args[position] if position < len(args) else kwargs.get(argument.name)
         if isinstance(leaf, int) and isinstance(op.leaves[leaf], (InputRef, ConstantRef, OutputRef)):
-            found.append(leaf)
-    return found
-
-
-def _written_leaf(op):
-    written = written_leaves(op)
-    return written[0] if written else -1
+            return leaf
+    return -1

@@ -190,12 +190,16 @@ class VertexGraph:
         """(op index, base ref, producing vertex) for every tensor `vertex` reads from another vertex."""
         return self._reads(vertex, self.vertex_of_op)
 
-    def _storage_of(self, ref):
+    def info_of(self, ref):
+        """The TensorInfo of an input or an op output."""
         if isinstance(ref, InputRef):
-            return self.program.inputs[ref.index].storage
+            return self.program.inputs[ref.index]
+        return self.program.ops[ref.op].outputs[ref.position]
+
+    def _storage_of(self, ref):
         if isinstance(ref, ConstantRef):
             return None
-        info = self.program.ops[ref.op].outputs[ref.position]
+        info = self.info_of(ref)
         return info.storage if info is not None else None
 
     def _reads(self, vertex, group_of_op):
@@ -335,11 +339,9 @@ class VertexGraph:
             n = seen_ids.get(base, 0) + 1
             seen_ids[base] = n
             v.id = base if n == 1 else f"{base}#{n}"
-        for sink in self.sinks:
-            if len(self.sinks) == 1 and len(program.output_refs) == 1:
-                ref = program.output_refs[0]
-                info = program.inputs[ref.index] if isinstance(ref, InputRef) else program.ops[ref.op].outputs[ref.position]
-                self.vertices[sink].shape = info.shape
+        # The sink's shape is the model output's, which may be a view of the sink's tensor.
+        if len(self.sinks) == 1 and len(program.output_refs) == 1:
+            self.vertices[self.sinks[0]].shape = self.info_of(program.output_refs[0]).shape
         self._saved()
 
     def _parameters_read(self, op, seen=None):
@@ -367,8 +369,7 @@ class VertexGraph:
         for v in self.vertices:
             exported = set()
             for ref in v.exports:
-                info = program.inputs[ref.index] if isinstance(ref, InputRef) else program.ops[ref.op].outputs[ref.position]
-                exported.add(info.storage)
+                exported.add(self.info_of(ref).storage)
             extras = {}
             for index in v.ops:
                 for key in program.ops[index].saved:
