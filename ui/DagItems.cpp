@@ -253,7 +253,10 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
 {
     const QColor colour = m_dimmed ? faded(palette::edge()) : palette::edge();
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
-    QPen pen(colour, lod < lodPlain ? 0 : 1.2);  // width 0: cosmetic hairline
+    // A cosmetic pen at most one device pixel wide takes the raster engine's fast stroker, which also
+    // clips a long edge to the view; a wider or scaled pen strokes the whole curve on every frame.
+    QPen pen(colour, 1.0);
+    pen.setCosmetic(true);
     painter->setPen(pen);
     painter->setBrush(Qt::NoBrush);
     painter->drawPath(m_path);

@@ -76,6 +76,7 @@ void DagView::clearGraph()
     m_highlight.clear();
     m_matches.clear();
     m_currentMatch = -1;
+    m_startView = false;
     m_layouts.clear();
     m_visible = {};
     m_plan.reset();
@@ -195,6 +196,7 @@ VertexItem* DagView::nodeItem(VertexIndex v) const
 
 void DagView::showReadable()
 {
+    m_settingView = true;
     fitGraph();
     // When fitting would make the labels unreadable, start at a readable zoom at the source;
     // the minimap shows the rest.
@@ -203,6 +205,8 @@ void DagView::showReadable()
         centerOn(nodeItem(m_graph->source()));
         m_miniMap->refresh();
     }
+    m_settingView = false;
+    m_startView = true;
 }
 
 void DagView::showPlan(const PlanEvaluation* evaluation)
@@ -389,6 +393,7 @@ void DagView::zoomBy(double factor)
     if (scale < 0.01 || scale > 8)
         return;
     this->scale(factor, factor);
+    m_startView = false;
     m_miniMap->refresh();
 }
 
@@ -414,12 +419,18 @@ void DagView::wheelEvent(QWheelEvent* event)
 
 void DagView::resizeEvent(QResizeEvent* event)
 {
+    m_settingView = true;
     QGraphicsView::resizeEvent(event);
+    m_settingView = false;
+    if (m_startView && m_graph)
+        showReadable();
     m_miniMap->refresh();
 }
 
 void DagView::scrollContentsBy(int dx, int dy)
 {
+    if (!m_settingView)
+        m_startView = false;
     QGraphicsView::scrollContentsBy(dx, dy);
     m_miniMap->viewport()->update();
 }

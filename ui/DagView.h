@@ -106,6 +106,10 @@ private:
     std::vector<VertexItem::Emphasis> m_highlight;  // empty: nothing highlighted
     std::vector<VertexIndex> m_matches;
     int m_currentMatch = -1;
+    // The start view (readable zoom at the source) is kept through resizes until the user moves the view:
+    // the window lays its docks out after the graph is shown.
+    bool m_startView = false;
+    bool m_settingView = false;
     MiniMap* m_miniMap;
 };
 

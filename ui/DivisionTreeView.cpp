@@ -183,6 +183,26 @@ void DivisionTreeView::setTree(std::shared_ptr<const Graph> graph, TreeDisplay t
             return m_tree.nodes[std::size_t(c)].kind == TreeDisplay::Kind::Leaf;
         });
     }
+    // Then open the tree breadth-first only while it stays about a screen wide: a deep or wide tree
+    // (a transformer's Linear IS has hundreds of members) starts as its top levels, and each "+" opens
+    // one level more.
+    constexpr std::size_t slotBudget = 48;
+    std::vector<char> opened(m_tree.nodes.size(), 0);
+    std::size_t slots = 1;
+    std::vector<int> queue;
+    if (!m_tree.nodes.empty())
+        queue.push_back(0);
+    for (std::size_t next = 0; next < queue.size(); ++next) {
+        const auto node = std::size_t(queue[next]);
+        const auto& children = m_tree.nodes[node].children;
+        if (children.empty() || m_collapsed[node] || (node != 0 && slots + children.size() - 1 > slotBudget))
+            continue;
+        opened[node] = 1;
+        slots += children.size() - 1;
+        queue.insert(queue.end(), children.begin(), children.end());
+    }
+    for (std::size_t i = 0; i < m_tree.nodes.size(); ++i)
+        m_collapsed[i] = !m_tree.nodes[i].children.empty() && !opened[i];
     m_exceeding.clear();
     m_selected = -1;
     rebuild();

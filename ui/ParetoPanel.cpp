@@ -131,6 +131,8 @@ void ParetoPanel::onFinished(bool cancelled)
     if (!m_task->error().isEmpty()) {
         m_status->setText(tr("Sweep failed: %1").arg(m_task->error()));
         m_pending.reset();
+        m_result.reset();
+        showCurves();
         return;
     }
     m_result = std::move(*m_pending);
@@ -154,7 +156,9 @@ void ParetoPanel::showCurves()
     c->removeAllSeries();
     for (QAbstractAxis* axis : c->axes())
         c->removeAxis(axis);
-    c->setTitle(m_result ? tr("Memory budget vs compute overhead") : tr("Budget sweep: press Compute sweep"));
+    c->setTitle(m_result                      ? tr("Memory budget vs compute overhead")
+               : !m_task->error().isEmpty() ? tr("No budget sweep: see the message above")
+                                            : tr("Budget sweep: press Compute sweep"));
     if (!m_result)
         return;
     QMap<QString, std::vector<int>> bySolver;

@@ -40,6 +40,11 @@ BudgetSweepResult budgetSweep(const Graph& graph, const BudgetSweepSettings& set
     result.graph = graph.name();
     result.derivedBackward = !isTrainingGraph(graph);
     const Graph training = asTrainingGraph(graph);
+    if (training.vertexCount() > maxBudgetSweepNodes)
+        throw SolverError("the budget sweep replays Checkmate stage schedules, whose size grows with the square of "
+                          "the training graph: " + (graph.name().empty() ? std::string("this graph") : "\"" + graph.name() + "\"") + " has " + std::to_string(training.vertexCount()) +
+                          " training nodes, above the " + std::to_string(maxBudgetSweepNodes) +
+                          " it runs on; compare the plans' peaks instead (the app's Solvers table, `ckptx compare`)");
     const Graph forward = forwardPart(training);
     const StageGraph g(training);
     result.trainingNodes = g.size();

@@ -57,6 +57,11 @@ struct BudgetSweepResult {
     std::vector<BudgetSweepRow> rows;
 };
 
+// Checkmate's stage model keeps an n x n matrix of recomputations and replays n^2 statements per
+// schedule, once per plan and sweep entry: above this many training nodes (a forward graph of about
+// 2,000 vertices) that is gigabytes and minutes, so the sweep is refused with a SolverError.
+inline constexpr int maxBudgetSweepNodes = 4096;
+
 BudgetSweepResult budgetSweep(const Graph& graph, const BudgetSweepSettings& settings);
 
 }  // namespace ckpt

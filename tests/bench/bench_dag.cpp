@@ -2,6 +2,7 @@
 // first paint; target <= 2 s) and how fast one C-sweep step redraws it (target <= 16 ms).
 // bench_dag scale [GRAPH.json...]: for each graph (and a 10,026-vertex transformer operator graph)
 // the time from opening to a drawn view (target <= 2 s) and pan / zoom frames per second (>= 30).
+// bench_dag write-transformer LAYERS OUT.json: that generated graph as a file, to open in the app.
 // Run offscreen: QT_QPA_PLATFORM=offscreen build/tests/bench_dag
 #include "DagPanel.h"
 #include "DagView.h"
@@ -130,6 +131,10 @@ int main(int argc, char** argv)
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
+    if (argc == 4 && std::string(argv[1]) == "write-transformer") {
+        writeGraphFile(argv[3], test::makeTransformerOpGraph(std::atoi(argv[2])));
+        return 0;
+    }
     if (argc > 1 && std::string(argv[1]) == "scale") {
         std::printf("%-58s %6s %6s %5s  %7s %7s  %6s %6s\n", "graph", "verts", "edges", "boxes", "open ms", "max ms", "pan/s",
                     "zoom/s");

@@ -50,6 +50,20 @@ private Q_SLOTS:
         QCOMPARE(cost.overhead(), 1.0);
     }
 
+    void budgetSweepRefusesGraphsTooLargeForTheStageModel()
+    {
+        // A 2,100-vertex chain has 4,201 training nodes (with the loss): the n^2 stage replay would take gigabytes.
+        const Graph g = test::makeChain(std::vector<std::int64_t>(2100, 64));
+        BudgetSweepSettings settings;
+        settings.solvers = {"checkpoint-all"};
+        try {
+            budgetSweep(g, settings);
+            QFAIL("a graph above maxBudgetSweepNodes was swept");
+        } catch (const SolverError& e) {
+            QVERIFY2(std::string(e.what()).find("4201 training nodes") != std::string::npos, e.what());
+        }
+    }
+
     void compareAndBudgetSweepAgree()
     {
         const Graph g = readGraphFile(test::sourcePath("resources/examples/residual.json").toStdString());
