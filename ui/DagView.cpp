@@ -60,6 +60,13 @@ DagView::DagView(QWidget* parent) : QGraphicsView(parent), m_miniMap(nullptr)
     connect(scene(), &QGraphicsScene::selectionChanged, this, &DagView::vertexSelectionChanged);
 }
 
+DagView::~DagView()
+{
+    // The scene is a child object, deleted after this view is already a plain QWidget; deleting its
+    // selected items would then emit selectionChanged into this half-destroyed view (found by UBSan).
+    disconnect(scene(), nullptr, this, nullptr);
+}
+
 QFont DagView::labelFont()
 {
     QFont font(QStringLiteral("DejaVu Sans"));

@@ -27,6 +27,7 @@ class DagView : public QGraphicsView {
     Q_OBJECT
 public:
     explicit DagView(QWidget* parent = nullptr);
+    ~DagView() override;
     static QFont labelFont();
 
     // The graph, its groups, which are expanded, and the layout of that visible graph.

@@ -344,11 +344,13 @@ void MainWindow::rebuildRecentMenu()
     m_recentMenu->setEnabled(!files.isEmpty());
 }
 
-bool MainWindow::openFile(const QString& path)
+bool MainWindow::openFile(const QString& path, QString* errorOut)
 {
     QString error;
     if (!m_document->load(path, &error)) {
         showError(tr("Cannot open graph"), error);
+        if (errorOut)
+            *errorOut = error;
         if (!QFileInfo::exists(path) && !path.startsWith(QLatin1Char(':'))) {
             RecentFiles::remove(QFileInfo(path).absoluteFilePath());
             rebuildRecentMenu();

@@ -42,7 +42,8 @@ public:
 
     // Opens a graph file (or ":/examples/..." resource); a failure is shown in a dialog that
     // names the file and the problem, and the current graph stays.
-    bool openFile(const QString& path);
+    // Opens a graph; on failure shows the error (and gives it to `error` when asked).
+    bool openFile(const QString& path, QString* error = nullptr);
 
     GraphDocument* document() const { return m_document; }
     QTableView* vertexTable() const { return m_vertexTable; }

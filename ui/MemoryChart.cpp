@@ -1,6 +1,7 @@
 #include "MemoryChart.h"
 
 #include "ByteAxis.h"
+#include "ChartReset.h"
 #include "Palette.h"
 #include "util/Units.h"
 
@@ -43,9 +44,7 @@ void MemoryChart::setTimelines(std::vector<MemoryTimeline> timelines)
     m_timelines = std::move(timelines);
     m_series.clear();
     QChart* c = chart();
-    c->removeAllSeries();
-    for (QAbstractAxis* axis : c->axes())
-        c->removeAxis(axis);
+    resetChart(c);
 
     std::int64_t maxBytes = 1;
     std::size_t phases = 1;

@@ -2,6 +2,7 @@
 
 #include "BackgroundTask.h"
 #include "ByteAxis.h"
+#include "ChartReset.h"
 #include "Palette.h"
 #include "solvers/Solver.h"
 #include "theory/PlanEvaluation.h"
@@ -153,9 +154,7 @@ void ParetoPanel::showCurves()
 {
     m_curves.clear();
     QChart* c = m_view->chart();
-    c->removeAllSeries();
-    for (QAbstractAxis* axis : c->axes())
-        c->removeAxis(axis);
+    resetChart(c);
     c->setTitle(m_result                      ? tr("Memory budget vs compute overhead")
                : !m_task->error().isEmpty() ? tr("No budget sweep: see the message above")
                                             : tr("Budget sweep: press Compute sweep"));

@@ -1,5 +1,7 @@
 #include "SnapshotTimelineChart.h"
 
+#include "ChartReset.h"
+
 #include <QChart>
 #include <QLineSeries>
 #include <QValueAxis>
@@ -20,11 +22,7 @@ SnapshotTimelineChart::SnapshotTimelineChart(QWidget* parent) : QChartView(new Q
 void SnapshotTimelineChart::setTrace(const ProfileTrace& trace)
 {
     QChart* c = chart();
-    c->removeAllSeries();
-    for (QAbstractAxis* axis : c->axes()) {
-        c->removeAxis(axis);
-        delete axis;  // a removed axis parented to the chart would still be drawn
-    }
+    resetChart(c);
     m_series = new QLineSeries;
     const bool timed = trace.timelineAxis == TimelineAxis::TimeUs;
     const std::int64_t x0 = trace.timeline.empty() ? 0 : trace.timeline.front().x;

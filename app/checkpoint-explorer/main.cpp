@@ -173,8 +173,13 @@ int main(int argc, char** argv)
     else if (!parser.isSet(screenshot))  // screenshots show the default layout
         window.restoreSavedLayout();
     window.show();
-    if (!parser.positionalArguments().isEmpty())
-        window.openFile(parser.positionalArguments().constFirst());
+    QString openError;
+    if (!parser.positionalArguments().isEmpty() && !window.openFile(parser.positionalArguments().constFirst(), &openError) &&
+        parser.isSet(screenshot)) {
+        // Nothing to draw: say why on the command line instead of writing screenshots of an empty window.
+        std::fprintf(stderr, "checkpoint-explorer: %s\n", qPrintable(openError));
+        return 1;
+    }
     if (parser.isSet(screenshot)) {
         const QString dir = parser.value(screenshot);
         const QStringList names = parser.value(solvers).split(QLatin1Char(','), Qt::SkipEmptyParts);

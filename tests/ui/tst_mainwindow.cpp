@@ -1,6 +1,7 @@
 #include "GraphDocument.h"
 #include "MainWindow.h"
 #include "TestData.h"
+#include "ToolRun.h"
 #include "VertexTableModel.h"
 
 #include <QAbstractItemModelTester>
@@ -72,6 +73,21 @@ private Q_SLOTS:
         QVERIFY(box);
         QVERIFY2(box->text().contains(bad) && box->text().contains("/vertices/0/bytes"), qPrintable(box->text()));
         QCOMPARE(window.vertexTable()->model()->rowCount(), 4);  // fig3 is still shown
+    }
+
+    // A screenshot run of a graph that cannot be opened said nothing and wrote pictures of an empty window.
+    void screenshotOfABadFileExitsWithTheReason()
+    {
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("bad.json");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"vertices\": [{\"id\": \"a\", \"bytes\": -3}]}");
+        f.close();
+        const test::ToolRun run = test::runTool("checkpoint-explorer", {bad, "--screenshot", dir.filePath("shots")}, 60000);
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(bad.toUtf8()) && run.err.contains("/vertices/0/bytes"), run.err.constData());
+        QVERIFY(!QFileInfo::exists(dir.filePath("shots/window.png")));
     }
 
     void recentFilesRemembered()
