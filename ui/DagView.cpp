@@ -76,7 +76,14 @@ QFont DagView::labelFont()
 
 void DagView::clearGraph()
 {
-    scene()->clear();
+    // Deleting a selected item emits selectionChanged while the scene is half cleared: a listener
+    // asking for the selection would walk m_vertices' dead items (the trial's crash in
+    // QGraphicsItem::group()). The selection is empty afterwards; say so once, when it is.
+    const bool hadSelection = !scene()->selectedItems().isEmpty();
+    {
+        const QSignalBlocker blocker(scene());
+        scene()->clear();
+    }
     m_vertices.clear();
     m_nodes.clear();
     m_edges.clear();
@@ -90,6 +97,8 @@ void DagView::clearGraph()
     m_groups.reset();
     m_graph.reset();
     m_miniMap->refresh();
+    if (hadSelection)
+        Q_EMIT vertexSelectionChanged();
 }
 
 void DagView::setGraph(std::shared_ptr<const Graph> graph, std::shared_ptr<const layout::GroupTree> groups,

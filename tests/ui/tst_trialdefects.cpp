@@ -2,6 +2,7 @@
 #include "ByteAxis.h"
 #include "ComparisonModel.h"
 #include "DagPanel.h"
+#include "DagView.h"
 #include "DivisionTreeView.h"
 #include "ExplainPanel.h"
 #include "Export.h"
@@ -9,6 +10,7 @@
 #include "ImportDialog.h"
 #include "MainWindow.h"
 #include "MemoryChart.h"
+#include "ProfileRunner.h"
 #include "ParetoPanel.h"
 #include "SolversPanel.h"
 #include "SweepPanel.h"
@@ -23,12 +25,14 @@
 #include <QHeaderView>
 #include <QLegendMarker>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QValueAxis>
 #include <QtTest>
 
@@ -88,6 +92,53 @@ private Q_SLOTS:
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName(QStringLiteral("CheckpointExplorerTests"));
         QSettings().remove(QStringLiteral("window"));
+    }
+
+    // Crash from the trial: after several graphs and three error dialogs, File > Open TorchScript model...
+    // segfaulted in QGraphicsItem::group() (a dangling item). The same session, scripted; the sanitize
+    // preset runs it under AddressSanitizer + UBSan, where use of a dead item or view is an error.
+    void sessionOfGraphsErrorsAndATorchScriptImportStaysValid()
+    {
+        MainWindow window;
+        window.resize(1000, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTemporaryDir dir;
+        auto writeFile = [&dir](const QString& name, const QByteArray& text) {
+            QFile f(dir.filePath(name));
+            return f.open(QIODevice::WriteOnly) && f.write(text) == text.size() ? f.fileName() : QString();
+        };
+        const QStringList bad{writeFile("cycle.json", R"({"vertices":[{"id":"a","bytes":1},{"id":"b","bytes":1}],)"
+                                                        R"("edges":[{"from":"a","to":"b"},{"from":"b","to":"a"}]})"),
+                              writeFile("negative.json", R"({"vertices":[{"id":"a","bytes":-3}]})"),
+                              writeFile("model.pt", "not a TorchScript archive")};
+        int dialogs = 0;
+        for (const char* example : {"fig3", "inception", "residual", "dense-block"}) {
+            QVERIFY(window.openFile(test::sourcePath(QStringLiteral("resources/examples/%1.json").arg(example))));
+            window.dagPanel()->waitForLayout();
+            QCoreApplication::processEvents();
+            // Select a vertex and a tree node: items the next graph's scene must not keep pointing at.
+            window.dagView()->selectVertices({window.dagView()->graph()->sink()});
+            window.treeView()->selectNode(int(window.treeView()->tree().nodes.size()) - 1);
+            QVERIFY(!window.openFile(bad[dialogs % bad.size()]));
+            ++dialogs;
+            QCOMPARE(window.findChildren<QMessageBox*>(QStringLiteral("errorDialog")).size(), qsizetype(1));
+            window.findChild<QMessageBox*>(QStringLiteral("errorDialog"))->close();
+            QCoreApplication::processEvents();
+        }
+        QVERIFY(dialogs >= 3);
+        // File > Open TorchScript model... with a file that is not one: an error, the graph kept.
+        const int rows = window.vertexTable()->model()->rowCount();
+        ImportRequest request;
+        request.model = bad.back();
+        request.inputShape = QStringLiteral("1x3x8x8");
+        window.importTorchModel(request);
+        QVERIFY(QTest::qWaitFor([&window] { return window.findChild<QMessageBox*>(QStringLiteral("errorDialog")) != nullptr; }, 60000));
+        QVERIFY2(window.findChild<QMessageBox*>(QStringLiteral("errorDialog"))->text().contains("model.pt"),
+                 qPrintable(window.findChild<QMessageBox*>(QStringLiteral("errorDialog"))->text()));
+        QCOMPARE(window.vertexTable()->model()->rowCount(), rows);
+        window.dagView()->selectVertices({window.dagView()->graph()->source()});
+        QCoreApplication::processEvents();
     }
 
     // Window: sized from the screen, its layout saved on close and restored; Reset layout.
