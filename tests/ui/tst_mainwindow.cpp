@@ -14,6 +14,19 @@
 using namespace ckpt;
 using namespace ckpt::ui;
 
+namespace {
+
+// A graph file with a negative size at /vertices/0/bytes; empty when it could not be written.
+QString writeNegativeSizeGraph(const QTemporaryDir& dir)
+{
+    const QString path = dir.filePath("bad.json");
+    QFile f(path);
+    const QByteArray text = R"({"vertices": [{"id": "a", "bytes": -3}]})";
+    return f.open(QIODevice::WriteOnly) && f.write(text) == text.size() ? path : QString();
+}
+
+}  // namespace
+
 class MainWindowTest : public QObject {
     Q_OBJECT
 
@@ -63,11 +76,8 @@ private Q_SLOTS:
         MainWindow window;
         QVERIFY(window.openFile(":/examples/fig3.json"));
         QTemporaryDir dir;
-        const QString bad = dir.filePath("bad.json");
-        QFile f(bad);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("{\"vertices\": [{\"id\": \"a\", \"bytes\": -3}]}");
-        f.close();
+        const QString bad = writeNegativeSizeGraph(dir);
+        QVERIFY(!bad.isEmpty());
         QVERIFY(!window.openFile(bad));
         auto* box = window.findChild<QMessageBox*>("errorDialog");
         QVERIFY(box);
@@ -79,11 +89,8 @@ private Q_SLOTS:
     void screenshotOfABadFileExitsWithTheReason()
     {
         QTemporaryDir dir;
-        const QString bad = dir.filePath("bad.json");
-        QFile f(bad);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("{\"vertices\": [{\"id\": \"a\", \"bytes\": -3}]}");
-        f.close();
+        const QString bad = writeNegativeSizeGraph(dir);
+        QVERIFY(!bad.isEmpty());
         const test::ToolRun run = test::runTool("checkpoint-explorer", {bad, "--screenshot", dir.filePath("shots")}, 60000);
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains(bad.toUtf8()) && run.err.contains("/vertices/0/bytes"), run.err.constData());
