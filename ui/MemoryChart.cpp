@@ -108,11 +108,17 @@ void MemoryChart::setTimelines(std::vector<MemoryTimeline> timelines)
         auto* line = new QLineSeries(c);
         line->setPen(QPen(colour, 2, timeline.measured ? Qt::DashLine : Qt::SolidLine));
         line->setPointsVisible(timeline.peakBytes.size() <= 80);
+        // More phases than the chart has pixels would draw a zigzag band: plot the highest phase of each
+        // run of phases instead (the peak envelope; every point is a real phase, so hovering names it).
+        const std::vector<std::int64_t>& bytes = timeline.peakBytes;
+        const std::size_t run = bytes.size() > maxPlottedPhases ? (bytes.size() + maxPlottedPhases - 1) / maxPlottedPhases : 1;
         std::size_t peak = 0;
-        for (std::size_t i = 0; i < timeline.peakBytes.size(); ++i) {
-            line->append(double(i), double(timeline.peakBytes[i]) / m_unit);
-            if (timeline.peakBytes[i] > timeline.peakBytes[peak])
-                peak = i;
+        for (std::size_t from = 0; from < bytes.size(); from += run) {
+            const auto to = bytes.begin() + std::ptrdiff_t(std::min(bytes.size(), from + run));
+            const auto high = std::size_t(std::max_element(bytes.begin() + std::ptrdiff_t(from), to) - bytes.begin());
+            line->append(double(high), double(bytes[high]) / m_unit);
+            if (bytes[high] > bytes[peak])
+                peak = high;
         }
         c->addSeries(line);
         line->attachAxis(x);

@@ -31,7 +31,10 @@ public:
 
     void setTimelines(std::vector<MemoryTimeline> timelines);
     const std::vector<MemoryTimeline>& timelines() const { return m_timelines; }
-    // The peak-within-phase line of timeline i; its y values are bytes / unitBytes().
+    // Above this many phases a timeline is drawn as the highest phase of each run of phases.
+    static constexpr std::size_t maxPlottedPhases = 400;
+    // The peak-within-phase line of timeline i; its y values are bytes / unitBytes(), its x values
+    // phase indices (every phase, or each run's highest above maxPlottedPhases).
     QLineSeries* peakSeries(int i) const { return m_series.at(std::size_t(i)); }
     double unitBytes() const { return m_unit; }
     QString unitName() const { return m_unitName; }

@@ -375,6 +375,37 @@ private Q_SLOTS:
         QCOMPARE(lines[3], QByteArray("plan · model,2,backward,4194304,5242880,a b c"));
     }
 
+    // A 10k-vertex graph has 20k phases: drawn point by point they made a solid zigzag band.
+    void longTimelinesAreDrawnAsTheirPeakEnvelope()
+    {
+        MemoryChart chart;
+        MemoryTimeline t;
+        t.label = "plan · model";
+        const std::size_t phases = 20053;
+        for (std::size_t i = 0; i < phases; ++i) {
+            t.peakBytes.push_back(std::int64_t(i % 2 ? 1000 + i : 10 * i));  // alternating high and low
+            t.endBytes.push_back(t.peakBytes.back());
+            t.backward.push_back(i >= phases / 2);
+        }
+        t.peakBytes[12345] = 1 << 30;
+        chart.setTimelines({t});
+        const QList<QPointF> points = chart.peakSeries(0)->points();
+        QVERIFY(points.size() <= int(MemoryChart::maxPlottedPhases));
+        QVERIFY(points.size() >= int(MemoryChart::maxPlottedPhases) / 2);
+        double highest = 0;
+        for (const QPointF& p : points) {
+            const auto phase = std::size_t(p.x());
+            QCOMPARE(p.x(), double(phase));  // every point is a real phase
+            QCOMPARE(p.y() * chart.unitBytes(), double(t.peakBytes[phase]));
+            highest = std::max(highest, p.y() * chart.unitBytes());
+        }
+        QCOMPARE(highest, double(1 << 30));
+        // Each point is the highest of its run: no phase between two points is above both.
+        for (int k = 1; k < points.size(); ++k)
+            for (auto i = std::size_t(points[k - 1].x()) + 1; i < std::size_t(points[k].x()); ++i)
+                QVERIFY(double(t.peakBytes[i]) <= std::max(points[k - 1].y(), points[k].y()) * chart.unitBytes());
+    }
+
     void exportsProduceFilesThatParse()
     {
         OpenWindow w("resources/examples/residual.json");
