@@ -175,19 +175,20 @@ void DivisionTreeView::setTree(std::shared_ptr<const Graph> graph, TreeDisplay t
 {
     m_graph = std::move(graph);
     m_tree = std::move(tree);
-    // Start with runs of single edges folded away: a Linear node whose children are all leaves shows "+".
-    m_collapsed.assign(m_tree.nodes.size(), false);
-    for (std::size_t i = 0; i < m_tree.nodes.size(); ++i) {
-        const auto& children = m_tree.nodes[i].children;
-        m_collapsed[i] = m_tree.nodes[i].kind == TreeDisplay::Kind::Linear && !children.empty() && i != 0 && std::all_of(children.begin(), children.end(), [this](int c) {
-            return m_tree.nodes[std::size_t(c)].kind == TreeDisplay::Kind::Leaf;
-        });
-    }
-    // Then open the tree breadth-first only while it stays about a screen wide: a deep or wide tree
-    // (a transformer's Linear IS has hundreds of members) starts as its top levels, and each "+" opens
-    // one level more.
+    // Every node with children starts collapsed; the tree is then opened breadth-first only while it
+    // stays about a screen wide: a deep or wide tree (a transformer's Linear IS has hundreds of members)
+    // starts as its top levels, and each "+" opens one level more. Runs of single edges stay folded
+    // away: a Linear node (not the root) whose children are all leaves shows "+".
+    auto foldsAway = [this](std::size_t node) {
+        const auto& children = m_tree.nodes[node].children;
+        return node != 0 && m_tree.nodes[node].kind == TreeDisplay::Kind::Linear &&
+               std::all_of(children.begin(), children.end(),
+                           [this](int c) { return m_tree.nodes[std::size_t(c)].kind == TreeDisplay::Kind::Leaf; });
+    };
     constexpr std::size_t slotBudget = 48;
-    std::vector<char> opened(m_tree.nodes.size(), 0);
+    m_collapsed.assign(m_tree.nodes.size(), false);
+    for (std::size_t i = 0; i < m_tree.nodes.size(); ++i)
+        m_collapsed[i] = !m_tree.nodes[i].children.empty();
     std::size_t slots = 1;
     std::vector<int> queue;
     if (!m_tree.nodes.empty())
@@ -195,14 +196,12 @@ void DivisionTreeView::setTree(std::shared_ptr<const Graph> graph, TreeDisplay t
     for (std::size_t next = 0; next < queue.size(); ++next) {
         const auto node = std::size_t(queue[next]);
         const auto& children = m_tree.nodes[node].children;
-        if (children.empty() || m_collapsed[node] || (node != 0 && slots + children.size() - 1 > slotBudget))
+        if (children.empty() || foldsAway(node) || (node != 0 && slots + children.size() - 1 > slotBudget))
             continue;
-        opened[node] = 1;
+        m_collapsed[node] = false;
         slots += children.size() - 1;
         queue.insert(queue.end(), children.begin(), children.end());
     }
-    for (std::size_t i = 0; i < m_tree.nodes.size(); ++i)
-        m_collapsed[i] = !m_tree.nodes[i].children.empty() && !opened[i];
     m_exceeding.clear();
     m_selected = -1;
     rebuild();

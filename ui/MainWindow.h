@@ -41,8 +41,7 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
 
     // Opens a graph file (or ":/examples/..." resource); a failure is shown in a dialog that
-    // names the file and the problem, and the current graph stays.
-    // Opens a graph; on failure shows the error (and gives it to `error` when asked).
+    // names the file and the problem (and given to `error` when asked), and the current graph stays.
     bool openFile(const QString& path, QString* error = nullptr);
 
     GraphDocument* document() const { return m_document; }

@@ -40,11 +40,13 @@ BudgetSweepResult budgetSweep(const Graph& graph, const BudgetSweepSettings& set
     result.graph = graph.name();
     result.derivedBackward = !isTrainingGraph(graph);
     const Graph training = asTrainingGraph(graph);
-    if (training.vertexCount() > maxBudgetSweepNodes)
+    if (training.vertexCount() > maxBudgetSweepNodes) {
+        const std::string which = graph.name().empty() ? "this graph" : "\"" + graph.name() + "\"";
         throw SolverError("the budget sweep replays Checkmate stage schedules, whose size grows with the square of "
-                          "the training graph: " + (graph.name().empty() ? std::string("this graph") : "\"" + graph.name() + "\"") + " has " + std::to_string(training.vertexCount()) +
+                          "the training graph: " + which + " has " + std::to_string(training.vertexCount()) +
                           " training nodes, above the " + std::to_string(maxBudgetSweepNodes) +
                           " it runs on; compare the plans' peaks instead (the app's Solvers table, `ckptx compare`)");
+    }
     const Graph forward = forwardPart(training);
     const StageGraph g(training);
     result.trainingNodes = g.size();

@@ -11,14 +11,6 @@ namespace {
 
 QString chain() { return ckpt::test::sourcePath(QStringLiteral("resources/examples/supp-fig2-chain.json")); }
 
-QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text)
-{
-    QFile file(dir.filePath(name));
-    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size())
-        qFatal("cannot write %s", qPrintable(file.fileName()));
-    return file.fileName();
-}
-
 // One line on stderr, exit 1.
 void verifyRefused(const ckpt::test::ToolRun& r, const QString& expected)
 {
@@ -38,7 +30,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QByteArray deep = QByteArray(100000, '[') + QByteArray(100000, ']');
-        const QString path = writeFile(dir, "deep.json", "{\"metadata\": {\"x\": " + deep +
+        const QString path = ckpt::test::writeFile(dir.path(), "deep.json", "{\"metadata\": {\"x\": " + deep +
                                                              "}, \"vertices\": [{\"id\": \"a\", \"bytes\": 1}]}");
         verifyRefused(ckpt::test::runCkptx({"convert", path, dir.filePath("out.json")}),
                       "deep.json: /metadata/x/0/0");
@@ -47,7 +39,8 @@ private Q_SLOTS:
     void numberOverflow()
     {
         QTemporaryDir dir;
-        const QString path = writeFile(dir, "big.json", R"({"vertices": [{"id": "a", "bytes": 1, "compute": 1e400}]})");
+        const QString path =
+            ckpt::test::writeFile(dir.path(), "big.json", R"({"vertices": [{"id": "a", "bytes": 1, "compute": 1e400}]})");
         verifyRefused(ckpt::test::runCkptx({"info", path}), "big.json: /vertices/0/compute: number overflow parsing '1e400'");
     }
 

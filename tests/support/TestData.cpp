@@ -3,6 +3,7 @@
 #include "graph/GraphBuilder.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 
 namespace ckpt::test {
@@ -11,6 +12,14 @@ QString sourcePath(const QString& relative) { return QStringLiteral(CKPT_SOURCE_
 QString sharedPath(const QString& relative) { return QStringLiteral(CKPT_SHARED_DIR "/") + relative; }
 QString binPath(const QString& executable) { return QStringLiteral(CKPT_BIN_DIR "/") + executable; }
 bool haveSharedData() { return QFileInfo(sharedPath("data/checkmate-graphs")).isDir(); }
+
+QString writeFile(const QString& dir, const QString& name, const QByteArray& text)
+{
+    QFile file(QDir(dir).filePath(name));
+    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size())
+        qFatal("cannot write %s", qPrintable(file.fileName()));
+    return file.fileName();
+}
 
 Graph makeGraph(const std::vector<std::int64_t>& bytes, const std::vector<std::pair<int, int>>& edges)
 {

@@ -2,6 +2,7 @@
 // Paths and small builders shared by the tests.
 #include "graph/Graph.h"
 
+#include <QByteArray>
 #include <QString>
 
 #include <cstdint>
@@ -15,6 +16,8 @@ QString sourcePath(const QString& relative);  // inside this repository
 QString sharedPath(const QString& relative);  // inside ../shared (may not exist)
 QString binPath(const QString& executable);    // build/bin/...
 bool haveSharedData();
+// Writes `text` to DIR/NAME and returns the path; a file that cannot be written ends the test run.
+QString writeFile(const QString& dir, const QString& name, const QByteArray& text);
 
 // A graph from ids, bytes and edges; ids are "v0", "v1", ... unless given.
 Graph makeGraph(const std::vector<std::int64_t>& bytes, const std::vector<std::pair<int, int>>& edges);

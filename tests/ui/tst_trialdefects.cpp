@@ -104,14 +104,11 @@ private Q_SLOTS:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QTemporaryDir dir;
-        auto writeFile = [&dir](const QString& name, const QByteArray& text) {
-            QFile f(dir.filePath(name));
-            return f.open(QIODevice::WriteOnly) && f.write(text) == text.size() ? f.fileName() : QString();
-        };
-        const QStringList bad{writeFile("cycle.json", R"({"vertices":[{"id":"a","bytes":1},{"id":"b","bytes":1}],)"
-                                                        R"("edges":[{"from":"a","to":"b"},{"from":"b","to":"a"}]})"),
-                              writeFile("negative.json", R"({"vertices":[{"id":"a","bytes":-3}]})"),
-                              writeFile("model.pt", "not a TorchScript archive")};
+        const QStringList bad{test::writeFile(dir.path(), "cycle.json",
+                                              R"({"vertices":[{"id":"a","bytes":1},{"id":"b","bytes":1}],)"
+                                              R"("edges":[{"from":"a","to":"b"},{"from":"b","to":"a"}]})"),
+                              test::writeFile(dir.path(), "negative.json", R"({"vertices":[{"id":"a","bytes":-3}]})"),
+                              test::writeFile(dir.path(), "model.pt", "not a TorchScript archive")};
         int dialogs = 0;
         for (const char* example : {"fig3", "inception", "residual", "dense-block"}) {
             QVERIFY(window.openFile(test::sourcePath(QStringLiteral("resources/examples/%1.json").arg(example))));
