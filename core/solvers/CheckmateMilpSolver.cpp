@@ -254,11 +254,14 @@ CheckmateOutcome solveCheckmate(const Graph& training, const CheckmateSettings& 
         if (stop())
             break;
         // Judged on R and S; only a new best is built and replayed (on 2000 nodes that takes seconds).
+        // Each of these steps is O(n^2): the limit is checked between them, not only per candidate.
         KeptMatrices candidate = keptMatrices(g, keep);
+        if (stop())
+            break;
         const std::int64_t peak = modelPeak(g, candidate.R, candidate.S, settings.fixedBytes);
         const bool fits = minCompute ? peak <= settings.budget : candidate.cost <= 2 * forwardCost + backwardCost + 1e-6;
         const bool better = !start || (minCompute ? candidate.cost < start->cost : peak < startPeak);
-        if (fits && better) {
+        if (fits && better && !stop()) {
             start = makeStageSchedule(g, training, std::move(candidate.R), std::move(candidate.S), settings.fixedBytes);
             startPeak = peak;
         }
