@@ -28,7 +28,12 @@ public:
     // What autograd saves for v's backward beyond its inputs and output (Vertex::savedBytes).
     void allocSaved(VertexIndex v) { alloc(3 * m_n + 1 + v, m_graph.vertex(v).savedBytes); }
     void freeSaved(VertexIndex v) { release(3 * m_n + 1 + v); }
+    bool hasSaved(VertexIndex v) const { return m_position[3 * m_n + 1 + v] >= 0; }
     void freeBuffer() { release(2 * m_n); }
+    // A second copy of v made while its checkpointed function is re-forwarded (P9).
+    void allocCopy(VertexIndex v) { alloc(5 * m_n + 1 + v, m_graph.bytes(v)); }
+    void freeCopy(VertexIndex v) { release(5 * m_n + 1 + v); }
+    bool hasCopy(VertexIndex v) const { return m_position[5 * m_n + 1 + v] >= 0; }
     // Operator scratch memory of vertex v (P8): counted in the phase's peak, freed at once.
     void touchWorkspace(VertexIndex v, std::int64_t bytes);
     std::int64_t liveBytes() const { return m_current; }

@@ -8,6 +8,12 @@ namespace ckpt {
 
 namespace {
 
+bool metadataIsTrue(const Graph& graph, const std::string& key)
+{
+    auto it = graph.metadata().find(key);
+    return it != graph.metadata().end() && it->second == "true";
+}
+
 class PlanSimulation {
 public:
     PlanSimulation(const Graph& graph, const PlanEvaluation& plan, MemoryModel model, bool recordLive)
@@ -16,7 +22,9 @@ public:
           m_memberIndex(graph.vertexCount(), -1), m_reforwarded(plan.segments.size(), false),
           m_unsaved(graph.vertexCount(), false),
           m_lastSaverOf(graph.vertexCount()),
-          m_checkpointFunctions(model == MemoryModel::PyTorch && runsCheckpointFunctions(graph))
+          m_checkpointFunctions(model == MemoryModel::PyTorch && runsCheckpointFunctions(graph)),
+          m_earlyStop(m_checkpointFunctions && metadataIsTrue(graph, "checkpoint_early_stop")),
+          m_savesOwnOutput(graph.vertexCount(), false)
     {
         for (VertexIndex c : plan.checkpoints)
             m_isCheckpoint[c] = true;
@@ -130,31 +138,57 @@ private:
 
     void reforward(int s)
     {
-        const auto& members = m_plan.segments[s].vertices;
+        const auto& segment = m_plan.segments[s];
+        if (!m_checkpointFunctions) {
+            for (VertexIndex w : segment.vertices) {
+                m_trace.allocValue(w);
+                allocSaved(w);
+                forwardWorkspace(w);
+            }
+            return;
+        }
         std::vector<int> consumersLeft;
-        if (m_checkpointFunctions)
-            for (VertexIndex w : members)
-                consumersLeft.push_back(static_cast<int>(m_graph.successors(w).size()));
+        for (VertexIndex w : segment.vertices)
+            consumersLeft.push_back(static_cast<int>(m_graph.successors(w).size()));
         auto consumed = [&](VertexIndex p) {
             if (m_segmentOf[p] == s && m_unsaved[p] && --consumersLeft[m_memberIndex[p]] == 0)
                 m_trace.freeValue(p);
         };
-        for (VertexIndex w : members) {
-            m_trace.allocValue(w);
-            allocSaved(w);
+        // P9: the function runs again as a whole, its exits at their places among the members; an
+        // exit is a second copy of a tensor already kept, dropped when the re-forward returns
+        // unless its own backward saved it. With early stop (torch 2.x) the run ends at the pack of
+        // the last saved tensor: inputs are packed before their operation runs, outputs after.
+        std::vector<VertexIndex> order = segment.vertices;
+        order.insert(order.end(), segment.exits.begin(), segment.exits.end());
+        std::sort(order.begin(), order.end(), [this](VertexIndex a, VertexIndex b) {
+            return m_graph.topologicalPosition(a) < m_graph.topologicalPosition(b);
+        });
+        const VertexIndex trigger = m_trigger[s];
+        const int last = m_graph.topologicalPosition(trigger);
+        std::vector<VertexIndex> copies;
+        for (VertexIndex w : order) {
+            const int position = m_graph.topologicalPosition(w);
+            if (m_earlyStop && (position > last || (w == trigger && !savesAfterRunning(w))))
+                break;
+            if (m_segmentOf[w] == s) {
+                m_trace.allocValue(w);
+            } else if (!m_trace.hasCopy(w)) {  // segments sharing an exit run as one function
+                m_trace.allocCopy(w);
+                copies.push_back(w);
+            }
+            if (position <= last)
+                allocSaved(w);
             forwardWorkspace(w);
-            if (!m_checkpointFunctions)
-                continue;
-            // P9: a tensor no backward saved goes once its consumers are re-forwarded (the
-            // segment's exits run again at their places among them).
             for (VertexIndex p : m_graph.predecessors(w))
                 consumed(p);
         }
-        if (m_checkpointFunctions)
-            for (VertexIndex e : m_plan.segments[s].exits)
-                for (VertexIndex p : m_graph.predecessors(e))
-                    consumed(p);
+        for (VertexIndex e : copies)
+            if (!m_savesOwnOutput[e] || m_graph.topologicalPosition(e) > last)
+                m_trace.freeCopy(e);
     }
+
+    // What w's backward saves of its own run: its output, or extras such as a dropout mask.
+    bool savesAfterRunning(VertexIndex w) const { return m_savesOwnOutput[w] || m_graph.vertex(w).savedBytes > 0; }
 
     // P9: the vertex whose backward re-forwards each segment — the topologically last of the
     // segment and its exits whose backward unpacks a tensor saved in the function (it saves an
@@ -168,11 +202,14 @@ private:
             known = known && (savers.has_value() || u == m_graph.source() || m_graph.vertex(u).isVirtual);
             if (savers)
                 for (const std::string& id : *savers)
-                    if (auto w = m_graph.find(id))
+                    if (auto w = m_graph.find(id)) {
                         saves[*w] = true;
+                        m_savesOwnOutput[u] = m_savesOwnOutput[u] || *w == u;
+                    }
             saves[u] = saves[u] || m_graph.vertex(u).savedBytes > 0;
         }
         m_triggeredBy.assign(m_graph.vertexCount(), {});
+        m_trigger.assign(m_plan.segments.size(), -1);
         for (std::size_t s = 0; s < m_plan.segments.size(); ++s) {
             const auto& segment = m_plan.segments[s];
             VertexIndex trigger = segment.exits.back();
@@ -187,6 +224,7 @@ private:
                     trigger = last;
             }
             m_triggeredBy[trigger].push_back(static_cast<int>(s));
+            m_trigger[s] = trigger;
         }
     }
 
@@ -228,6 +266,7 @@ private:
         // P8: the backward's scratch memory on top of everything it reads and forms.
         m_trace.touchWorkspace(v, m_graph.vertex(v).backwardWorkspaceBytes);
         m_trace.freeValue(v);
+        m_trace.freeCopy(v);
         m_trace.freeGradient(v);
         m_trace.freeSaved(v);
         for (VertexIndex u : m_lastSaverOf[v])
@@ -235,9 +274,10 @@ private:
                 m_trace.freeValue(u);
     }
 
+    // Once per vertex: an exit two segments share is recomputed by each of their re-forwards (P9).
     void allocSaved(VertexIndex v)
     {
-        if (m_model == MemoryModel::PyTorch && m_graph.vertex(v).savedBytes > 0)
+        if (m_model == MemoryModel::PyTorch && m_graph.vertex(v).savedBytes > 0 && !m_trace.hasSaved(v))
             m_trace.allocSaved(v);
     }
 
@@ -268,6 +308,9 @@ private:
     std::vector<bool> m_unsaved;                     // savedBy known and empty (P7)
     std::vector<std::vector<VertexIndex>> m_lastSaverOf;  // per vertex: tensors P7 frees after its backward
     const bool m_checkpointFunctions;                // P9
+    const bool m_earlyStop;                          // P9: torch.utils.checkpoint stops its re-forward early
+    std::vector<VertexIndex> m_trigger;              // per segment: the vertex whose backward re-forwards it (P9)
+    std::vector<bool> m_savesOwnOutput;              // the vertex is in its own savedBy (P9)
 };
 
 }  // namespace

@@ -31,6 +31,19 @@ class Cli(unittest.TestCase):
             self.assertEqual(info.returncode, 0, info.stderr)
             self.assertIn("source:      input", info.stdout)
 
+    def test_tied_weights_belong_to_their_last_reader(self):
+        # P5: the gradient of a weight read twice (GPT's embedding and output layer) is formed at the
+        # first backward that reads it, the output layer's, so its bytes go to that vertex.
+        torch.manual_seed(0)
+        graph = export_graph(models.gpt(), (torch.randint(0, 100, (2, 32)),))
+        params = {v["id"]: v.get("parameter_bytes", 0) for v in graph["vertices"]}
+        tied = 100 * 32 * 4
+        self.assertEqual(params["transformer.wte"], 0)
+        self.assertEqual(params["lm_head"], tied)
+        self.assertEqual(sum(params.values()), graph["metadata"]["parameter_bytes"])
+        self.assertIs(graph["metadata"]["checkpoint_early_stop"],
+                      hasattr(torch.utils.checkpoint, "set_checkpoint_early_stop"))
+
     def test_depth_cuts_at_transformer_blocks(self):
         torch.manual_seed(0)
         graph = export_graph(models.gpt(), (torch.randint(0, 100, (2, 32)),), depth=3)

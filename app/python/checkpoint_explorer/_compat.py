@@ -37,6 +37,13 @@ def checkpoint(function, *args):
     return torch.utils.checkpoint.checkpoint(function, *args, **kwargs)
 
 
+def checkpoint_early_stop():
+    """Whether the non-reentrant re-forward stops once the last saved tensor is recomputed (the torch
+    2.x implementation, which has `set_checkpoint_early_stop`; on by default) instead of running the
+    whole function again (1.13). The `pytorch` memory model reads it from the graph (P9)."""
+    return hasattr(torch.utils.checkpoint, "set_checkpoint_early_stop")
+
+
 def has_non_reentrant_checkpoint():
     return "use_reentrant" in _CHECKPOINT_PARAMETERS
 

@@ -2,7 +2,7 @@
 model uses measured the way `ckptx-torch import` measures it (docs/FORMAT.md)."""
 import torch
 
-from . import graph_file
+from . import _compat, graph_file
 from .executor import Executor
 from .memory import TransientMeter
 from .program import ExportError, InputRef, record
@@ -102,7 +102,7 @@ def metadata(vertex_graph, granularity, depth):
             "input_shape": inputs[0]["shape"], "input_dtype": inputs[0]["dtype"],
             "batch_dim": 0, "batch_size": inputs[0]["shape"][0] if inputs[0]["shape"] else 1,
             "parameter_bytes": params, "buffer_bytes": buffers, "mode": "train",
-            "plan_executor": "torch.utils.checkpoint",
+            "plan_executor": "torch.utils.checkpoint", "checkpoint_early_stop": _compat.checkpoint_early_stop(),
             "model_class": type(program.model).__name__, "torch_version": torch.__version__}
     if depth is not None:
         meta["depth"] = depth

@@ -331,14 +331,17 @@ class VertexGraph:
                 if exported is not None:
                     v.shape, v.dtype = exported.shape, dtype_name(exported.dtype)
                 v.compute = sum(_op_compute(program.ops[i], program) for i in v.ops)
-                for index in v.ops:
-                    for key in self._parameters_read(program.ops[index]):
-                        if key not in claimed:
-                            claimed.add(key)
-                            v.parameter_bytes += program.parameters[key][1]
             n = seen_ids.get(base, 0) + 1
             seen_ids[base] = n
             v.id = base if n == 1 else f"{base}#{n}"
+        # P5: a parameter's gradient exists from the first backward that reads it, that of its
+        # topologically last reader (a tied embedding and output layer: the output layer).
+        for v in reversed(self.vertices):
+            for index in v.ops:
+                for key in self._parameters_read(program.ops[index]):
+                    if key not in claimed:
+                        claimed.add(key)
+                        v.parameter_bytes += program.parameters[key][1]
         # The sink's shape is the model output's, which may be a view of the sink's tensor.
         if len(self.sinks) == 1 and len(program.output_refs) == 1:
             self.vertices[self.sinks[0]].shape = self.info_of(program.output_refs[0]).shape

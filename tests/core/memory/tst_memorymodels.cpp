@@ -35,12 +35,15 @@ std::vector<VertexIndex> verticesOf(const Graph& g, const std::vector<int>& posi
 
 // x -> a -> b -> c -> d (1, 10, 100, 1000, 10000 bytes), like conv -> BatchNorm -> add -> conv:
 // b's backward saves a, nobody saves b (an add), d saves c; with `known` false the graph says
-// nothing (a published graph).
-Graph savedInputsChain(bool known, bool checkpointFunctions = false, bool exitSavesNothing = false)
+// nothing (a published graph). `earlyStop`: the exporter's torch stops re-forwards early (2.x).
+Graph savedInputsChain(bool known, bool checkpointFunctions = false, bool exitSavesNothing = false,
+                       bool earlyStop = false)
 {
     GraphBuilder builder;
     if (checkpointFunctions)
         builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+    if (earlyStop)
+        builder.setMetadata("checkpoint_early_stop", "true");
     const std::vector<std::string> ids{"x", "a", "b", "c", "d"};
     const std::vector<std::vector<std::string>> savedBy = exitSavesNothing
         ? std::vector<std::vector<std::string>>{{"a"}, {"b"}, {}, {}, {}}
@@ -217,6 +220,45 @@ private Q_SLOTS:
         QCOMPARE(ends(g, MemoryModel::PyTorch), endBytes);
         // chen counts no gradients and keeps no autograd state: saved_by changes nothing.
         QCOMPARE(ends(g, MemoryModel::Chen), ends(savedInputsChain(!known), MemoryModel::Chen));
+    }
+
+    void reforwardedExits_data()
+    {
+        QTest::addColumn<bool>("exitSavesNothing");
+        QTest::addColumn<bool>("earlyStop");
+        QTest::addColumn<int>("phase");
+        QTest::addColumn<qint64>("peak");
+        QTest::addColumn<bool>("copyAtPeak");
+        // d saves its own output, so its function is re-forwarded at d's backward (phase 5) up to
+        // d itself: x, d, a, c and a second d, which stays until d's backward ends, then the
+        // buffer (1000): 1 + 10000 + 10 + 1000 + 10000 + 1000. Stopping early changes nothing:
+        // d's output is packed after d runs. Without the copy: 12011.
+        QTest::newRow("exit saves its output") << false << false << 5 << qint64(22011) << true;
+        QTest::newRow("exit saves its output, early stop") << false << true << 5 << qint64(22011) << true;
+        // Only b's backward unpacks (it saved a): the re-forward at phase 7 runs a, b, c and d
+        // again, d's copy on top of x, a, c and the buffer: 1 + 1000 + 10 + 1000 + 10000. torch 2.x
+        // stops at the pack of a, before b runs: x, the buffer and a.
+        QTest::newRow("exit saves nothing") << true << false << 7 << qint64(12011) << true;
+        QTest::newRow("exit saves nothing, early stop") << true << true << 7 << qint64(1011) << false;
+    }
+
+    void reforwardedExits()
+    {
+        QFETCH(bool, exitSavesNothing);
+        QFETCH(bool, earlyStop);
+        QFETCH(int, phase);
+        QFETCH(qint64, peak);
+        QFETCH(bool, copyAtPeak);
+        const Graph g = savedInputsChain(true, true, exitSavesNothing, earlyStop);
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "d"}), MemoryModel::PyTorch);
+        QCOMPARE(p.phases[phase].peakBytes, peak);
+        const auto& live = p.phases[phase].live;
+        QCOMPARE(std::count(live.begin(), live.end(), "copy:d") == 1, copyAtPeak);
+        // The copy is a transient of the re-forward: the ends are those of savedInputsRule.
+        const Graph full = savedInputsChain(true, true, exitSavesNothing);
+        const MemoryProfile q = simulatePlanMemory(full, evaluateIds(full, {"x", "d"}), MemoryModel::PyTorch);
+        for (std::size_t k = 0; k < p.phases.size(); ++k)
+            QCOMPARE(p.phases[k].endBytes, q.phases[k].endBytes);
     }
 
     void workspaceRule_data()
