@@ -238,6 +238,10 @@ private:
                     m_trace.freeValue(w);
             return;
         }
+        if (m_checkpointFunctions) {
+            autogradBackward(v);
+            return;
+        }
         // Alg. 4 lists the release of the previous buffer after the recomputation, but Eq. 9
         // (which Table 2 confirms) never counts both buffers, so it is released first.
         if (m_isCheckpoint[v])
@@ -265,6 +269,31 @@ private:
             m_trace.allocParameterGradient(v);
         // P8: the backward's scratch memory on top of everything it reads and forms.
         m_trace.touchWorkspace(v, m_graph.vertex(v).backwardWorkspaceBytes);
+        endBackward(v);
+    }
+
+    // P10: a step that autograd's engine runs (a graph the Python package exported) holds each
+    // gradient as its own tensor: the output's from the loss, each input's from the first backward
+    // that forms it, each until the end of its tensor's own backward. The backward's scratch memory
+    // (P8, measured as peak minus what the run keeps) comes before it forms the inputs' gradients.
+    void autogradBackward(VertexIndex v)
+    {
+        if (v == m_graph.sink() && !m_trace.hasGradient(v)) {
+            m_trace.freeValue(v);  // the loss read it; what the loss function keeps is not the model's
+            m_trace.allocGradient(v);
+        }
+        reforwardNeeded(v);
+        m_trace.touchWorkspace(v, m_graph.vertex(v).backwardWorkspaceBytes);
+        for (VertexIndex u : m_graph.predecessors(v))
+            if (u != m_graph.source() && !m_trace.hasGradient(u))
+                m_trace.allocGradient(u);
+        if (m_graph.vertex(v).parameterBytes > 0)
+            m_trace.allocParameterGradient(v);
+        endBackward(v);
+    }
+
+    void endBackward(VertexIndex v)
+    {
         m_trace.freeValue(v);
         m_trace.freeCopy(v);
         m_trace.freeGradient(v);

@@ -29,6 +29,8 @@ struct PhaseFloors {
     // Per vertex v (not the input), at the moment of v's backward workspace: v, its inputs and
     // the input, the accumulated gradients (P3) then live, the weight gradients formed so far
     // (P5) and the workspace. Every checkpoint before v that is none of these adds its bytes.
+    // Under P9/P10 (a Python export): the input, every gradient then live (the sink's at its own
+    // backward), the weight gradients formed before v's and the workspace.
     std::vector<std::int64_t> backward;
 };
 
@@ -54,7 +56,11 @@ PhaseFloors phaseFloors(const Graph& g)
         const int from = g.topologicalPosition(u), to = g.topologicalPosition(last);
         waiting[from + 1] += g.bytes(u);
         waiting[to + 1] -= g.bytes(u);
-        if (g.successors(u).size() > 1) {
+        if (checkpointFunctions) {
+            // P10: every gradient, formed after the workspace of u's last successor's backward.
+            accumulated[from] += g.bytes(u);
+            accumulated[to] -= g.bytes(u);
+        } else if (g.successors(u).size() > 1) {
             accumulated[from] += g.bytes(u);
             accumulated[to + 1] -= g.bytes(u);
         }
@@ -78,6 +84,14 @@ PhaseFloors phaseFloors(const Graph& g)
             for (VertexIndex u : g.predecessors(v))
                 if (u != g.source())
                     values += g.bytes(u);
+        }
+        if (checkpointFunctions) {
+            // P10: v's own weight gradients come after its workspace; the loss's gradient before.
+            weights -= g.vertex(v).parameterBytes;
+            if (v == g.sink())
+                values += g.bytes(v);
+            floors.backward[v] = values + grads + weights + g.vertex(v).backwardWorkspaceBytes;
+            continue;
         }
         floors.backward[v] = values + grads + weights + g.vertex(v).backwardWorkspaceBytes;
         weights -= g.vertex(v).parameterBytes;

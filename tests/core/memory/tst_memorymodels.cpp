@@ -193,13 +193,14 @@ private Q_SLOTS:
                 << known << "x,d" << QList<qint64>{1, 11, 101, 1001, 10001, 2111, 1111, 1011, 1001, 1};
         // P9, torch.utils.checkpoint: the re-forward at d's backward keeps only what a backward
         // saved — a (saved by b) and c (saved by d) — b goes as soon as c is recomputed; c goes
-        // after d's backward, a after b's; the segment is not re-forwarded again for c or b.
+        // after d's backward, a after b's; the segment is not re-forwarded again for c or b. P10:
+        // no buffer; c's gradient (1000) ends d's backward, b's (100) c's, a's (10) b's.
         QTest::newRow("checkpoint functions, saved_by")
-            << true << "x,d,functions" << QList<qint64>{1, 11, 101, 1001, 10001, 1011, 1011, 1001, 1001, 1};
+            << true << "x,d,functions" << QList<qint64>{1, 11, 101, 1001, 10001, 1011, 111, 11, 1, 1};
         // When d's backward (an add's, say) unpacks nothing, the function is re-forwarded at the
-        // first backward that does: b's (it saved a), phase 7; until then only x and the buffer.
+        // first backward that does: b's (it saved a), phase 7; until then x and one gradient.
         QTest::newRow("checkpoint functions, the exit saves nothing")
-            << true << "x,d,functions,exit" << QList<qint64>{1, 11, 101, 1001, 10001, 1001, 1001, 1001, 1001, 1};
+            << true << "x,d,functions,exit" << QList<qint64>{1, 11, 101, 1001, 10001, 1001, 101, 11, 1, 1};
     }
 
     void savedInputsRule()
@@ -230,16 +231,37 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("peak");
         QTest::addColumn<bool>("copyAtPeak");
         // d saves its own output, so its function is re-forwarded at d's backward (phase 5) up to
-        // d itself: x, d, a, c and a second d, which stays until d's backward ends, then the
-        // buffer (1000): 1 + 10000 + 10 + 1000 + 10000 + 1000. Stopping early changes nothing:
-        // d's output is packed after d runs. Without the copy: 12011.
+        // d itself: x, d's gradient (10000; the loss read d, P10), a, c and a second d, which stays
+        // until d's backward ends, then c's gradient: 1 + 10000 + 10 + 1000 + 10000 + 1000.
+        // Stopping early changes nothing: d's output is packed after d runs. Without the copy: 12011.
         QTest::newRow("exit saves its output") << false << false << 5 << qint64(22011) << true;
         QTest::newRow("exit saves its output, early stop") << false << true << 5 << qint64(22011) << true;
         // Only b's backward unpacks (it saved a): the re-forward at phase 7 runs a, b, c and d
-        // again, d's copy on top of x, a, c and the buffer: 1 + 1000 + 10 + 1000 + 10000. torch 2.x
-        // stops at the pack of a, before b runs: x, the buffer and a.
-        QTest::newRow("exit saves nothing") << true << false << 7 << qint64(12011) << true;
-        QTest::newRow("exit saves nothing, early stop") << true << true << 7 << qint64(1011) << false;
+        // again, d's copy on top of x, b's gradient, a and c: 1 + 100 + 10 + 1000 + 10000. torch
+        // 2.x stops at the pack of a, before b runs: x, b's gradient, a, then a's gradient.
+        QTest::newRow("exit saves nothing") << true << false << 7 << qint64(11111) << true;
+        QTest::newRow("exit saves nothing, early stop") << true << true << 7 << qint64(121) << false;
+    }
+
+    void autogradGradients()
+    {
+        // P10 on the chain x -> a -> b -> c -> d (1 .. 10000 bytes), regular step, run by autograd's
+        // engine (a Python export): d is freed once the loss has read it and its gradient (10000)
+        // takes its place; each backward then holds its output's gradient and forms its input's —
+        // c's backward 1000 + 100 on x and a (Hong's buffer: 1000 then 100, never both: 1011).
+        const Graph g = savedInputsChain(true, true);
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "a", "b", "c", "d"}), MemoryModel::PyTorch);
+        QList<qint64> peaks;
+        for (const auto& phase : p.phases)
+            peaks.push_back(phase.peakBytes);
+        QCOMPARE(peaks, (QList<qint64>{1, 11, 111, 1111, 11011, 12011, 1111, 121, 11, 1}));
+        const auto& live = p.phases[6].live;
+        QCOMPARE(std::count(live.begin(), live.end(), "grad:c"), 1);
+        QCOMPARE(std::count(live.begin(), live.end(), "grad-buffer"), 0);
+        // Graphs from ckptx-torch (its own per-vertex executor) and published ones keep P2/P3.
+        const Graph other = savedInputsChain(true);
+        const auto hong = simulatePlanMemory(other, evaluateIds(other, {"x", "a", "b", "c", "d"}), MemoryModel::PyTorch);
+        QCOMPARE(hong.phases[6].peakBytes, 1011);
     }
 
     void reforwardedExits()
