@@ -45,12 +45,31 @@ class Profile(unittest.TestCase):
                 self.assertEqual([p["index"] for p in document[step]["phases"]], list(range(2 * n + 2)))
                 self.assertGreater(document[step]["step_ms"], 0)
             self.assertLess(document["checkpointed"]["peak_bytes"], document["regular"]["peak_bytes"])
+            self.check_live_blocks(document)
             simulate = subprocess.run([support.CKPTX, "simulate", graph, "--plan", plan, "--model", "pytorch",
                                        "--trace", trace], capture_output=True, text=True)
             self.assertEqual(simulate.returncode, 0, simulate.stderr)
             line = [x for x in simulate.stdout.splitlines() if x.startswith("vs trace")]
             self.assertEqual(len(line), 1, simulate.stdout[-500:])
             print(f"{name}: {line[0]}", file=sys.stderr)
+
+    def check_live_blocks(self, document):
+        # Each phase names the largest blocks live at its peak, who allocated them and when.
+        for step in ("regular", "checkpointed"):
+            phases = document[step]["phases"]
+            named = [p for p in phases if "live_at_peak" in p]
+            self.assertGreater(len(named), len(phases) // 2, f"{step}: phases without live blocks")
+            for p in named:
+                blocks = p["live_at_peak"]
+                sizes = [b["bytes"] for b in blocks]
+                self.assertLessEqual(len(blocks), 12)
+                self.assertEqual(sizes, sorted(sizes, reverse=True))
+                self.assertLessEqual(sum(sizes), p["peak_bytes"])
+                # `since` may exceed the index: autograd runs independent branches in its own order.
+                self.assertTrue(all(0 <= b["since"] < len(phases) and b["op"] for b in blocks), blocks)
+            # The backward forms gradients (and the checkpointed step recomputes) under autograd's nodes.
+            ops = [b["op"] for p in named if p["index"] > len(document["vertices"]) for b in p["live_at_peak"]]
+            self.assertTrue(any("Backward" in op for op in ops), ops[:20])
 
     def test_plan_for_another_model_leaves_no_file(self):
         with support.scratch() as folder:

@@ -29,6 +29,79 @@ def _memory_events(profile, device_type):
     return events
 
 
+LIVE_BLOCKS = 12  # the largest blocks named per phase peak
+
+
+def _operation(ops):
+    """Who allocated a block: the backward node or top-level operation it ran under, and the operation
+    that asked for it (`SoftmaxBackward0/aten::_softmax_backward_data`, `aten::linear/aten::addmm`)."""
+    outer = next((o for o in ops if o.endswith("Backward0") or o.endswith("Backward1")), None)
+    outer = outer or next((o for o in ops if o.startswith("aten::")), ops[-1] if ops else "?")
+    inner = next((o for o in reversed(ops) if o.startswith("aten::") and o not in
+                  ("aten::empty", "aten::empty_like", "aten::empty_strided")), outer)
+    return outer if inner == outer else f"{outer}/{inner}"
+
+
+def _attributed_events(profile):
+    """Allocations (address, signed bytes, operation) and phase markers from the profiler's event tree,
+    in time order; None where this torch's profiler has no tree with block addresses."""
+    tree = getattr(profile.kineto_results, "experimental_event_tree", None)
+    if tree is None:
+        return None
+    events = []
+    stack = [(root, ()) for root in tree()]
+    while stack:
+        event, ops = stack.pop()
+        name = event.name
+        if name == "[memory]":
+            fields = event.extra_fields
+            ptr, size = getattr(fields, "ptr", None), getattr(fields, "alloc_size", None)
+            if ptr is None or size is None:
+                return None
+            events.append((event.start_time_ns, 0, (ptr, size, ops)))
+        elif name.startswith(MARKER):
+            events.append((event.start_time_ns, 1, int(name[len(MARKER):])))
+        else:
+            name = name.replace("autograd::engine::evaluate_function: ", "")
+            stack.extend((child, ops + (name,)) for child in event.children)
+    events.sort(key=lambda e: (e[0], e[1]))
+    return events
+
+
+def live_at_peaks(profile):
+    """Per phase, the largest blocks live at its peak: bytes, the operation that allocated each and the
+    phase it was allocated in. Two passes: find each phase's peak, then replay to it."""
+    events = _attributed_events(profile)
+    if events is None:
+        return {}
+    peak_at, phase, total, peak = {}, None, 0, None
+    for k, (_, kind, value) in enumerate(events):
+        if kind == 1:
+            phase, peak = value, None
+        elif phase is not None:
+            total += value[1]
+            if peak is None or total > peak:
+                peak = total
+                peak_at[phase] = k
+        if kind == 1 and phase not in peak_at:
+            peak_at[phase] = k
+    wanted = {k: p for p, k in peak_at.items()}
+    live, phase, out = {}, None, {}
+    for k, (_, kind, value) in enumerate(events):
+        if kind == 1:
+            phase = value
+        else:
+            ptr, size, ops = value
+            if size > 0:  # before the first marker: the step's start, phase 0
+                live[ptr] = (size, _operation(ops), 0 if phase is None else phase)
+            else:
+                live.pop(ptr, None)
+        if k in wanted:
+            blocks = sorted(live.values(), key=lambda b: -b[0])[:LIVE_BLOCKS]
+            out[wanted[k]] = [{"bytes": b, "op": op, "since": since} for b, op, since in blocks]
+    return out
+
+
 class TransientMeter:
     """The scratch memory of one run: its peak above the start minus what it leaves allocated."""
 
@@ -63,6 +136,7 @@ class PhaseMeter:
         self.phases = {}
         self._profile = None
         self._current = None
+        self.live = {}  # per phase: the largest blocks live at its peak (CPU; live_at_peaks)
 
     def allocated(self):
         if self.device.type == "cuda":
@@ -120,5 +194,6 @@ class PhaseMeter:
                 peak = max(peak, total)
         if current is not None:
             self.phases[current] = (total, peak)
+        self.live = live_at_peaks(self._profile)
         self._profile = None
         return self.phases

@@ -79,7 +79,7 @@ def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="
     return elapsed, (baseline, phases), inputs
 
 
-def _phase_list(phases, n, baseline):
+def _phase_list(phases, n, baseline, live=None):
     out, end = [], baseline
     for index in range(2 * n + 2):
         if index in phases:
@@ -87,6 +87,8 @@ def _phase_list(phases, n, baseline):
         else:
             peak = end
         out.append({"index": index, "end_bytes": int(end), "peak_bytes": int(max(peak, end))})
+        if live and index in live:
+            out[-1]["live_at_peak"] = live[index]
     return out
 
 
@@ -138,7 +140,7 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
         torch.manual_seed(0)
         _, (baseline, phases), step_inputs[name] = _step(module, m, inputs, name,
                                                          _PhaseObserver(meter, position, n), meter, n, device)
-        listed = _phase_list(phases, n, baseline)
+        listed = _phase_list(phases, n, baseline, meter.live)
         results[name] = {"peak_bytes": max(p["peak_bytes"] for p in listed),
                          "step_ms": statistics.median(times[name]), "step_ms_all": times[name],
                          "phases": listed}
