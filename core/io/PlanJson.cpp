@@ -89,6 +89,7 @@ std::string toPlanJson(const Graph& graph, const Plan& plan)
                  {"objective", plan.objective()},
                  {"is_plan", plan.evaluation.isISPlan},
                  {"predicted_peaks", {{"chen", costs.peakChen}, {"pytorch", costs.peakPyTorch}}},
+                 {"recompute", {{"compute", costs.recomputedCompute}, {"overhead", costs.recomputeOverhead()}}},
                  {"notes", plan.notes}};
     if (plan.schedule) {
         json actions = json::array();

@@ -35,6 +35,12 @@ private Q_SLOTS:
         const PlanCosts costs = planCosts(g, plan);
         QCOMPARE(j["predicted_peaks"]["chen"].get<std::int64_t>(), costs.peakChen);
         QCOMPARE(j["predicted_peaks"]["pytorch"].get<std::int64_t>(), costs.peakPyTorch);
+        QCOMPARE(j["recompute"]["compute"].get<double>(), costs.recomputedCompute);
+        QCOMPARE(j["recompute"]["overhead"].get<double>(), costs.recomputeOverhead());
+        // Every non-checkpoint vertex is re-forwarded once (S2): on this chain, one compute each
+        // (a REVOLVE schedule counts its own forward actions instead).
+        if (!plan.schedule)
+            QCOMPARE(j["recompute"]["compute"].get<double>(), double(g.vertexCount() - int(plan.checkpoints().size())));
         QCOMPARE(j["segments"].size(), plan.evaluation.segments.size());
 
         const Plan back = parsePlanJson(g, text);

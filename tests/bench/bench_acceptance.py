@@ -1,0 +1,94 @@
+"""Acceptance of the recommended plan (issue 15) and of the pytorch memory model's peaks (issue 14), not a
+test: per model, every solver's plan is profiled where the user trains (`checkpoint_explorer profile`,
+apply_plan), and its measured peak set against the `pytorch` model's prediction. The recommended plan
+(`ckptx compare`: least predicted peak, then least recompute) should have the lowest measured peak of all
+(within 1 %) and a prediction within 2 %. Also the step-time overhead: measured (checkpointed over
+regular step time) against the recompute cost's `overhead / 3` (a backward costs about two forwards).
+
+    PYTHONPATH=app/python /usr/bin/python3 tests/bench/bench_acceptance.py [--ckptx build/bin/ckptx]
+        [--models gpt_bench:8x128:int64:1000,...] [--iterations 3]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS = os.path.join(HERE, "..", "python", "models.py")
+DEFAULT_MODELS = "resnet18:8x3x64x64,densenet121:8x3x64x64,vit_bench:8x3x64x64,gpt_bench:8x128:int64:1000"
+SOLVERS = ["checkpoint-all", "feng-acg", "optimal", "optimal:memory-model=pytorch", "ap-sqrtn", "ap-greedy",
+           "linearized-greedy", "hong-dynamic", "random"]
+
+
+def run(*command):
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)}: {done.stderr.strip()[-400:]}")
+    return done.stdout
+
+
+def package(*arguments):
+    return run(sys.executable, "-m", "checkpoint_explorer", *arguments)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ckptx", default="build/bin/ckptx")
+    parser.add_argument("--models", default=DEFAULT_MODELS)
+    parser.add_argument("--iterations", type=int, default=3)
+    args = parser.parse_args()
+    print(f"load {os.getloadavg()[0]:.1f}")
+    for spec in args.models.split(","):
+        name, shape = spec.split(":", 1)
+        with tempfile.TemporaryDirectory() as folder:
+            graph = os.path.join(folder, "graph.json")
+            package("export", f"{MODELS}:{name}", "--input", shape, "-o", graph)
+            compare = json.loads(run(args.ckptx, "compare", graph, "--solvers", ",".join(
+                s for s in SOLVERS if ":" not in s), "--json"))
+            rows = []
+            for solver in SOLVERS:
+                solver_name, _, option = solver.partition(":")
+                plan = os.path.join(folder, solver.replace(":", "-").replace("=", "-") + ".json")
+                options = ["--option", option] if option else []
+                try:
+                    run(args.ckptx, "solve", graph, "--solver", solver_name, *options, "-o", plan)
+                except RuntimeError as error:
+                    print(f"  {name} {solver}: not applicable ({str(error)[-120:]})")
+                    continue
+                with open(plan) as f:
+                    planned = json.load(f)
+                trace = os.path.join(folder, "trace.json")
+                package("profile", f"{MODELS}:{name}", "--graph", graph, "--plan", plan, "--input", shape,
+                        "--iterations", str(args.iterations), "-o", trace)
+                simulated = json.loads(run(args.ckptx, "simulate", graph, "--plan", plan, "--model", "pytorch",
+                                           "--trace", trace, "--json"))
+                with open(trace) as f:
+                    measured = json.load(f)
+                comparison = simulated["trace"]
+                rows.append({"solver": solver, "predicted": simulated["peak_bytes"],
+                             "measured": comparison["measured_peak_bytes"],
+                             "error": comparison["peak_error_percent"],
+                             "mean": comparison["mean_abs_error_percent"],
+                             "overhead": planned["recompute"]["overhead"],
+                             "step": measured["checkpointed"]["step_ms"] / measured["regular"]["step_ms"] - 1})
+            report(name, shape, rows, compare["recommended"])
+
+
+def report(name, shape, rows, recommended_by_compare):
+    print(f"\n{name} {shape}")
+    print("| solver | predicted peak | measured peak | peak error | mean error | step overhead: predicted | measured |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['solver']} | {r['predicted']} | {r['measured']} | {r['error']:+.2f} % | {r['mean']:.2f} % | "
+              f"{r['overhead'] / 3:+.0%} | {r['step']:+.0%} |")
+    best = min(rows, key=lambda r: (r["predicted"], r["overhead"]))
+    lowest = min(r["measured"] for r in rows)
+    print(f"recommended (least predicted peak): {best['solver']} (compare, over its solvers: "
+          f"{recommended_by_compare}); its measured peak is {best['measured'] / lowest - 1:+.2%} over the lowest "
+          f"measured; its prediction {best['error']:+.2f} %")
+
+
+if __name__ == "__main__":
+    main()
