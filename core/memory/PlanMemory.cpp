@@ -283,12 +283,17 @@ private:
             m_trace.allocGradient(v);
         }
         reforwardNeeded(v);
+        // The operation that made v runs its backward first: where it saved v itself (an in-place
+        // ReLU, a softmax) and nothing later holds v, v is gone before the rest of v's backward.
+        if (m_savesOwnOutput[v] && heldByAutograd(v) &&
+            std::count(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), v) == 1)
+            m_trace.freeValue(v);
+        if (m_graph.vertex(v).parameterBytes > 0)
+            m_trace.allocParameterGradient(v);
         m_trace.touchWorkspace(v, m_graph.vertex(v).backwardWorkspaceBytes);
         for (VertexIndex u : m_graph.predecessors(v))
             if (u != m_graph.source() && !m_trace.hasGradient(u))
                 m_trace.allocGradient(u);
-        if (m_graph.vertex(v).parameterBytes > 0)
-            m_trace.allocParameterGradient(v);
         endBackward(v);
     }
 

@@ -30,7 +30,7 @@ struct PhaseFloors {
     // the input, the accumulated gradients (P3) then live, the weight gradients formed so far
     // (P5) and the workspace. Every checkpoint before v that is none of these adds its bytes.
     // Under P9/P10 (a Python export): the input, every gradient then live (the sink's at its own
-    // backward), the weight gradients formed before v's and the workspace.
+    // backward), the weight gradients formed so far and the workspace.
     std::vector<std::int64_t> backward;
 };
 
@@ -85,14 +85,8 @@ PhaseFloors phaseFloors(const Graph& g)
                 if (u != g.source())
                     values += g.bytes(u);
         }
-        if (checkpointFunctions) {
-            // P10: v's own weight gradients come after its workspace; the loss's gradient before.
-            weights -= g.vertex(v).parameterBytes;
-            if (v == g.sink())
-                values += g.bytes(v);
-            floors.backward[v] = values + grads + weights + g.vertex(v).backwardWorkspaceBytes;
-            continue;
-        }
+        if (checkpointFunctions && v == g.sink())
+            values += g.bytes(v);  // P10: the loss's gradient of the output
         floors.backward[v] = values + grads + weights + g.vertex(v).backwardWorkspaceBytes;
         weights -= g.vertex(v).parameterBytes;
     }

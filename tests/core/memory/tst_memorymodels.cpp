@@ -258,6 +258,33 @@ private Q_SLOTS:
         const auto& live = p.phases[6].live;
         QCOMPARE(std::count(live.begin(), live.end(), "grad:c"), 1);
         QCOMPARE(std::count(live.begin(), live.end(), "grad-buffer"), 0);
+        // The order within a backward, on x -> a -> b -> c (1, 10, 100, 1000 bytes): b's operation
+        // saved b itself (an in-place ReLU) and nobody else does, b reads 20000 bytes of weights and
+        // its backward needs 5000 bytes of scratch. At b's backward (phase 5), from x, a, b and b's
+        // gradient (211): b goes (111), its weight gradient comes (20111), the scratch peaks with b's
+        // gradient live (25111), then a's gradient (20121), and b's goes (20021), a's value (20011).
+        {
+            GraphBuilder builder;
+            builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+            const std::vector<std::vector<std::string>> savers{{"a"}, {"b"}, {"b"}, {}};
+            for (int i = 0; i < 4; ++i) {
+                Vertex v;
+                v.id = std::string(1, "xabc"[i]);
+                v.bytes = static_cast<std::int64_t>(std::pow(10, i));
+                v.savedBy = savers[i];
+                if (v.id == "b") {
+                    v.parameterBytes = 20000;
+                    v.backwardWorkspaceBytes = 5000;
+                }
+                builder.addVertex(v);
+                if (i > 0)
+                    builder.addEdge(std::string(1, "xabc"[i - 1]), v.id);
+            }
+            const Graph chain = builder.build();
+            const auto order = simulatePlanMemory(chain, evaluateIds(chain, {"x", "a", "b", "c"}), MemoryModel::PyTorch);
+            QCOMPARE(order.phases[5].peakBytes, 25111);
+            QCOMPARE(order.phases[5].endBytes, 20011);
+        }
         // Graphs from ckptx-torch (its own per-vertex executor) and published ones keep P2/P3.
         const Graph other = savedInputsChain(true);
         const auto hong = simulatePlanMemory(other, evaluateIds(other, {"x", "a", "b", "c", "d"}), MemoryModel::PyTorch);
