@@ -274,8 +274,9 @@ private:
 
     // P10: a step that autograd's engine runs (a graph the Python package exported) holds each
     // gradient as its own tensor: the output's from the loss, each input's from the first backward
-    // that forms it, each until the end of its tensor's own backward. The backward's scratch memory
-    // (P8, measured as peak minus what the run keeps) comes before it forms the inputs' gradients.
+    // that forms it, each until the end of its tensor's own backward. Within v's backward, in the
+    // order measured traces show: v's own saved output goes, v's weight gradients come, the scratch
+    // memory (P8) peaks with v's gradient live, then the inputs' gradients are formed.
     void autogradBackward(VertexIndex v)
     {
         if (v == m_graph.sink() && !m_trace.hasGradient(v)) {
