@@ -74,17 +74,17 @@ def live_at_peaks(profile):
     events = _attributed_events(profile)
     if events is None:
         return {}
-    peak_at, phase, total, peak = {}, None, 0, None
+    # A phase's peak starts at what is live at its marker (as PhaseMeter counts it).
+    peak_at, phase, total, peak = {}, None, 0, 0
     for k, (_, kind, value) in enumerate(events):
         if kind == 1:
-            phase, peak = value, None
-        elif phase is not None:
+            phase, peak = value, total
+            peak_at[phase] = k
+        else:
             total += value[1]
-            if peak is None or total > peak:
+            if phase is not None and total > peak:
                 peak = total
                 peak_at[phase] = k
-        if kind == 1 and phase not in peak_at:
-            peak_at[phase] = k
     wanted = {k: p for p, k in peak_at.items()}
     live, phase, out = {}, None, {}
     for k, (_, kind, value) in enumerate(events):

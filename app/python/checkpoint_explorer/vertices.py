@@ -300,7 +300,6 @@ class VertexGraph:
     def _describe(self):
         program = self.program
         seen_ids = {}
-        claimed = set()
         for v in self.vertices:
             if v.input_index >= 0:
                 base = "input"
@@ -336,6 +335,7 @@ class VertexGraph:
             v.id = base if n == 1 else f"{base}#{n}"
         # P5: a parameter's gradient exists from the first backward that reads it, that of its
         # topologically last reader (a tied embedding and output layer: the output layer).
+        claimed = set()
         for v in reversed(self.vertices):
             for index in v.ops:
                 for key in self._parameters_read(program.ops[index]):
