@@ -13,6 +13,24 @@ QString sharedPath(const QString& relative) { return QStringLiteral(CKPT_SHARED_
 QString binPath(const QString& executable) { return QStringLiteral(CKPT_BIN_DIR "/") + executable; }
 bool haveSharedData() { return QFileInfo(sharedPath("data/checkmate-graphs")).isDir(); }
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CKPT_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define CKPT_TEST_ASAN 1
+#endif
+
+double timingSlack()
+{
+#ifdef CKPT_TEST_ASAN
+    return 3;
+#else
+    return 1;
+#endif
+}
+
 QString writeFile(const QString& dir, const QString& name, const QByteArray& text)
 {
     QFile file(QDir(dir).filePath(name));

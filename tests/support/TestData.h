@@ -16,6 +16,11 @@ QString sourcePath(const QString& relative);  // inside this repository
 QString sharedPath(const QString& relative);  // inside ../shared (may not exist)
 QString binPath(const QString& executable);    // build/bin/...
 bool haveSharedData();
+// How much longer than the product's own target a timed check may take: 1, or 3 in a build with
+// AddressSanitizer (-O1 with shadow memory runs several times slower; forking and ending a CBC
+// child maps and unmaps its shadow). The targets hold for the release build; the sanitizer build
+// checks that cancels and limits still end every job and child.
+double timingSlack();
 // Writes `text` to DIR/NAME and returns the path; a file that cannot be written ends the test run.
 QString writeFile(const QString& dir, const QString& name, const QByteArray& text);
 

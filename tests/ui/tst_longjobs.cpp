@@ -94,7 +94,8 @@ private Q_SLOTS:
         panel.cancel();
         panel.waitForFinished();
         const qint64 took = timer.elapsed();
-        QVERIFY2(took < 1000, qPrintable(QStringLiteral("cancel took %1 ms").arg(took)));
+        qInfo("cancel took %lld ms", took);
+        QVERIFY2(took < 1000 * test::timingSlack(), qPrintable(QStringLiteral("cancel took %1 ms").arg(took)));
         QVERIFY(!panel.result());
         QCOMPARE(childProcesses(), 0);
     }
@@ -113,8 +114,11 @@ private Q_SLOTS:
         QVERIFY(panel.result());
         // The second point (checkpoint-all's peak) is solved without CBC; the first ran to the limit.
         const BudgetSweepRow& hard = panel.result()->rows.front();
-        QVERIFY2(hard.seconds <= limit * 1.1, qPrintable(QStringLiteral("the MILP took %1 s").arg(hard.seconds)));
-        QVERIFY2(took <= limit * 1.1 + 0.5, qPrintable(QStringLiteral("the sweep took %1 s").arg(took)));
+        qInfo("the MILP took %.2f s, the sweep %.2f s", hard.seconds, took);
+        const double overshoot = 0.1 * test::timingSlack();
+        QVERIFY2(hard.seconds <= limit * (1 + overshoot), qPrintable(QStringLiteral("the MILP took %1 s").arg(hard.seconds)));
+        QVERIFY2(took <= limit * (1 + overshoot) + 0.5 * test::timingSlack(),
+                 qPrintable(QStringLiteral("the sweep took %1 s").arg(took)));
         QCOMPARE(childProcesses(), 0);
     }
 
@@ -134,7 +138,8 @@ private Q_SLOTS:
         QVERIFY(window->close());
         window.reset();  // what the application does after its last window closed
         const qint64 took = timer.elapsed();
-        QVERIFY2(took < 1000, qPrintable(QStringLiteral("closing took %1 ms").arg(took)));
+        qInfo("closing took %lld ms", took);
+        QVERIFY2(took < 1000 * test::timingSlack(), qPrintable(QStringLiteral("closing took %1 ms").arg(took)));
         QCOMPARE(childProcesses(), 0);
     }
 
