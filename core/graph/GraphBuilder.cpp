@@ -61,9 +61,19 @@ void GraphBuilder::setMetadata(std::string key, std::string jsonValue)
     m_metadata[std::move(key)] = std::move(jsonValue);
 }
 
+int GraphBuilder::intern(std::string text)
+{
+    const auto [it, added] = m_textIndex.try_emplace(std::move(text), static_cast<int>(m_texts.size()));
+    if (added)
+        m_texts.push_back(it->first);
+    return it->second;
+}
+
 void GraphBuilder::addEdge(std::string from, std::string to, std::string op)
 {
-    m_edges.push_back({std::move(from), std::move(to), std::move(op)});
+    const int f = intern(std::move(from));
+    const int t = intern(std::move(to));
+    m_edges.push_back({f, t, intern(std::move(op))});
 }
 
 Graph GraphBuilder::build() const
@@ -98,17 +108,21 @@ Graph GraphBuilder::build() const
     }
     g.m_totalBytes = total;
 
+    std::vector<VertexIndex> vertexOf(m_texts.size(), -1);
+    for (std::size_t t = 0; t < m_texts.size(); ++t)
+        if (auto it = g.m_index.find(m_texts[t]); it != g.m_index.end())
+            vertexOf[t] = it->second;
+    g.m_edges.reserve(m_edges.size());
     for (int i = 0; i < static_cast<int>(m_edges.size()); ++i) {
         const PendingEdge& pe = m_edges[i];
-        auto from = g.m_index.find(pe.from);
-        if (from == g.m_index.end())
-            throw GraphError("edge from unknown vertex \"" + pe.from + "\"", edgePointer(i) + "/from");
-        auto to = g.m_index.find(pe.to);
-        if (to == g.m_index.end())
-            throw GraphError("edge to unknown vertex \"" + pe.to + "\"", edgePointer(i) + "/to");
-        if (from->second == to->second)
-            throw GraphError("self-loop on vertex \"" + pe.from + "\"", edgePointer(i));
-        g.m_edges.push_back({from->second, to->second, pe.op});
+        const VertexIndex from = vertexOf[pe.from], to = vertexOf[pe.to];
+        if (from < 0)
+            throw GraphError("edge from unknown vertex \"" + m_texts[pe.from] + "\"", edgePointer(i) + "/from");
+        if (to < 0)
+            throw GraphError("edge to unknown vertex \"" + m_texts[pe.to] + "\"", edgePointer(i) + "/to");
+        if (from == to)
+            throw GraphError("self-loop on vertex \"" + m_texts[pe.from] + "\"", edgePointer(i));
+        g.m_edges.push_back({from, to, m_texts[pe.op]});
     }
 
     // Weak connectivity first: a disconnected graph is refused rather than silently joined.
@@ -134,6 +148,8 @@ Graph GraphBuilder::build() const
     auto buildAdjacency = [&g]() {
         const int count = g.vertexCount();
         std::vector<std::pair<int, EdgeIndex>> outPairs, inPairs;
+        outPairs.reserve(g.m_edges.size());
+        inPairs.reserve(g.m_edges.size());
         for (EdgeIndex e = 0; e < g.edgeCount(); ++e) {
             outPairs.emplace_back(g.m_edges[e].from, e);
             inPairs.emplace_back(g.m_edges[e].to, e);
@@ -141,6 +157,8 @@ Graph GraphBuilder::build() const
         buildCsr(count, outPairs, g.m_outStart, g.m_out);
         buildCsr(count, inPairs, g.m_inStart, g.m_in);
         std::vector<std::pair<int, VertexIndex>> succPairs, predPairs;
+        succPairs.reserve(g.m_edges.size());
+        predPairs.reserve(g.m_edges.size());
         for (const Edge& e : g.m_edges) {
             succPairs.emplace_back(e.from, e.to);
             predPairs.emplace_back(e.to, e.from);

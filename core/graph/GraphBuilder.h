@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ckpt {
@@ -28,13 +29,19 @@ public:
     Graph build() const;
 
 private:
+    // An edge's ids and op as indices into m_texts: a graph has millions of edges but only as many
+    // distinct ids as vertices (and a few ops), so each text is stored and looked up once.
     struct PendingEdge {
-        std::string from, to, op;
+        int from, to, op;
     };
+    int intern(std::string text);
+
     std::string m_name;
     std::map<std::string, std::string> m_metadata;
     std::vector<Vertex> m_vertices;
     std::vector<PendingEdge> m_edges;
+    std::vector<std::string> m_texts;
+    std::unordered_map<std::string, int> m_textIndex;
 };
 
 // The same graph (name, metadata, edges) with every vertex but the virtual ones passed through

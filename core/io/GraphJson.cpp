@@ -6,6 +6,7 @@
 #include "io/TextFile.h"
 
 #include <algorithm>
+#include <exception>
 #include <stdexcept>
 
 namespace ckpt {
@@ -35,7 +36,85 @@ void checkSavedBy(const Graph& graph)
     }
 }
 
-Graph graphFromOurJson(const json& root)
+Vertex vertexFromJson(const json& value, const std::string& at)
+{
+    const json& item = requireObject(value, at);
+    Vertex v;
+    v.id = requireString(item, "id", at);
+    v.bytes = requireInt64(item, "bytes", at);
+    if (v.bytes < 0)
+        throw GraphError("bytes must be >= 0, got " + std::to_string(v.bytes), at + "/bytes");
+    v.name = optionalString(item, "name", at).value_or("");
+    v.op = optionalString(item, "op", at).value_or("");
+    v.shape = optionalIntArray(item, "shape", at);
+    v.dtype = optionalString(item, "dtype", at).value_or("");
+    v.compute = optionalNumber(item, "compute", at);
+    if (v.compute && *v.compute < 0)
+        throw GraphError("compute must be >= 0", at + "/compute");
+    v.module = optionalString(item, "module", at).value_or("");
+    // Optional byte counts of the pytorch memory model: absent = 0, never negative.
+    auto optionalBytes = [&](const char* key) {
+        const std::int64_t bytes = optionalInt64(item, key, at).value_or(0);
+        if (bytes < 0)
+            throw GraphError(std::string(key) + " must be >= 0", at + "/" + key);
+        return bytes;
+    };
+    v.parameterBytes = optionalBytes("parameter_bytes");
+    v.savedBytes = optionalBytes("saved_bytes");
+    v.savedBy = optionalStringArray(item, "saved_by", at);
+    v.forwardWorkspaceBytes = optionalBytes("forward_workspace_bytes");
+    v.backwardWorkspaceBytes = optionalBytes("backward_workspace_bytes");
+    v.batchScaled = optionalBool(item, "batch_scaled", at).value_or(true);
+    v.backward = optionalBool(item, "backward", at).value_or(false);
+    return v;
+}
+
+// Our schema's vertices and edges, read while the file is parsed (StreamedArrays). The first
+// error of each array is kept until the document's own fields are checked, so that a file
+// reports what it did before streaming: schema, version, metadata, then vertices, then edges.
+class StreamedGraphItems {
+public:
+    StreamedArrays arrays()
+    {
+        return {{"vertices", "edges"}, [this](const std::string& key, std::size_t index, json&& item) {
+                    read(key == "edges", index, item);
+                }};
+    }
+
+    GraphBuilder& builder() { return m_builder; }
+    void throwVertexError() const { rethrow(m_vertexError); }
+    void throwEdgeError() const { rethrow(m_edgeError); }
+
+private:
+    void read(bool isEdge, std::size_t index, const json& item)
+    {
+        std::exception_ptr& error = isEdge ? m_edgeError : m_vertexError;
+        if (error)
+            return;
+        const std::string at = (isEdge ? "/edges/" : "/vertices/") + std::to_string(index);
+        try {
+            if (isEdge) {
+                requireObject(item, at);
+                m_builder.addEdge(requireString(item, "from", at), requireString(item, "to", at),
+                                  optionalString(item, "op", at).value_or(""));
+            } else {
+                m_builder.addVertex(vertexFromJson(item, at));
+            }
+        } catch (const GraphError&) {
+            error = std::current_exception();
+        }
+    }
+    static void rethrow(const std::exception_ptr& error)
+    {
+        if (error)
+            std::rethrow_exception(error);
+    }
+
+    GraphBuilder m_builder;
+    std::exception_ptr m_vertexError, m_edgeError;
+};
+
+Graph graphFromOurJson(const json& root, StreamedGraphItems& items)
 {
     if (auto schema = optionalString(root, "schema", ""); schema && *schema != kGraphSchema)
         throw GraphError("unknown schema \"" + *schema + "\" (expected \"" + kGraphSchema + "\")", "/schema");
@@ -43,7 +122,7 @@ Graph graphFromOurJson(const json& root)
         throw GraphError("unsupported version " + std::to_string(*version) + " (this build reads version " +
                              std::to_string(kGraphSchemaVersion) + ")",
                          "/version");
-    GraphBuilder builder;
+    GraphBuilder& builder = items.builder();
     if (auto name = optionalString(root, "name", ""))
         builder.setName(*name);
     if (const json* metadata = optionalMember(root, "metadata")) {
@@ -51,48 +130,11 @@ Graph graphFromOurJson(const json& root)
         for (const auto& [key, value] : metadata->items())
             builder.setMetadata(key, value.dump());
     }
-    const json& vertices = requireArray(root, "vertices", "");
-    for (std::size_t i = 0; i < vertices.size(); ++i) {
-        const std::string at = "/vertices/" + std::to_string(i);
-        const json& item = requireObject(vertices[i], at);
-        Vertex v;
-        v.id = requireString(item, "id", at);
-        v.bytes = requireInt64(item, "bytes", at);
-        if (v.bytes < 0)
-            throw GraphError("bytes must be >= 0, got " + std::to_string(v.bytes), at + "/bytes");
-        v.name = optionalString(item, "name", at).value_or("");
-        v.op = optionalString(item, "op", at).value_or("");
-        v.shape = optionalIntArray(item, "shape", at);
-        v.dtype = optionalString(item, "dtype", at).value_or("");
-        v.compute = optionalNumber(item, "compute", at);
-        if (v.compute && *v.compute < 0)
-            throw GraphError("compute must be >= 0", at + "/compute");
-        v.module = optionalString(item, "module", at).value_or("");
-        // Optional byte counts of the pytorch memory model: absent = 0, never negative.
-        auto optionalBytes = [&](const char* key) {
-            const std::int64_t bytes = optionalInt64(item, key, at).value_or(0);
-            if (bytes < 0)
-                throw GraphError(std::string(key) + " must be >= 0", at + "/" + key);
-            return bytes;
-        };
-        v.parameterBytes = optionalBytes("parameter_bytes");
-        v.savedBytes = optionalBytes("saved_bytes");
-        v.savedBy = optionalStringArray(item, "saved_by", at);
-        v.forwardWorkspaceBytes = optionalBytes("forward_workspace_bytes");
-        v.backwardWorkspaceBytes = optionalBytes("backward_workspace_bytes");
-        v.batchScaled = optionalBool(item, "batch_scaled", at).value_or(true);
-        v.backward = optionalBool(item, "backward", at).value_or(false);
-        builder.addVertex(std::move(v));
-    }
-    if (optionalMember(root, "edges")) {
-        const json& edges = requireArray(root, "edges", "");
-        for (std::size_t i = 0; i < edges.size(); ++i) {
-            const std::string at = "/edges/" + std::to_string(i);
-            const json& item = requireObject(edges[i], at);
-            builder.addEdge(requireString(item, "from", at), requireString(item, "to", at),
-                            optionalString(item, "op", at).value_or(""));
-        }
-    }
+    requireArray(root, "vertices", "");
+    items.throwVertexError();
+    if (optionalMember(root, "edges"))
+        requireArray(root, "edges", "");
+    items.throwEdgeError();
     Graph graph = builder.build();
     checkSavedBy(graph);
     return graph;
@@ -103,11 +145,12 @@ Graph graphFromOurJson(const json& root)
 Graph parseGraphJson(const std::string& text, const std::string& file)
 {
     return readingFile(file, [&] {
-        json root = parse(text);
+        StreamedGraphItems items;
+        json root = parse(text, items.arrays());
         requireObject(root, "");
         if (looksLikeNetworkx(root))
             return graphFromNetworkx(root);
-        return graphFromOurJson(root);
+        return graphFromOurJson(root, items);
     });
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <unordered_set>
 
 namespace ckpt::json_access {
@@ -52,7 +53,8 @@ namespace {
 // Builds the DOM through nlohmann's own SAX builder while tracking the JSON pointer of the
 // value being read, so that every refusal names its place: nesting deeper than kMaxJsonDepth
 // (printing such a value recurses once per level), duplicate keys (nlohmann keeps the last one
-// silently) and numbers out of range (nlohmann's out_of_range.406).
+// silently) and numbers out of range (nlohmann's out_of_range.406). Items of streamed arrays are
+// built as documents of their own and handed to the sink.
 class CheckedDomBuilder {
 public:
     using number_integer_t = json::number_integer_t;
@@ -61,36 +63,38 @@ public:
     using string_t = json::string_t;
     using binary_t = json::binary_t;
 
-    explicit CheckedDomBuilder(json& result) : m_dom(result, true) {}
+    CheckedDomBuilder(json& result, const StreamedArrays* streamed) : m_dom(result, true), m_streamed(streamed) {}
 
-    bool null() { return scalar(m_dom.null()); }
-    bool boolean(bool value) { return scalar(m_dom.boolean(value)); }
-    bool number_integer(number_integer_t value) { return scalar(m_dom.number_integer(value)); }
-    bool number_unsigned(number_unsigned_t value) { return scalar(m_dom.number_unsigned(value)); }
-    bool number_float(number_float_t value, const string_t& text) { return scalar(m_dom.number_float(value, text)); }
-    bool string(string_t& value) { return scalar(m_dom.string(value)); }
-    bool binary(binary_t& value) { return scalar(m_dom.binary(value)); }
+    bool null() { return scalar(startingValue().null()); }
+    bool boolean(bool value) { return scalar(startingValue().boolean(value)); }
+    bool number_integer(number_integer_t value) { return scalar(startingValue().number_integer(value)); }
+    bool number_unsigned(number_unsigned_t value) { return scalar(startingValue().number_unsigned(value)); }
+    bool number_float(number_float_t value, const string_t& text) { return scalar(startingValue().number_float(value, text)); }
+    bool string(string_t& value) { return scalar(startingValue().string(value)); }
+    bool binary(binary_t& value) { return scalar(startingValue().binary(value)); }
 
     bool start_object(std::size_t size)
     {
+        auto& parser = startingValue();
         open(false);
-        return m_dom.start_object(size);
+        return parser.start_object(size);
     }
     bool key(string_t& key)
     {
         Level& level = m_levels.back();
         level.key = key;
-        if (!level.keys.insert(key).second)
+        if (!level.addKey(key))
             throw GraphError("duplicate key \"" + key + "\"", pointer());
-        return m_dom.key(key);
+        return dom().key(key);
     }
-    bool end_object() { return close(m_dom.end_object()); }
+    bool end_object() { return close(dom().end_object()); }
     bool start_array(std::size_t size)
     {
+        auto& parser = startingValue();
         open(true);
-        return m_dom.start_array(size);
+        return parser.start_array(size);
     }
-    bool end_array() { return close(m_dom.end_array()); }
+    bool end_array() { return close(dom().end_array()); }
 
     bool parse_error(std::size_t, const std::string&, const json::exception& e)
     {
@@ -102,12 +106,43 @@ public:
     }
 
 private:
+    using DomParser = nlohmann::detail::json_sax_dom_parser<json>;
+
     struct Level {
         bool isArray = false;
         std::size_t index = 0;  // arrays: the item being read
         std::string key;        // objects: the member being read
-        std::unordered_set<std::string> keys;
+        // Keys seen so far: a list while short (most objects have a few keys, and a set per
+        // object costs more than the parse), a set beyond.
+        std::vector<std::string> few;
+        std::unordered_set<std::string> many;
+
+        bool addKey(const std::string& k)
+        {
+            if (many.empty()) {
+                if (std::find(few.begin(), few.end(), k) != few.end())
+                    return false;
+                few.push_back(k);
+                if (few.size() > 16)
+                    many.insert(std::make_move_iterator(few.begin()), std::make_move_iterator(few.end()));
+                return true;
+            }
+            return many.insert(k).second;
+        }
     };
+
+    // The parser of the value being read: a streamed item's own, or the document's.
+    DomParser& dom() { return m_itemDom ? *m_itemDom : m_dom; }
+    // dom() for a value that starts here; one directly inside a streamed array starts a new item.
+    DomParser& startingValue()
+    {
+        if (!m_itemDom && m_streamed && m_levels.size() == 2 && !m_levels[0].isArray && m_levels[1].isArray &&
+            std::find(m_streamed->keys.begin(), m_streamed->keys.end(), m_levels[0].key) != m_streamed->keys.end()) {
+            m_item = json();
+            m_itemDom.emplace(m_item, true);
+        }
+        return dom();
+    }
 
     // The pointer of the value being read, or of its enclosing container at `depth` levels.
     std::string pointer(std::size_t depth = kMaxJsonDepth) const
@@ -123,28 +158,38 @@ private:
     {
         if (m_levels.size() >= kMaxJsonDepth)
             throw GraphError("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", pointer());
-        m_levels.push_back({isArray, 0, {}, {}});
+        m_levels.push_back({isArray, 0, {}, {}, {}});
     }
     bool close(bool ok)
     {
         m_levels.pop_back();
         return scalar(ok);
     }
-    // A value is complete: the enclosing array moves on to its next item.
+    // A value is complete: a streamed item goes to the sink; the enclosing array moves on to its
+    // next item.
     bool scalar(bool ok)
     {
+        if (m_itemDom && m_levels.size() == 2) {
+            m_itemDom.reset();
+            m_streamed->sink(m_levels[0].key, m_levels[1].index, std::move(m_item));
+        }
         if (!m_levels.empty() && m_levels.back().isArray)
             ++m_levels.back().index;
         return ok;
     }
 
-    nlohmann::detail::json_sax_dom_parser<json> m_dom;
+    DomParser m_dom;
+    const StreamedArrays* m_streamed;
+    json m_item;
+    std::optional<DomParser> m_itemDom;
     std::vector<Level> m_levels;
 };
 
 }  // namespace
 
-json parse(const std::string& text)
+namespace {
+
+json parseChecked(const std::string& text, const StreamedArrays* streamed)
 {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
         throw GraphError("the file is empty");
@@ -152,10 +197,16 @@ json parse(const std::string& text)
     if (const auto nul = text.find('\0'); nul != std::string::npos)
         throw GraphError("contains a NUL byte at offset " + std::to_string(nul) + " (not a JSON text file)");
     json root;
-    CheckedDomBuilder builder(root);
+    CheckedDomBuilder builder(root, streamed);
     json::sax_parse(text, &builder);
     return root;
 }
+
+}  // namespace
+
+json parse(const std::string& text) { return parseChecked(text, nullptr); }
+
+json parse(const std::string& text, const StreamedArrays& streamed) { return parseChecked(text, &streamed); }
 
 const json& requireObject(const json& j, const std::string& where)
 {

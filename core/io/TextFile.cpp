@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -85,11 +84,25 @@ std::string readTextFile(const std::string& path)
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
-    if (fs::file_size(path, ec) > kMaxInputFileBytes)
-        throw std::runtime_error(path + ": is larger than " + std::to_string(kMaxInputFileBytes >> 20) + " MiB");
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return buffer.str();
+    const auto tooLarge = [&] {
+        return std::runtime_error(path + ": is larger than " + std::to_string(kMaxInputFileBytes >> 20) + " MiB");
+    };
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > kMaxInputFileBytes)
+        throw tooLarge();
+    // Read into a string of the file's size (a stream buffer would grow and then copy it); a file
+    // that grows meanwhile is read on to its end, still within the cap.
+    std::string text;
+    text.reserve(ec ? 0 : static_cast<std::size_t>(size));
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+        text.append(chunk, static_cast<std::size_t>(in.gcount()));
+        if (text.size() > kMaxInputFileBytes)
+            throw tooLarge();
+    }
+    if (in.bad())
+        throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+    return text;
 }
 
 std::string readInputFile(const std::string& path)

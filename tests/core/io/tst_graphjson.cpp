@@ -170,6 +170,25 @@ private Q_SLOTS:
         QTest::newRow("wrong schema") << R"({"schema": "other", "vertices": []})" << "test.json: /schema: unknown schema";
         QTest::newRow("newer version") << R"({"schema": "checkpoint-explorer/graph", "version": 7, "vertices": []})"
                                        << "test.json: /version: unsupported version 7";
+        // Vertices and edges are read while the file is parsed (StreamedArrays); what a file reports
+        // must not depend on the order of its keys.
+        QTest::newRow("schema after a bad edge")
+            << R"({"edges": [{"from": 1, "to": "a"}], "vertices": [{"id": "a", "bytes": 1}], "schema": "other"})"
+            << "test.json: /schema: unknown schema";
+        QTest::newRow("bad vertex after a bad edge")
+            << R"({"edges": [{"to": "a"}], "vertices": [{"id": "a", "bytes": 1}, {"id": "b"}]})"
+            << "test.json: /vertices/1/bytes: missing required field";
+        QTest::newRow("edges not an array") << R"({"vertices": [{"id": "a", "bytes": 1}], "edges": {"from": "a"}})"
+                                            << "test.json: /edges: expected an array, got an object";
+        QTest::newRow("edge not an object") << R"({"vertices": [{"id": "a", "bytes": 1}], "edges": [["a", "b"]]})"
+                                            << "test.json: /edges/0: expected an object, got an array";
+        QTest::newRow("vertex not an object") << R"({"vertices": [{"id": "a", "bytes": 1}, 5]})"
+                                              << "test.json: /vertices/1: expected an object, got an integer";
+        QTest::newRow("duplicate key in an edge")
+            << R"({"vertices": [{"id": "a", "bytes": 1}], "edges": [{"from": "a", "to": "a", "to": "b"}]})"
+            << "test.json: /edges/0/to: duplicate key \"to\"";
+        QTest::newRow("truncated edge") << "{\"vertices\": [{\"id\": \"a\", \"bytes\": 1}], \"edges\": [{\"from\": \"a\", \"to"
+                                        << "test.json: /edges/0: not valid JSON";
         QTest::newRow("networkx missing cost")
             << R"({"nodes": [{"id": 0}], "links": []})" << "test.json: /nodes/0/out_cost: missing required field";
         QTest::newRow("networkx bad link")
