@@ -21,6 +21,16 @@ def mobilenet_v2():
     return torchvision.models.mobilenet_v2(num_classes=10)
 
 
+def inception_v3():
+    # No auxiliary head (train mode would return a tuple) and no scipy-based weight init.
+    return torchvision.models.inception_v3(num_classes=10, aux_logits=False, init_weights=False)
+
+
+def efficientnet_b0():
+    """The efficient-style net: depthwise convolutions, SiLU, squeeze-excitation, stochastic depth."""
+    return torchvision.models.efficientnet_b0(num_classes=10)
+
+
 class ViT(nn.Module):
     """Patch embedding, learned positions, a TransformerEncoder (batch_first, GELU, dropout), a head."""
 
