@@ -44,6 +44,34 @@ class Cli(unittest.TestCase):
         self.assertIs(graph["metadata"]["checkpoint_early_stop"],
                       hasattr(torch.utils.checkpoint, "set_checkpoint_early_stop"))
 
+    def test_inplace_hardtanh_saves_a_copy_of_its_input(self):
+        # P11: ReLU6(inplace=True) saves a clone of its input made before it writes (its derivative
+        # needs the original); ReLU(inplace=True) keeps only its result. The clone is read by no op, so
+        # it is a saved extra of the vertex that saves it, here the BatchNorm the activation writes.
+        for activation, copy in ((torch.nn.ReLU6(inplace=True), True), (torch.nn.ReLU(inplace=True), False)):
+            model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), activation,
+                                        torch.nn.Conv2d(4, 2, 1))
+            graph = export_graph(model, (torch.randn(2, 3, 8, 8),))
+            norm = next(v for v in graph["vertices"] if v["id"] == "1")
+            output = 2 * 4 * 6 * 6 * 4
+            statistics = 2 * 4 * 4  # the batch mean and inverse deviation
+            with self.subTest(activation=type(activation).__name__):
+                self.assertEqual(norm["bytes"], output)
+                self.assertEqual(norm["saved_bytes"], statistics + (output if copy else 0))
+
+    def test_inplace_dropout_mask_is_a_saved_extra(self):
+        # Dropout(inplace=True) draws its mask from empty_like(x) and then multiplies x by it in place:
+        # the two vertices would read each other (EfficientNet's classifier). They are one vertex, whose
+        # backward saves the mask. Torch draws the mask in the input's dtype (float32 here).
+        for granularity in ("module", "op"):
+            model = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.Dropout(0.2, inplace=True), torch.nn.Linear(5, 3))
+            graph = export_graph(model, (torch.randn(4, 6),), granularity=granularity)
+            with self.subTest(granularity=granularity):
+                self.assertEqual(len(graph["vertices"]), 3, [v["id"] for v in graph["vertices"]])
+                updated = graph["vertices"][1]
+                self.assertEqual(updated["bytes"], 4 * 5 * 4)
+                self.assertEqual(updated["saved_bytes"], 4 * 5 * 4)
+
     def test_depth_cuts_at_transformer_blocks(self):
         torch.manual_seed(0)
         graph = export_graph(models.gpt(), (torch.randint(0, 100, (2, 32)),), depth=3)

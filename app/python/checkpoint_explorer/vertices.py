@@ -175,6 +175,8 @@ class VertexGraph:
         if self.granularity == "module":
             group_of_op, vertices, merged = self._merge_module_calls(group_of_op, vertices)
             owner_of_storage = {s: merged[g] for s, g in owner_of_storage.items()}
+        group_of_op, vertices, merged = self._merge_cycles(group_of_op, vertices)
+        owner_of_storage = {s: merged[g] for s, g in owner_of_storage.items()}
         self.vertex_of_op = group_of_op
         self._connect(vertices, owner_of_storage)
 
@@ -248,6 +250,31 @@ class VertexGraph:
         self.input_vertex = [merged[g] for g in self.input_vertex]
         return new_group, new_vertices, merged
 
+    def _merge_cycles(self, group_of_op, vertices):
+        """Vertices that read each other become one. An in-place update can read a tensor made from
+        the one it updates: Dropout(inplace=True) draws its mask with empty_like(x).bernoulli_() and
+        then runs x.mul_(mask), so x's vertex reads the mask's and the mask's reads x's. Merged, the
+        mask is a tensor of x's vertex that its backward saves (a saved extra)."""
+        successors = {v.index: set() for v in vertices}
+        for v in vertices:
+            for _, _, producer in self._reads(v, group_of_op):
+                successors[producer].add(v.index)
+        component = _strongly_connected(list(successors), successors)
+        if len(set(component.values())) == len(vertices):
+            return group_of_op, vertices, {v.index: v.index for v in vertices}
+        members = {}
+        for v in vertices:  # creation order: a merged vertex takes its first member's place and call
+            members.setdefault(component[v.index], []).append(v)
+        merged, new_vertices = {}, []
+        for group in members.values():
+            first = group[0]
+            ops = sorted(index for m in group for index in m.ops)
+            new_vertices.append(Vertex(len(new_vertices), ops, input_index=first.input_index, call=first.call))
+            for m in group:
+                merged[m.index] = len(new_vertices) - 1
+        self.input_vertex = [merged[g] for g in self.input_vertex]
+        return {op: merged[g] for op, g in group_of_op.items()}, new_vertices, merged
+
     def _connect(self, vertices, owner_of_storage):
         program = self.program
         deps = {v.index: set() for v in vertices}
@@ -295,6 +322,8 @@ class VertexGraph:
         self.input_vertex = [renumber[g] for g in self.input_vertex]
         self.sinks = [renumber[g] for g in sinks]
         self.owner_of_storage = {s: renumber[g] for s, g in owner_of_storage.items() if g in renumber}
+        # Tensors of ops the output does not depend on: autograd may still save one (P11).
+        self.unread_storages = {s for s, g in owner_of_storage.items() if g not in renumber}
         self._describe()
 
     def _describe(self):
@@ -367,8 +396,14 @@ class VertexGraph:
         """What autograd saved for each vertex's backward during the recording (Program ops' `saved`):
         a tensor of another vertex (saved_by of that one), the vertex's own exported tensor, or a
         tensor of its own that no other vertex reads (its saved extras: max-pool indices, a dropout
-        mask inside a module, BatchNorm statistics)."""
+        mask inside a module, BatchNorm statistics).
+        P11: a tensor no op reads but a backward saves is a saved extra of the topologically first
+        vertex that saves it (it lives until the last of their backwards). An in-place op whose
+        derivative needs its original input saves a clone made before it writes: ReLU6(inplace=True)
+        and Hardtanh(inplace=True) (hardtanh_) keep a copy of their input, ReLU(inplace=True) keeps
+        only its result."""
         program = self.program
+        claimed = set()
         for v in self.vertices:
             exported = set()
             for ref in v.exports:
@@ -378,6 +413,9 @@ class VertexGraph:
                 for key in program.ops[index].saved:
                     owner = self.owner_of_storage.get(key)
                     if owner is None:
+                        if key in self.unread_storages and key not in claimed:
+                            claimed.add(key)
+                            extras[key] = self.storage_bytes[key]
                         continue  # weights, buffers, constants
                     if owner != v.index:
                         if owner not in v.saved_deps:
@@ -400,6 +438,49 @@ class VertexGraph:
         return result
 
 
+def _strongly_connected(nodes, successors):
+    """Node -> a label shared by exactly the nodes of its strongly connected component (Tarjan's
+    algorithm with an explicit stack: a model can have many thousands of vertices)."""
+    index, low, label = {}, {}, {}
+    on_stack, stack, counter = set(), [], 0
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(successors[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            advanced = False
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(successors[nxt]))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    label[member] = node
+                    if member == node:
+                        break
+    return label
+
+
 def _dependency_order(vertices, deps):
     """Vertices in creation order, except that one comes after everything it reads (an in-place op can
     put a late read into an early vertex)."""
@@ -416,8 +497,7 @@ def _dependency_order(vertices, deps):
                 order.append(index)
                 continue
             if index in visiting:
-                raise ExportError("an in-place update makes two vertices read each other (a cycle); "
-                                  "export at op granularity or avoid updating a tensor in place after another reads it")
+                raise AssertionError("a dependency cycle survived _merge_cycles")
             visiting.add(index)
             stack.append((index, True))
             for d in sorted(deps[index], reverse=True):
