@@ -39,9 +39,7 @@ def trace(model, inputs, granularity="module", depth=None):
 def measure_workspace(vertex_graph, device):
     """Operator scratch memory per vertex (rule P8): each vertex runs once more with autograd on fresh
     copies of its inputs, then its backward from gradients of ones with the parameters' gradients unset
-    (as in a fresh step); the peak of each run above its start, minus what it leaves allocated. The
-    backward keeps its graph (retain_graph) so that releasing what the forward saved cannot hide
-    what the backward allocates: `ckptx-torch import` ignores those frees the same way."""
+    (as in a fresh step): _vertex_workspace says what each measures."""
     model = vertex_graph.program.model
     executor = Executor(vertex_graph)
     meter = TransientMeter(device)
@@ -77,14 +75,23 @@ def measure_workspace(vertex_graph, device):
 
 
 def _vertex_workspace(executor, meter, vertex, env):
+    """Forward: the run's peak minus what it leaves. Backward: the gradient of the vertex's output
+    (G) comes from a product with ones, so that the run allocates it and autograd frees it once the
+    vertex's first backward node has read it, as in a step (a Python reference would keep it alive);
+    peak - G - the weight gradients is what P10 adds between the weight gradients and the input
+    gradients, with G live (docs/MEMORY-MODEL.md P8)."""
     forward = meter.measure(lambda: executor.run_vertex(vertex.index, env))
     roots = [env[r] for r in vertex.exports if isinstance(env.get(r), torch.Tensor) and env[r].requires_grad]
-    for p in executor.program.model.parameters():
+    parameters = list(executor.program.model.parameters())
+    for p in parameters:
         p.grad = None
     if not roots:
         return forward, 0
-    grads = [torch.ones_like(r) for r in roots]
-    return forward, meter.measure(lambda: torch.autograd.backward(roots, grads, retain_graph=True))
+    loss = sum((r * torch.ones_like(r)).sum() for r in roots)
+    output_grads = sum(_compat.storage_bytes(r) for r in roots)
+    peak, _ = meter.peak_and_end(loss.backward)
+    weight_grads = sum(_compat.storage_bytes(p.grad) for p in parameters if p.grad is not None)
+    return forward, max(0, peak - output_grads - weight_grads)
 
 
 def _example_like(info, device):

@@ -9,6 +9,10 @@ the same c10 memory reporting `ckptx-torch` installs in C++, so it counts exactl
 occupy (not what malloc or the OS add), and it is in Debian's torch 1.13 and in 2.x. Phase boundaries
 are `record_function` markers in the same event stream; the markers' own bookkeeping (a few bytes,
 freed at once) is counted with them."""
+import contextlib
+import os
+import sys
+
 import torch
 import torch.autograd.profiler as autograd_profiler
 
@@ -109,23 +113,44 @@ class TransientMeter:
         self.device = torch.device(device)
 
     def measure(self, run):
+        peak, end = self.peak_and_end(run)
+        return max(0, peak - end)
+
+    def peak_and_end(self, run):
+        """The run's peak and its end above its start. On CPU the profiler does not see frees of
+        blocks allocated before it started (what a backward releases of its forward's tensors), as
+        `ckptx-torch import` ignores them; on CUDA the allocator counts them."""
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
             start = torch.cuda.memory_allocated(self.device)
             torch.cuda.reset_peak_memory_stats(self.device)
             run()
             torch.cuda.synchronize(self.device)
-            peak = torch.cuda.max_memory_allocated(self.device) - start
-            end = torch.cuda.memory_allocated(self.device) - start
-            return max(0, peak - end)
-        with autograd_profiler.profile(profile_memory=True) as profile:
+            return (torch.cuda.max_memory_allocated(self.device) - start,
+                    torch.cuda.memory_allocated(self.device) - start)
+        with _native_warnings_silenced(), autograd_profiler.profile(profile_memory=True) as profile:
             run()
         total = peak = 0
         for _, kind, value in _memory_events(profile, torch._C._autograd.DeviceType.CPU):
             if kind == 0:
                 total += value
                 peak = max(peak, total)
-        return max(0, peak - total)
+        return peak, total
+
+
+@contextlib.contextmanager
+def _native_warnings_silenced():
+    """c10 logs to the process's stderr, once per thousand, that the profiler will not report the free
+    of a block allocated before it started: expected here, and noise in a user's terminal."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 class PhaseMeter:
