@@ -31,6 +31,47 @@ def efficientnet_b0():
     return torchvision.models.efficientnet_b0(num_classes=10)
 
 
+# More torchvision models, measured in docs/BENCHMARKS.md ("Python package"), none of them tuned for.
+def resnet50():
+    return torchvision.models.resnet50(num_classes=10)
+
+
+def googlenet():
+    return torchvision.models.googlenet(num_classes=10, aux_logits=False, init_weights=False)
+
+
+def shufflenet_v2():
+    return torchvision.models.shufflenet_v2_x1_0(num_classes=10)
+
+
+def squeezenet():
+    return torchvision.models.squeezenet1_0(num_classes=10)
+
+
+def mobilenet_v3():
+    return torchvision.models.mobilenet_v3_small(num_classes=10)
+
+
+def mnasnet():
+    return torchvision.models.mnasnet0_5(num_classes=10)
+
+
+def regnet():
+    return torchvision.models.regnet_y_400mf(num_classes=10)
+
+
+def convnext_tiny():
+    return torchvision.models.convnext_tiny(num_classes=10)
+
+
+def vit_b_16():
+    return torchvision.models.vit_b_16(image_size=64, num_classes=10)
+
+
+def swin_t():
+    return torchvision.models.swin_t(num_classes=10)
+
+
 class ViT(nn.Module):
     """Patch embedding, learned positions, a TransformerEncoder (batch_first, GELU, dropout), a head."""
 

@@ -12,7 +12,8 @@ import unittest
 import support
 
 MODELS = os.path.join(support.HERE, "models.py")
-INPUTS = {"gpt": "8x32:int64:100", "vit": "8x3x32x32", "resnet18": "8x3x64x64", "densenet121": "8x3x64x64"}
+INPUTS = {"gpt": "8x32:int64:100", "vit": "8x3x32x32", "resnet18": "8x3x64x64", "densenet121": "8x3x64x64",
+          "mobilenet_v2": "8x3x64x64"}
 ENV = dict(os.environ, PYTHONPATH=os.path.join(support.SOURCE, "app", "python"))
 
 
@@ -30,7 +31,7 @@ def prepare(folder, name):
 
 
 class Profile(unittest.TestCase):
-    def check(self, name):
+    def check(self, name, peak_within=None):
         with support.scratch() as folder:
             graph, plan = prepare(folder, name)
             trace = os.path.join(folder, "trace.json")
@@ -52,6 +53,21 @@ class Profile(unittest.TestCase):
             line = [x for x in simulate.stdout.splitlines() if x.startswith("vs trace")]
             self.assertEqual(len(line), 1, simulate.stdout[-500:])
             print(f"{name}: {line[0]}", file=sys.stderr)
+            if peak_within is not None:
+                self.check_peak_error(graph, plan, trace, peak_within)
+
+    def check_peak_error(self, graph, plan, trace, within):
+        # The prediction's peak against the measured one, for both steps (rules P10, P11 and the
+        # backward workspace as the exporter measures it).
+        with support.scratch() as folder:
+            everything = os.path.join(folder, "all.json")
+            support.solve(graph, "checkpoint-all", everything)
+            for step, step_plan in (("checkpointed", plan), ("regular", everything)):
+                run = subprocess.run([support.CKPTX, "simulate", graph, "--plan", step_plan, "--model", "pytorch",
+                                      "--trace", trace, "--step", step], capture_output=True, text=True)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                error = float(run.stdout.split("peak error ")[1].split(" %")[0])
+                self.assertLessEqual(abs(error), within[step], f"{step}: {run.stdout[:300]}")
 
     def check_live_blocks(self, document):
         # Each phase names the largest blocks live at its peak, who allocated them and when.
@@ -98,8 +114,12 @@ class Profile(unittest.TestCase):
             self.assertEqual(sorted(os.listdir(folder)), ["graph.json", "plan.json"])
 
 
+# MobileNet-V2 (depthwise convolutions, ReLU6 in place) has its peak errors bounded, in percent. Measured
+# 2026-11-24: regular 0.00 %, checkpointed +2.86 % (the target is 2 %; BENCHMARKS.md says where it is
+# missed); before P11 and the exporter's backward workspace -27.3 % and -17.4 %.
+PEAK_WITHIN = {"mobilenet_v2": {"regular": 2.0, "checkpointed": 3.5}}
 for _name in INPUTS:
-    setattr(Profile, f"test_{_name}", lambda self, n=_name: self.check(n))
+    setattr(Profile, f"test_{_name}", lambda self, n=_name: self.check(n, PEAK_WITHIN.get(n)))
 
 if __name__ == "__main__":
     unittest.main()
