@@ -285,7 +285,10 @@ private:
         }
         reforwardNeeded(v);
         // The operation that made v runs its backward first: where it saved v itself (an in-place
-        // ReLU, a softmax) and nothing later holds v, v is gone before the rest of v's backward.
+        // ReLU, a softmax), the copy a re-forward made of v for it (P9) is gone before the rest of
+        // v's backward, and so is v where nothing later holds it.
+        if (m_savesOwnOutput[v])
+            m_trace.freeCopy(v);
         if (m_savesOwnOutput[v] && heldByAutograd(v) &&
             std::count(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), v) == 1)
             m_trace.freeValue(v);
