@@ -9,67 +9,30 @@ import torch.nn.functional as F
 import torchvision
 
 
-def resnet18():
-    return torchvision.models.resnet18(num_classes=10)
+def _torchvision(builder, **options):
+    """A factory of torchvision's `builder` with 10 classes."""
+    return lambda: getattr(torchvision.models, builder)(num_classes=10, **options)
 
 
-def densenet121():
-    return torchvision.models.densenet121(num_classes=10)
-
-
-def mobilenet_v2():
-    return torchvision.models.mobilenet_v2(num_classes=10)
-
-
-def inception_v3():
-    # No auxiliary head (train mode would return a tuple) and no scipy-based weight init.
-    return torchvision.models.inception_v3(num_classes=10, aux_logits=False, init_weights=False)
-
-
-def efficientnet_b0():
-    """The efficient-style net: depthwise convolutions, SiLU, squeeze-excitation, stochastic depth."""
-    return torchvision.models.efficientnet_b0(num_classes=10)
-
+resnet18 = _torchvision("resnet18")
+densenet121 = _torchvision("densenet121")
+mobilenet_v2 = _torchvision("mobilenet_v2")
+# No auxiliary head (train mode would return a tuple) and no scipy-based weight init.
+inception_v3 = _torchvision("inception_v3", aux_logits=False, init_weights=False)
+# The efficient-style net: depthwise convolutions, SiLU, squeeze-excitation, stochastic depth.
+efficientnet_b0 = _torchvision("efficientnet_b0")
 
 # More torchvision models, measured in docs/BENCHMARKS.md ("Python package"), none of them tuned for.
-def resnet50():
-    return torchvision.models.resnet50(num_classes=10)
-
-
-def googlenet():
-    return torchvision.models.googlenet(num_classes=10, aux_logits=False, init_weights=False)
-
-
-def shufflenet_v2():
-    return torchvision.models.shufflenet_v2_x1_0(num_classes=10)
-
-
-def squeezenet():
-    return torchvision.models.squeezenet1_0(num_classes=10)
-
-
-def mobilenet_v3():
-    return torchvision.models.mobilenet_v3_small(num_classes=10)
-
-
-def mnasnet():
-    return torchvision.models.mnasnet0_5(num_classes=10)
-
-
-def regnet():
-    return torchvision.models.regnet_y_400mf(num_classes=10)
-
-
-def convnext_tiny():
-    return torchvision.models.convnext_tiny(num_classes=10)
-
-
-def vit_b_16():
-    return torchvision.models.vit_b_16(image_size=64, num_classes=10)
-
-
-def swin_t():
-    return torchvision.models.swin_t(num_classes=10)
+resnet50 = _torchvision("resnet50")
+googlenet = _torchvision("googlenet", aux_logits=False, init_weights=False)
+shufflenet_v2 = _torchvision("shufflenet_v2_x1_0")
+squeezenet = _torchvision("squeezenet1_0")
+mobilenet_v3 = _torchvision("mobilenet_v3_small")
+mnasnet = _torchvision("mnasnet0_5")
+regnet = _torchvision("regnet_y_400mf")
+convnext_tiny = _torchvision("convnext_tiny")
+vit_b_16 = _torchvision("vit_b_16", image_size=64)
+swin_t = _torchvision("swin_t")
 
 
 class ViT(nn.Module):
