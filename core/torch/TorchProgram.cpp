@@ -753,16 +753,6 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
         for (const auto& t : tensors)
             if (storageOf(t) && counted.insert(storageOf(t)).second)
                 group.bytes += static_cast<std::int64_t>(t.storage().nbytes());
-        // Under autograd max pooling also keeps its argmax indices (int64, one per output
-        // element) for the backward; no other allocating op here saves more than its inputs
-        // and outputs (and BatchNorm's per-channel statistics, a few bytes).
-        for (const Node* n : group.nodes) {
-            const std::string kind = n->kind().toQualString();
-            if (kind != "aten::max_pool1d" && kind != "aten::max_pool2d" && kind != "aten::max_pool3d")
-                continue;
-            if (auto it = env.find(n->output(0)); it != env.end() && it->second.isTensor())
-                group.savedBytes += it->second.toTensor().numel() * static_cast<std::int64_t>(sizeof(std::int64_t));
-        }
         // A parameter's gradient is formed at the backward of the first group that reads it.
         for (const Node* n : group.nodes)
             for (const Value* v : n->inputs()) {
@@ -861,6 +851,12 @@ public:
         std::lock_guard lock(m_mutex);
         return m_peak - m_bytes;
     }
+    // What the run allocated and still holds.
+    std::int64_t held() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_bytes;
+    }
 
 private:
     const c10::DeviceType m_type;
@@ -945,13 +941,19 @@ void TorchProgram::findSavedTensors()
             continue;
         Env plain = copyInputs(group, false);
         Env recorded = copyInputs(group, true);
+        scratch->start();
         {
             torch::NoGradGuard noGrad;
             runGroup(g, plain);
         }
+        const std::int64_t plainHeld = scratch->held();
         scratch->start();
         runGroup(g, recorded);
         group.forwardWorkspaceBytes = scratch->transient();
+        // What the run with autograd holds beyond the plain run's outputs is kept for the backward
+        // alone (saved extras): max pooling's argmax indices, BatchNorm's statistics, a dropout
+        // mask, the copy of its input an in-place hardtanh_ (ReLU6) saves (P11).
+        group.savedBytes = std::max<std::int64_t>(0, scratch->held() - plainHeld);
         for (int d : group.deps)
             for (const Value* v : m_groups[d].exports)
                 if (references(recorded.at(v)) > references(plain.at(v)) &&

@@ -32,7 +32,7 @@ struct OpGroup {
     std::vector<int> deps;              // the groups whose exports it reads, ascending
     std::int64_t bytes = 0;             // distinct storages of its exported tensors
     std::int64_t parameterBytes = 0;    // parameters (storages) no earlier group reads
-    std::int64_t savedBytes = 0;        // what autograd saves beyond inputs and outputs (max-pool indices)
+    std::int64_t savedBytes = 0;        // what autograd saves beyond inputs and outputs (findSavedTensors)
     // Filled by findSavedTensors(): the deps whose tensors its backward saves, and whether its
     // backward saves its own exported tensor (an in-place ReLU saves its result).
     std::vector<int> savedDeps;

@@ -78,6 +78,7 @@ private Q_SLOTS:
     void vgg19ModuleChain();
     void savedByFromAutograd();
     void workspaceMeasured();
+    void savedExtrasMeasured();
     void tokenInput();
     void batchScaledByDataflow();
     void twoInputs();
@@ -223,6 +224,23 @@ void TorchImportTest::workspaceMeasured()
     QVERIFY(conv.forwardWorkspaceBytes > 0 && conv.backwardWorkspaceBytes > 0);
     for (const Vertex& v : graph.vertices())
         QVERIFY(v.forwardWorkspaceBytes >= 0 && v.backwardWorkspaceBytes >= 0);
+}
+
+// Saved extras are what the run with autograd holds beyond the plain run's outputs: max pooling's
+// int64 argmax indices (twice its float32 output), and the copy of its input an in-place ReLU6
+// (hardtanh_) saves before it writes (P11), which an in-place ReLU does not make.
+void TorchImportTest::savedExtrasMeasured()
+{
+    QTemporaryDir dir;
+    const Graph resnet = runImport("resnet18", "1x3x64x64", "module", dir.path());
+    const Vertex& pool = resnet.vertex(*resnet.find("maxpool"));
+    QCOMPARE(pool.savedBytes, 2 * pool.bytes);
+    const Vertex& relu = resnet.vertex(*resnet.find("bn1"));
+    QVERIFY2(relu.savedBytes < relu.bytes, std::to_string(relu.savedBytes).c_str());
+    const Graph mobilenet = runImport("mobilenet_v2", "1x3x64x64", "module", dir.path());
+    const Vertex& relu6 = mobilenet.vertex(*mobilenet.find("features.0.1"));
+    QVERIFY2(relu6.savedBytes >= relu6.bytes && relu6.savedBytes < relu6.bytes + 1024,
+             std::to_string(relu6.savedBytes).c_str());
 }
 
 // A GPT fed int64 token ids in [0, 100): the embedding reads them, the logits are float32; the
