@@ -185,10 +185,6 @@ private:
     std::vector<Level> m_levels;
 };
 
-}  // namespace
-
-namespace {
-
 json parseChecked(const std::string& text, const StreamedArrays* streamed)
 {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)

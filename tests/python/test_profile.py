@@ -47,27 +47,30 @@ class Profile(unittest.TestCase):
                 self.assertGreater(document[step]["step_ms"], 0)
             self.assertLess(document["checkpointed"]["peak_bytes"], document["regular"]["peak_bytes"])
             self.check_live_blocks(document)
-            simulate = subprocess.run([support.CKPTX, "simulate", graph, "--plan", plan, "--model", "pytorch",
-                                       "--trace", trace], capture_output=True, text=True)
-            self.assertEqual(simulate.returncode, 0, simulate.stderr)
-            line = [x for x in simulate.stdout.splitlines() if x.startswith("vs trace")]
-            self.assertEqual(len(line), 1, simulate.stdout[-500:])
-            print(f"{name}: {line[0]}", file=sys.stderr)
+            line = self.compare(graph, plan, trace, "checkpointed")
+            print(f"{name}: {line}", file=sys.stderr)
             if peak_within is not None:
-                self.check_peak_error(graph, plan, trace, peak_within)
+                self.check_peak_error(graph, trace, line, peak_within)
 
-    def check_peak_error(self, graph, plan, trace, within):
+    def compare(self, graph, plan, trace, step):
+        """The `vs trace` line `ckptx simulate` prints for one step of the trace."""
+        run = subprocess.run([support.CKPTX, "simulate", graph, "--plan", plan, "--model", "pytorch",
+                              "--trace", trace, "--step", step], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        line = [x for x in run.stdout.splitlines() if x.startswith("vs trace")]
+        self.assertEqual(len(line), 1, run.stdout[-500:])
+        return line[0]
+
+    def check_peak_error(self, graph, trace, checkpointed, within):
         # The prediction's peak against the measured one, for both steps (rules P10, P11 and the
         # backward workspace as the exporter measures it).
         with support.scratch() as folder:
             everything = os.path.join(folder, "all.json")
             support.solve(graph, "checkpoint-all", everything)
-            for step, step_plan in (("checkpointed", plan), ("regular", everything)):
-                run = subprocess.run([support.CKPTX, "simulate", graph, "--plan", step_plan, "--model", "pytorch",
-                                      "--trace", trace, "--step", step], capture_output=True, text=True)
-                self.assertEqual(run.returncode, 0, run.stderr)
-                error = float(run.stdout.split("peak error ")[1].split(" %")[0])
-                self.assertLessEqual(abs(error), within[step], f"{step}: {run.stdout[:300]}")
+            lines = {"checkpointed": checkpointed, "regular": self.compare(graph, everything, trace, "regular")}
+        for step, line in lines.items():
+            error = float(line.split("peak error ")[1].split(" %")[0])
+            self.assertLessEqual(abs(error), within[step], f"{step}: {line}")
 
     def check_live_blocks(self, document):
         # Each phase names the largest blocks live at its peak, who allocated them and when.

@@ -213,22 +213,38 @@ class VertexGraph:
                     if producer != vertex.index:
                         yield index, base, producer
 
-    def _merge_module_calls(self, group_of_op, vertices):
+    def _successors(self, vertices, group_of_op):
+        """Vertex index -> indices of the vertices that read it."""
         successors = {v.index: set() for v in vertices}
         for v in vertices:
             for _, _, producer in self._reads(v, group_of_op):
                 successors[producer].add(v.index)
+        return successors
+
+    def _merge(self, groups, group_of_op):
+        """One vertex per group of vertices (each group in creation order, the groups too), in the
+        place and with the call of its first member; returns the new group_of_op, the vertices and
+        old index -> new index."""
+        merged, new_vertices = {}, []
+        for group in groups:
+            ops = sorted(index for m in group for index in m.ops)
+            new_vertices.append(Vertex(len(new_vertices), ops, input_index=group[0].input_index, call=group[0].call))
+            for m in group:
+                merged[m.index] = len(new_vertices) - 1
+        self.input_vertex = [merged[g] for g in self.input_vertex]
+        return {op: merged[g] for op, g in group_of_op.items()}, new_vertices, merged
+
+    def _merge_module_calls(self, group_of_op, vertices):
+        successors = self._successors(vertices, group_of_op)
         for ref in self.program.output_refs:
             if ref is not None:
                 for base in self.base_refs(ref):
                     producer = self.input_vertex[base.index] if isinstance(base, InputRef) else group_of_op[base.op]
                     successors[producer].add(-1)
-        merged = {}
         runs = []
         for v in vertices:
             if v.input_index >= 0:
                 runs.append([v])
-                merged[v.index] = len(runs) - 1
                 continue
             run = runs[-1]
             first = run[0]
@@ -241,39 +257,21 @@ class VertexGraph:
                 run.append(v)
             else:
                 runs.append([v])
-            merged[v.index] = len(runs) - 1
-        new_vertices = []
-        for i, run in enumerate(runs):
-            ops = sorted(index for m in run for index in m.ops)
-            new_vertices.append(Vertex(i, ops, input_index=run[0].input_index, call=run[0].call))
-        new_group = {op: merged[g] for op, g in group_of_op.items()}
-        self.input_vertex = [merged[g] for g in self.input_vertex]
-        return new_group, new_vertices, merged
+        return self._merge(runs, group_of_op)
 
     def _merge_cycles(self, group_of_op, vertices):
         """Vertices that read each other become one. An in-place update can read a tensor made from
         the one it updates: Dropout(inplace=True) draws its mask with empty_like(x).bernoulli_() and
         then runs x.mul_(mask), so x's vertex reads the mask's and the mask's reads x's. Merged, the
         mask is a tensor of x's vertex that its backward saves (a saved extra)."""
-        successors = {v.index: set() for v in vertices}
-        for v in vertices:
-            for _, _, producer in self._reads(v, group_of_op):
-                successors[producer].add(v.index)
+        successors = self._successors(vertices, group_of_op)
         component = _strongly_connected(list(successors), successors)
         if len(set(component.values())) == len(vertices):
             return group_of_op, vertices, {v.index: v.index for v in vertices}
         members = {}
-        for v in vertices:  # creation order: a merged vertex takes its first member's place and call
+        for v in vertices:
             members.setdefault(component[v.index], []).append(v)
-        merged, new_vertices = {}, []
-        for group in members.values():
-            first = group[0]
-            ops = sorted(index for m in group for index in m.ops)
-            new_vertices.append(Vertex(len(new_vertices), ops, input_index=first.input_index, call=first.call))
-            for m in group:
-                merged[m.index] = len(new_vertices) - 1
-        self.input_vertex = [merged[g] for g in self.input_vertex]
-        return {op: merged[g] for op, g in group_of_op.items()}, new_vertices, merged
+        return self._merge(list(members.values()), group_of_op)
 
     def _connect(self, vertices, owner_of_storage):
         program = self.program
