@@ -88,7 +88,7 @@ def _vertex_workspace(executor, meter, vertex, env):
     if not roots:
         return forward, 0
     loss = sum((r * torch.ones_like(r)).sum() for r in roots)
-    output_grads = sum(_compat.storage_bytes(r) for r in roots)
+    output_grads = sum(r.numel() * r.element_size() for r in roots)  # G has each root's shape, views too
     peak, _ = meter.peak_and_end(loss.backward)
     weight_grads = sum(_compat.storage_bytes(p.grad) for p in parameters if p.grad is not None)
     return forward, max(0, peak - output_grads - weight_grads)
