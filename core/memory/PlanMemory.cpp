@@ -1,8 +1,10 @@
 #include "memory/PlanMemory.h"
 
+#include "memory/CheckpointFunctions.h"
 #include "memory/MemoryTrace.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace ckpt {
 
@@ -17,26 +19,30 @@ bool metadataIsTrue(const Graph& graph, const std::string& key)
 class PlanSimulation {
 public:
     PlanSimulation(const Graph& graph, const PlanEvaluation& plan, MemoryModel model, bool recordLive)
-        : m_graph(graph), m_plan(plan), m_model(model), m_trace(graph, recordLive),
+        : m_graph(graph), m_model(model),
+          m_checkpointFunctions(model == MemoryModel::PyTorch && runsCheckpointFunctions(graph)),
+          m_functions(m_checkpointFunctions && !plan.segments.empty()
+                          ? std::optional<PlanEvaluation>(checkpointFunctions(graph, plan))
+                          : std::nullopt),
+          m_plan(m_functions ? *m_functions : plan), m_trace(graph, recordLive),
           m_isCheckpoint(graph.vertexCount(), false), m_segmentOf(graph.vertexCount(), -1),
-          m_memberIndex(graph.vertexCount(), -1), m_reforwarded(plan.segments.size(), false),
+          m_memberIndex(graph.vertexCount(), -1), m_reforwarded(m_plan.segments.size(), false),
           m_unsaved(graph.vertexCount(), false),
           m_lastSaverOf(graph.vertexCount()),
-          m_checkpointFunctions(model == MemoryModel::PyTorch && runsCheckpointFunctions(graph)),
           m_earlyStop(m_checkpointFunctions && metadataIsTrue(graph, "checkpoint_early_stop")),
-          m_savesOwnOutput(graph.vertexCount(), false)
+          m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false)
     {
-        for (VertexIndex c : plan.checkpoints)
+        for (VertexIndex c : m_plan.checkpoints)
             m_isCheckpoint[c] = true;
-        for (std::size_t s = 0; s < plan.segments.size(); ++s)
-            for (std::size_t i = 0; i < plan.segments[s].vertices.size(); ++i) {
-                m_segmentOf[plan.segments[s].vertices[i]] = static_cast<int>(s);
-                m_memberIndex[plan.segments[s].vertices[i]] = static_cast<int>(i);
+        for (std::size_t s = 0; s < m_plan.segments.size(); ++s)
+            for (std::size_t i = 0; i < m_plan.segments[s].vertices.size(); ++i) {
+                m_segmentOf[m_plan.segments[s].vertices[i]] = static_cast<int>(s);
+                m_memberIndex[m_plan.segments[s].vertices[i]] = static_cast<int>(i);
             }
-        if (model == MemoryModel::PyTorch)
-            findSavers();
         if (m_checkpointFunctions)
             findTriggers();
+        if (model == MemoryModel::PyTorch)
+            findSavers();
     }
 
     MemoryProfile run()
@@ -65,8 +71,9 @@ private:
             m_trace.beginPhase(static_cast<int>(k));
             const VertexIndex v = topo[k];
             m_trace.allocValue(v);
-            // P6: only regular training (nothing to recompute) records autograd in the forward.
-            if (m_plan.segments.empty())
+            // P6: only regular training (nothing to recompute) records autograd in the forward, and
+            // under apply_plan every vertex computed outside the checkpointed functions (P12).
+            if (m_plan.segments.empty() || (m_checkpointFunctions && m_functionOf[v] < 0))
                 allocSaved(v);
             forwardWorkspace(v);
             // P7: in regular training a tensor no backward keeps goes with its last consumer.
@@ -77,35 +84,49 @@ private:
     }
 
     // P7: the backward phase after which autograd no longer keeps each tensor — that of its
-    // topologically first saver (`Vertex::savedBy`), the last of them the backward runs.
+    // topologically first holder, the last of them the backward runs: a vertex whose backward saved
+    // it (`Vertex::savedBy`). P12: a checkpoint that checkpointed functions run beside (P9) is held
+    // by the savers computed outside every function (one inside packs it as a placeholder) and by
+    // each function it enters until that function's first member that saved anything has run its
+    // backward (the re-forward reads it until then); with no holder it goes in the forward.
     void findSavers()
     {
+        std::vector<std::vector<int>> entered(m_graph.vertexCount());
+        for (std::size_t s = 0; m_checkpointFunctions && s < m_plan.segments.size(); ++s)
+            for (VertexIndex c : m_plan.segments[s].entries)
+                entered[c].push_back(static_cast<int>(s));
         for (VertexIndex u = 0; u < m_graph.vertexCount(); ++u) {
             const auto& savers = m_graph.vertex(u).savedBy;
             if (!savers)
                 continue;
-            if (savers->empty()) {
-                m_unsaved[u] = true;
-                continue;
-            }
+            const bool besideFunctions = m_checkpointFunctions && m_isCheckpoint[u] && !m_plan.segments.empty();
             VertexIndex first = -1;
+            auto holder = [&](VertexIndex w) {
+                if (first < 0 || m_graph.topologicalPosition(w) < m_graph.topologicalPosition(first))
+                    first = w;
+            };
             for (const std::string& id : *savers)
-                if (auto w = m_graph.find(id); w && (first < 0 || m_graph.topologicalPosition(*w) < m_graph.topologicalPosition(first)))
-                    first = *w;
+                if (auto w = m_graph.find(id); w && (!besideFunctions || m_functionOf[*w] < 0))
+                    holder(*w);
+            for (int s : entered[u])
+                if (m_release[s] >= 0)
+                    holder(m_release[s]);
             if (first >= 0)
                 m_lastSaverOf[first].push_back(u);
+            else
+                m_unsaved[u] = true;
         }
     }
 
     // P7 applies to the tensors only autograd holds: in regular training every tensor but the
     // input and the output (the training loop keeps those). With recomputation by ckptx-torch each
     // vertex's backward is its own phase, so the checkpointing keeps every tensor until then (P1);
-    // torch.utils.checkpoint keeps of a re-forwarded segment only what its backward saved (P9).
+    // under torch.utils.checkpoint functions (P9, P12) only autograd and the functions hold any.
     bool heldByAutograd(VertexIndex u) const
     {
         if (u == m_graph.source() || u == m_graph.sink())
             return false;
-        return m_plan.segments.empty() || (m_checkpointFunctions && m_segmentOf[u] >= 0);
+        return m_plan.segments.empty() || m_checkpointFunctions;
     }
 
     // Re-forwards, whole and in topological order, every segment holding a tensor the backward
@@ -190,12 +211,12 @@ private:
     // What w's backward saves of its own run: its output, or extras such as a dropout mask.
     bool savesAfterRunning(VertexIndex w) const { return m_savesOwnOutput[w] || m_graph.vertex(w).savedBytes > 0; }
 
-    // P9: the vertex whose backward re-forwards each segment — the topologically last of the
-    // segment and its exits whose backward unpacks a tensor saved in the function (it saves an
-    // input, its output or extras); the last exit when the graph does not say.
+    // P9: the vertex whose backward re-forwards each function — the topologically last of its
+    // members and exits whose backward unpacks a tensor saved in the function (it saves an input,
+    // its output or extras); the last exit when the graph does not say. A function that saved
+    // nothing is never re-forwarded. P12: the topologically first of them releases the function.
     void findTriggers()
     {
-        std::vector<bool> saves(m_graph.vertexCount(), false);
         bool known = true;
         for (VertexIndex u = 0; u < m_graph.vertexCount(); ++u) {
             const auto& savers = m_graph.vertex(u).savedBy;
@@ -203,28 +224,35 @@ private:
             if (savers)
                 for (const std::string& id : *savers)
                     if (auto w = m_graph.find(id)) {
-                        saves[*w] = true;
+                        m_saves[*w] = true;
                         m_savesOwnOutput[u] = m_savesOwnOutput[u] || *w == u;
                     }
-            saves[u] = saves[u] || m_graph.vertex(u).savedBytes > 0;
+            m_saves[u] = m_saves[u] || m_graph.vertex(u).savedBytes > 0;
         }
         m_triggeredBy.assign(m_graph.vertexCount(), {});
         m_trigger.assign(m_plan.segments.size(), -1);
+        m_release.assign(m_plan.segments.size(), -1);
+        m_functionOf.assign(m_graph.vertexCount(), -1);
         for (std::size_t s = 0; s < m_plan.segments.size(); ++s) {
             const auto& segment = m_plan.segments[s];
-            VertexIndex trigger = segment.exits.back();
-            if (known) {
-                std::vector<VertexIndex> unit = segment.vertices;
-                unit.insert(unit.end(), segment.exits.begin(), segment.exits.end());
-                VertexIndex last = -1;
-                for (VertexIndex w : unit)
-                    if (saves[w] && (last < 0 || m_graph.topologicalPosition(w) > m_graph.topologicalPosition(last)))
+            VertexIndex first = -1, last = -1;
+            for (const auto* part : {&segment.vertices, &segment.exits})
+                for (VertexIndex w : *part) {
+                    m_functionOf[w] = static_cast<int>(s);
+                    if (!m_saves[w])
+                        continue;
+                    if (first < 0 || m_graph.topologicalPosition(w) < m_graph.topologicalPosition(first))
+                        first = w;
+                    if (last < 0 || m_graph.topologicalPosition(w) > m_graph.topologicalPosition(last))
                         last = w;
-                if (last >= 0)
-                    trigger = last;
-            }
-            m_triggeredBy[trigger].push_back(static_cast<int>(s));
-            m_trigger[s] = trigger;
+                }
+            if (!known)
+                last = segment.exits.back();
+            if (last < 0)
+                continue;
+            m_triggeredBy[last].push_back(static_cast<int>(s));
+            m_trigger[s] = last;
+            m_release[s] = known ? first : -1;
         }
     }
 
@@ -335,8 +363,10 @@ private:
     }
 
     const Graph& m_graph;
-    const PlanEvaluation& m_plan;
     const MemoryModel m_model;
+    const bool m_checkpointFunctions;                // P9
+    const std::optional<PlanEvaluation> m_functions;  // P12: the plan as apply_plan runs it
+    const PlanEvaluation& m_plan;
     MemoryTrace m_trace;
     std::vector<bool> m_isCheckpoint;
     std::vector<int> m_segmentOf;
@@ -345,10 +375,12 @@ private:
     std::vector<std::vector<int>> m_triggeredBy;  // per vertex: the segments its backward re-forwards (P9)
     std::vector<bool> m_unsaved;                     // savedBy known and empty (P7)
     std::vector<std::vector<VertexIndex>> m_lastSaverOf;  // per vertex: tensors P7 frees after its backward
-    const bool m_checkpointFunctions;                // P9
     const bool m_earlyStop;                          // P9: torch.utils.checkpoint stops its re-forward early
     std::vector<VertexIndex> m_trigger;              // per segment: the vertex whose backward re-forwards it (P9)
     std::vector<bool> m_savesOwnOutput;              // the vertex is in its own savedBy (P9)
+    std::vector<bool> m_saves;                       // its backward unpacks something it saved (P9)
+    std::vector<VertexIndex> m_release;              // per function: its first member that saved (P12)
+    std::vector<int> m_functionOf;                   // per vertex: the function computing it, or -1 (P12)
 };
 
 }  // namespace

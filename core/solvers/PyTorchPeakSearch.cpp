@@ -105,7 +105,7 @@ public:
         : m_g(graph), m_settings(settings), m_options(options),
           m_deadline(Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                         std::chrono::duration<double>(std::max(0.0, settings.seconds)))),
-          m_floors(phaseFloors(graph))
+          m_floors(phaseFloors(graph)), m_checkpointFunctions(runsCheckpointFunctions(graph))
     {
     }
 
@@ -260,7 +260,7 @@ private:
         m_forwardLive += m_g.bytes(x);
         m_forwardPeak = std::max(m_forwardPeak, m_forwardLive + m_g.vertex(x).forwardWorkspaceBytes);
         for (VertexIndex u : m_g.predecessors(x))
-            if (--m_left[u] == 0 && !m_mask[u])
+            if (--m_left[u] == 0 && (!m_mask[u] || m_checkpointFunctions))
                 m_forwardLive -= m_g.bytes(u);
         return undo;
     }
@@ -274,9 +274,14 @@ private:
     }
 
     // A checkpoint c stays live in the backward phase of every later vertex it is not already
-    // counted for (PhaseFloors::backward).
+    // counted for (PhaseFloors::backward). Not beside torch.utils.checkpoint functions (P12): there
+    // a checkpoint lives only as long as what holds it, which the later vertices' choices decide
+    // (it may even be computed inside a function and not returned), so it adds nothing to the
+    // bounds, in the forward neither.
     void addCheckpoint(VertexIndex c, int sign)
     {
+        if (m_checkpointFunctions)
+            return;
         const auto& topo = m_g.topologicalOrder();
         for (int q = m_g.topologicalPosition(c) + 1; q < m_g.vertexCount(); ++q)
             if (!isInputOf(m_g, c, topo[q]))
@@ -348,6 +353,7 @@ private:
     const SolverOptions& m_options;
     const Clock::time_point m_deadline;
     const PhaseFloors m_floors;
+    const bool m_checkpointFunctions;  // P9: plans run as torch.utils.checkpoint functions
     std::vector<PeakCandidate> m_seeds;  // the regular step first
     PeakCandidate m_best;
     long long m_evaluations = 0;

@@ -6,7 +6,11 @@ apply_plan), and its measured peak set against the `pytorch` model's prediction.
 regular step time) against the recompute cost's `overhead / 3` (a backward costs about two forwards).
 
     PYTHONPATH=app/python /usr/bin/python3 tests/bench/bench_acceptance.py [--ckptx build/bin/ckptx]
-        [--models gpt_bench:8x128:int64:1000,...] [--iterations 3]
+        [--models gpt_bench:8x128:int64:1000,...] [--iterations 3] [--keep DIR]
+
+--keep DIR keeps each model's graph, plans and traces in DIR/MODEL/ (SOLVER.json, SOLVER.trace.json), so
+that another ckptx can predict the same measurements: `ckptx simulate DIR/M/graph.json --plan DIR/M/S.json
+--model pytorch --trace DIR/M/S.trace.json`.
 """
 import argparse
 import json
@@ -38,11 +42,14 @@ def main():
     parser.add_argument("--ckptx", default="build/bin/ckptx")
     parser.add_argument("--models", default=DEFAULT_MODELS)
     parser.add_argument("--iterations", type=int, default=3)
+    parser.add_argument("--keep")
     args = parser.parse_args()
     print(f"load {os.getloadavg()[0]:.1f}")
     for spec in args.models.split(","):
         name, shape = spec.split(":", 1)
-        with tempfile.TemporaryDirectory() as folder:
+        with tempfile.TemporaryDirectory() as scratch:
+            folder = os.path.join(args.keep, name) if args.keep else scratch
+            os.makedirs(folder, exist_ok=True)
             graph = os.path.join(folder, "graph.json")
             package("export", f"{MODELS}:{name}", "--input", shape, "-o", graph)
             compare = json.loads(run(args.ckptx, "compare", graph, "--solvers", ",".join(
@@ -59,7 +66,7 @@ def main():
                     continue
                 with open(plan) as f:
                     planned = json.load(f)
-                trace = os.path.join(folder, "trace.json")
+                trace = plan[:-len(".json")] + ".trace.json"
                 package("profile", f"{MODELS}:{name}", "--graph", graph, "--plan", plan, "--input", shape,
                         "--iterations", str(args.iterations), "-o", trace)
                 simulated = json.loads(run(args.ckptx, "simulate", graph, "--plan", plan, "--model", "pytorch",

@@ -1,6 +1,7 @@
 #include "RandomGraphs.h"
 #include "TestData.h"
 #include "graph/GraphBuilder.h"
+#include "memory/CheckpointFunctions.h"
 #include "memory/PlanMemory.h"
 #include "memory/ScheduleMemory.h"
 #include "theory/CandidateChain.h"
@@ -58,6 +59,31 @@ Graph savedInputsChain(bool known, bool checkpointFunctions = false, bool exitSa
         if (i > 0)
             builder.addEdge(ids[i - 1], ids[i]);
     }
+    return builder.build();
+}
+
+// x -> a -> e1 -> c -> b -> e2 -> y and a -> e2 (1 .. 1000000 bytes), every tensor saved by its
+// readers (convolutions, say), the graph a Python export (P9).
+Graph crossingFunctions(bool checkpointFunctions)
+{
+    GraphBuilder builder;
+    if (checkpointFunctions)
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+    const std::vector<std::string> ids{"x", "a", "e1", "c", "b", "e2", "y"};
+    const std::vector<std::pair<std::string, std::string>> edges{
+        {"x", "a"}, {"a", "e1"}, {"e1", "c"}, {"c", "b"}, {"b", "e2"}, {"a", "e2"}, {"e2", "y"}};
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        Vertex v;
+        v.id = ids[i];
+        v.bytes = static_cast<std::int64_t>(std::pow(10, i));
+        v.savedBy = std::vector<std::string>{};
+        for (const auto& [from, to] : edges)
+            if (from == ids[i])
+                v.savedBy->push_back(to);
+        builder.addVertex(v);
+    }
+    for (const auto& [from, to] : edges)
+        builder.addEdge(from, to);
     return builder.build();
 }
 
@@ -221,6 +247,74 @@ private Q_SLOTS:
         QCOMPARE(ends(g, MemoryModel::PyTorch), endBytes);
         // chen counts no gradients and keeps no autograd state: saved_by changes nothing.
         QCOMPARE(ends(g, MemoryModel::Chen), ends(savedInputsChain(!known), MemoryModel::Chen));
+    }
+
+    void checkpointLifetimesBesideFunctions()
+    {
+        // P12 on x -> a -> b -> c -> d (1 .. 10000 bytes; b's backward saves a, d's saves c and d),
+        // plan {x, a, b, d}: c and d run in one checkpointed function. b is read by that function
+        // alone and saved by nobody: the function holds it until its only member that saved
+        // anything, d, has run its backward (phase 5), two phases before b's own (P1: phase 7).
+        // a is saved by b, which runs outside every function: a goes after b's backward, as in P7.
+        const Graph g = savedInputsChain(true, true);
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "a", "b", "d"}), MemoryModel::PyTorch);
+        QList<qint64> ends;
+        for (const auto& phase : p.phases)
+            ends.push_back(phase.endBytes);
+        QCOMPARE(ends, (QList<qint64>{1, 11, 111, 1111, 10111, 1011, 111, 11, 1, 1}));
+        // Where nothing saves a checkpoint and no function reads it, it goes with its last reader.
+        const Graph unsaved = savedInputsChain(true, true, true);
+        const MemoryProfile q = simulatePlanMemory(unsaved, evaluateIds(unsaved, {"x", "b", "d"}), MemoryModel::PyTorch);
+        QCOMPARE(q.phases[3].endBytes, 1001);  // x and c: b went once c was computed
+        // A vertex computed outside every function runs with autograd in the forward: its saved
+        // extras (b's 7 bytes, a max pooling's indices) exist from then to its backward (P6).
+        for (bool functions : {true, false}) {
+            GraphBuilder builder;
+            if (functions)
+                builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+            for (VertexIndex v = 0; v < g.vertexCount(); ++v) {
+                Vertex copy = g.vertex(v);
+                copy.savedBytes = copy.id == "b" ? 7 : 0;
+                builder.addVertex(copy);
+            }
+            for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+                     {"x", "a"}, {"a", "b"}, {"b", "c"}, {"c", "d"}})
+                builder.addEdge(from, to);
+            const Graph extras = builder.build();
+            const MemoryProfile r = simulatePlanMemory(extras, evaluateIds(extras, {"x", "a", "b", "d"}), MemoryModel::PyTorch);
+            QCOMPARE(r.phases[2].endBytes, functions ? 118 : 111);
+        }
+    }
+
+    void functionsThatReadEachOtherMerge()
+    {
+        // Plan {x, e1, c, e2}: the segments {a} (exits e1, e2) and {b} (exit e2) share e2, so they
+        // run as one function, which e1 -> c -> b makes read its own exit through the plain step c:
+        // apply_plan merges them, and e1 and c, read only inside, are not returned — the function
+        // computes them again like any member. The plan runs as {x, e2}.
+        const Graph g = crossingFunctions(true);
+        const PlanEvaluation asRun = checkpointFunctions(g, evaluateIds(g, {"x", "e1", "c", "e2"}));
+        auto ids = [&g](const std::vector<VertexIndex>& vs) {
+            QStringList out;
+            for (VertexIndex v : vs)
+                out << QString::fromStdString(g.vertex(v).id);
+            return out;
+        };
+        QCOMPARE(ids(asRun.checkpoints), (QStringList{"x", "e2", "y"}));
+        QCOMPARE(asRun.segments.size(), std::size_t(1));
+        QCOMPARE(ids(asRun.segments[0].vertices), (QStringList{"a", "e1", "c", "b"}));
+        QCOMPARE(ids(asRun.segments[0].entries), QStringList{"x"});
+        QCOMPARE(ids(asRun.segments[0].exits), QStringList{"e2"});
+        auto ends = [](const Graph& graph, const std::vector<std::string>& plan) {
+            QList<qint64> out;
+            for (const auto& phase : simulatePlanMemory(graph, evaluateIds(graph, plan), MemoryModel::PyTorch).phases)
+                out.push_back(phase.endBytes);
+            return out;
+        };
+        QCOMPARE(ends(g, {"x", "e1", "c", "e2"}), ends(g, {"x", "e2"}));
+        // ckptx-torch's executor keeps every checkpoint of the plan.
+        const Graph other = crossingFunctions(false);
+        QVERIFY(ends(other, {"x", "e1", "c", "e2"}) != ends(other, {"x", "e2"}));
     }
 
     void reforwardedExits_data()

@@ -1,0 +1,162 @@
+#include "memory/CheckpointFunctions.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace ckpt {
+
+namespace {
+
+class UnionFind {
+public:
+    explicit UnionFind(int n) : m_parent(n) { std::iota(m_parent.begin(), m_parent.end(), 0); }
+    int find(int x)
+    {
+        while (m_parent[x] != x)
+            x = m_parent[x] = m_parent[m_parent[x]];
+        return x;
+    }
+    void join(int a, int b) { m_parent[find(a)] = find(b); }
+
+private:
+    std::vector<int> m_parent;
+};
+
+// Strongly connected components of a directed graph (Tarjan's algorithm with an explicit stack:
+// no recursion whose depth grows with the graph); returns each node's component.
+std::vector<int> stronglyConnected(const std::vector<std::vector<int>>& edges)
+{
+    const int n = static_cast<int>(edges.size());
+    std::vector<int> index(n, -1), low(n, 0), component(n, -1), stack;
+    std::vector<char> onStack(n, 0);
+    std::vector<std::pair<int, std::size_t>> calls;  // node, next edge to visit
+    int counter = 0, components = 0;
+    for (int start = 0; start < n; ++start) {
+        if (index[start] >= 0)
+            continue;
+        calls.push_back({start, 0});
+        index[start] = low[start] = counter++;
+        stack.push_back(start);
+        onStack[start] = 1;
+        while (!calls.empty()) {
+            auto& [v, next] = calls.back();
+            if (next < edges[v].size()) {
+                const int w = edges[v][next++];
+                if (index[w] < 0) {
+                    index[w] = low[w] = counter++;
+                    stack.push_back(w);
+                    onStack[w] = 1;
+                    calls.push_back({w, 0});
+                } else if (onStack[w]) {
+                    low[v] = std::min(low[v], index[w]);
+                }
+                continue;
+            }
+            const int done = v;
+            calls.pop_back();
+            if (!calls.empty())
+                low[calls.back().first] = std::min(low[calls.back().first], low[done]);
+            if (low[done] == index[done]) {
+                int w = -1;
+                do {
+                    w = stack.back();
+                    stack.pop_back();
+                    onStack[w] = 0;
+                    component[w] = components;
+                } while (w != done);
+                ++components;
+            }
+        }
+    }
+    return component;
+}
+
+}  // namespace
+
+PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& plan)
+{
+    const int n = graph.vertexCount();
+    // What plan_steps keeps out of the functions' interiors: the checkpoints, the inputs and the outputs.
+    std::vector<char> kept(n, 0);
+    for (VertexIndex c : plan.checkpoints)
+        kept[c] = 1;
+    if (graph.vertex(graph.source()).isVirtual)
+        for (VertexIndex v : graph.successors(graph.source()))
+            kept[v] = 1;
+    if (graph.vertex(graph.sink()).isVirtual)
+        for (VertexIndex v : graph.predecessors(graph.sink()))
+            kept[v] = 1;
+
+    UnionFind joined(n);
+    for (VertexIndex v = 0; v < n; ++v)
+        for (VertexIndex d : graph.predecessors(v))
+            if (!kept[d])
+                joined.join(d, v);
+    std::vector<int> group(n, -1);
+    int groups = 0;
+    for (VertexIndex v : graph.topologicalOrder()) {
+        const int root = joined.find(v);
+        if (group[root] < 0)
+            group[root] = groups++;
+        group[v] = group[root];
+    }
+    std::vector<std::vector<int>> reads(groups);
+    for (VertexIndex v = 0; v < n; ++v)
+        for (VertexIndex d : graph.predecessors(v))
+            if (group[d] != group[v])
+                reads[group[d]].push_back(group[v]);
+    const std::vector<int> merged = stronglyConnected(reads);
+
+    std::vector<int> function(n, -1);
+    std::vector<int> functionOfComponent(groups, -1);
+    PlanEvaluation result = plan;
+    result.segments.clear();
+    std::vector<std::vector<VertexIndex>> members;
+    for (VertexIndex v : graph.topologicalOrder()) {
+        if (kept[v])
+            continue;
+        int& f = functionOfComponent[merged[group[v]]];
+        if (f < 0) {
+            f = static_cast<int>(members.size());
+            members.emplace_back();
+        }
+    }
+    for (VertexIndex v : graph.topologicalOrder()) {
+        const int f = functionOfComponent[merged[group[v]]];
+        if (f >= 0) {
+            function[v] = f;
+            members[f].push_back(v);
+        }
+    }
+    std::vector<char> returned(n, 0), entered(n, 0);
+    for (const auto& inside : members) {
+        Segment segment;
+        const int f = function[inside.front()];
+        for (VertexIndex v : inside) {
+            const auto succ = graph.successors(v);
+            const bool leaves = v == graph.sink() ||
+                                std::any_of(succ.begin(), succ.end(), [&](VertexIndex w) { return function[w] != f; });
+            (leaves ? segment.exits : segment.vertices).push_back(v);
+            returned[v] = leaves;
+            for (VertexIndex d : graph.predecessors(v))
+                if (function[d] != f && !entered[d]) {
+                    entered[d] = 1;
+                    segment.entries.push_back(d);
+                }
+            segment.cost += leaves ? 0 : graph.bytes(v);
+        }
+        for (VertexIndex d : segment.entries)
+            entered[d] = 0;
+        std::sort(segment.entries.begin(), segment.entries.end(), [&graph](VertexIndex a, VertexIndex b) {
+            return graph.topologicalPosition(a) < graph.topologicalPosition(b);
+        });
+        result.segments.push_back(std::move(segment));
+    }
+    result.checkpoints.clear();
+    for (VertexIndex v : graph.topologicalOrder())
+        if (kept[v] && (function[v] < 0 || returned[v]))
+            result.checkpoints.push_back(v);
+    return result;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,20 @@
+#pragma once
+// The torch.utils.checkpoint functions a plan runs as under the Python package's apply_plan
+// (app/python/checkpoint_explorer/planned.py, plan_steps; docs/MEMORY-MODEL.md P12): every
+// non-checkpoint joins the vertices it feeds, so a segment runs in one function with its exits and
+// segments that feed one exit share a function; functions that read each other's exits (a cycle
+// between them) merge into one. A function returns only the members something outside it reads
+// (or the output): a plan checkpoint that only its own function reads is dropped after its last
+// reader and computed again by the re-forward, like any member.
+#include "graph/Graph.h"
+#include "theory/PlanEvaluation.h"
+
+namespace ckpt {
+
+// The plan as apply_plan executes it: `checkpoints` what it keeps (the plan's, less those a function
+// does not return; plus a graph's real outputs under a virtual sink, which plan_steps keeps), one segment per function — `vertices` its members that it does not return (non-checkpoints and
+// those checkpoints, topological order), `entries` what it reads from outside, `exits` what it
+// returns — ordered by their first member. Eq. 2's fields are left as they were.
+PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& plan);
+
+}  // namespace ckpt
