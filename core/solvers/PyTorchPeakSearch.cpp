@@ -195,23 +195,37 @@ private:
         return evaluatePyTorchPeak(m_g, std::move(set));
     }
 
-    // Flips single vertices in or out of the checkpoint set, keeping every flip that helps.
+    // Flips single vertices in or out of the checkpoint set, keeping every flip that helps. The
+    // least-peak form descends first by (peak, memory held over the step): by (peak, recompute)
+    // alone every flip that drops a checkpoint off the peak's phase costs recompute and is refused,
+    // so the search drifts to plans that keep almost everything (DenseNet-121: 285 of 310 vertices,
+    // 7 % above the Eq. 2 optimum's plan). The second descent then buys back recompute at that peak.
     void localSearch(const PeakCandidate& seed)
     {
-        std::vector<char> mask(m_g.vertexCount(), 0);
-        for (VertexIndex c : seed.checkpoints)
-            mask[c] = 1;
         PeakCandidate current = seed;
+        if (!m_settings.budget)
+            current = descend(current, [](const PeakCandidate& a, const PeakCandidate& b) {
+                return a.peak != b.peak ? a.peak < b.peak : a.held < b.held;
+            });
+        descend(current, [this](const PeakCandidate& a, const PeakCandidate& b) { return better(a, b); });
+    }
+
+    template <typename Better>
+    PeakCandidate descend(PeakCandidate current, Better improves)
+    {
+        std::vector<char> mask(m_g.vertexCount(), 0);
+        for (VertexIndex c : current.checkpoints)
+            mask[c] = 1;
         for (bool improved = true; improved;) {
             improved = false;
             for (VertexIndex v : m_g.topologicalOrder()) {
                 if (v == m_g.source() || v == m_g.sink())
                     continue;
                 if (expired())
-                    return;
+                    return current;
                 mask[v] ^= 1;
                 PeakCandidate next = evaluateMask(mask);
-                if (better(next, current)) {
+                if (improves(next, current)) {
                     current = std::move(next);
                     improved = true;
                     if (better(current, m_best))
@@ -221,6 +235,7 @@ private:
                 }
             }
         }
+        return current;
     }
 
     // Depth-first over the free vertices in topological order; returns false when stopped by
@@ -374,7 +389,10 @@ PeakCandidate evaluatePyTorchPeak(const Graph& graph, std::vector<VertexIndex> c
 {
     const PlanEvaluation plan = evaluate(graph, std::move(checkpoints));
     PeakCandidate c;
-    c.peak = simulatePlanMemory(graph, plan, MemoryModel::PyTorch, false).peakBytes;
+    const MemoryProfile profile = simulatePlanMemory(graph, plan, MemoryModel::PyTorch, false);
+    c.peak = profile.peakBytes;
+    for (const PhaseMemory& phase : profile.phases)
+        c.held += phase.endBytes;
     c.recomputed = recomputeCost(graph, plan).recomputed;
     c.checkpoints = plan.checkpoints;
     return c;

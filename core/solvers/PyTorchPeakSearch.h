@@ -9,7 +9,8 @@
 // non-checkpoint vertices (each re-forwarded once, S2), so fewer non-checkpoints never cost more.
 //
 // Method: a local search (flip one vertex in or out of the checkpoint set while the plan gets
-// better) from the starting plans, then, on graphs with at most `exactVertices` free vertices,
+// better) from the starting plans — for the least peak first by (peak, memory held over the step),
+// then by the question's own order — then, on graphs with at most `exactVertices` free vertices,
 // a depth-first branch and bound over the vertices in topological order that visits every
 // checkpoint set the bounds cannot rule out — exact when it finishes. Otherwise the result
 // reports the plan-independent lower bound (pytorchPeakLowerBound) and so its gap.
@@ -34,6 +35,7 @@ struct PeakCandidate {
     std::vector<VertexIndex> checkpoints;  // topological order, source and sink included
     std::int64_t peak = 0;                 // pytorch-model peak
     double recomputed = 0;                 // forward compute re-run in the backward
+    std::int64_t held = 0;                 // the phases' end bytes summed: memory held over the step
 };
 
 struct PeakSearchResult {

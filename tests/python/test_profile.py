@@ -22,18 +22,18 @@ def package(*arguments):
                           env=ENV)
 
 
-def prepare(folder, name):
+def prepare(folder, name, solver="feng-acg"):
     graph, plan = os.path.join(folder, "graph.json"), os.path.join(folder, "plan.json")
     run = package("export", f"{MODELS}:{name}", "--input", INPUTS[name], "-o", graph)
     assert run.returncode == 0, run.stderr
-    support.solve(graph, "feng-acg", plan)
+    support.solve(graph, solver, plan)
     return graph, plan
 
 
 class Profile(unittest.TestCase):
-    def check(self, name, peak_within=None):
+    def check(self, name, peak_within=None, solver="feng-acg"):
         with support.scratch() as folder:
-            graph, plan = prepare(folder, name)
+            graph, plan = prepare(folder, name, solver)
             trace = os.path.join(folder, "trace.json")
             run = package("profile", f"{MODELS}:{name}", "--graph", graph, "--plan", plan, "--input", INPUTS[name],
                           "--iterations", "2", "-o", trace)
@@ -48,7 +48,7 @@ class Profile(unittest.TestCase):
             self.assertLess(document["checkpointed"]["peak_bytes"], document["regular"]["peak_bytes"])
             self.check_live_blocks(document)
             line = self.compare(graph, plan, trace, "checkpointed")
-            print(f"{name}: {line}", file=sys.stderr)
+            print(f"{name}, {solver}: {line}", file=sys.stderr)
             if peak_within is not None:
                 self.check_peak_error(graph, trace, line, peak_within)
 
@@ -71,6 +71,9 @@ class Profile(unittest.TestCase):
         for step, line in lines.items():
             error = float(line.split("peak error ")[1].split(" %")[0])
             self.assertLessEqual(abs(error), within[step], f"{step}: {line}")
+        if "mean" in within:
+            mean = float(checkpointed.split("mean |error| ")[1].split(" %")[0])
+            self.assertLessEqual(mean, within["mean"], checkpointed)
 
     def check_live_blocks(self, document):
         # Each phase names the largest blocks live at its peak, who allocated them and when.
@@ -89,6 +92,13 @@ class Profile(unittest.TestCase):
             # The backward forms gradients (and the checkpointed step recomputes) under autograd's nodes.
             ops = [b["op"] for p in named if p["index"] > len(document["vertices"]) for b in p["live_at_peak"]]
             self.assertTrue(any("Backward" in op for op in ops), ops[:20])
+
+    def test_adjacent_checkpoints(self):
+        # hong-dynamic keeps ResNet-18's bn1 and maxpool both: under apply_plan bn1 is held only by
+        # maxpool's backward, which saved it, and goes there, two phases before its own backward
+        # (rule P12); maxpool runs outside every checkpointed function, so its indices exist from
+        # the forward. Before P12: mean error 10.8 %, peak error +3.9 %; with it 0.32 % and -0.01 %.
+        self.check("resnet18", {"regular": 2.0, "checkpointed": 2.0, "mean": 2.0}, "hong-dynamic")
 
     def test_plan_for_another_model_leaves_no_file(self):
         with support.scratch() as folder:
