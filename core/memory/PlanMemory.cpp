@@ -1,6 +1,6 @@
 #include "memory/PlanMemory.h"
 
-#include "memory/CheckpointFunctions.h"
+#include "theory/CheckpointFunctions.h"
 #include "memory/MemoryTrace.h"
 
 #include <algorithm>
@@ -384,12 +384,6 @@ private:
 };
 
 }  // namespace
-
-bool runsCheckpointFunctions(const Graph& graph)
-{
-    auto it = graph.metadata().find("plan_executor");
-    return it != graph.metadata().end() && it->second == "\"torch.utils.checkpoint\"";
-}
 
 MemoryProfile simulatePlanMemory(const Graph& graph, const PlanEvaluation& plan, MemoryModel model,
                                  bool recordLive)

@@ -25,13 +25,10 @@
 //   On a chain without those its peak equals Eq. 9/12 exactly.
 #include "graph/Graph.h"
 #include "memory/MemoryProfile.h"
+#include "theory/CheckpointFunctions.h"
 #include "theory/PlanEvaluation.h"
 
 namespace ckpt {
-
-// P9 (docs/MEMORY-MODEL.md): the graph's plans run as torch.utils.checkpoint functions (graph
-// metadata `plan_executor`, written by the Python package's exporter).
-bool runsCheckpointFunctions(const Graph& graph);
 
 MemoryProfile simulatePlanMemory(const Graph& graph, const PlanEvaluation& plan, MemoryModel model,
                                  bool recordLive = true);

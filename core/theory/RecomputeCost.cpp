@@ -1,5 +1,7 @@
 #include "theory/RecomputeCost.h"
 
+#include "theory/CheckpointFunctions.h"
+
 namespace ckpt {
 
 double forwardCompute(const Graph& graph, VertexIndex v)
@@ -22,8 +24,10 @@ RecomputeCost recomputeCost(const Graph& graph, const PlanEvaluation& plan)
 {
     RecomputeCost cost;
     cost.forward = forwardPassCompute(graph);
-    // S2: every segment is re-forwarded once, whole.
-    for (const Segment& s : plan.segments)
+    // S2: every segment is re-forwarded once, whole (P12: every checkpointed function).
+    const bool functions = runsCheckpointFunctions(graph) && !plan.segments.empty();
+    const PlanEvaluation asRun = functions ? checkpointFunctions(graph, plan) : PlanEvaluation{};
+    for (const Segment& s : functions ? asRun.segments : plan.segments)
         for (VertexIndex v : s.vertices)
             cost.recomputed += forwardCompute(graph, v);
     return cost;

@@ -4,6 +4,8 @@
 // non-checkpoint vertex exactly once. Cost is the vertex `compute` (FLOPs, recorded by both
 // importers), and the overhead is that cost over the forward's: 0 for regular training (every
 // vertex a checkpoint), 1 for a plan that re-forwards the whole network once.
+// A plan that runs as apply_plan's torch.utils.checkpoint functions (a Python export) recomputes
+// what its functions do not return, plan checkpoints included (theory/CheckpointFunctions.h).
 // (Checkmate's stage schedules are priced by their own replay: theory/StageSchedule.h.)
 #include "graph/Graph.h"
 #include "theory/PlanEvaluation.h"

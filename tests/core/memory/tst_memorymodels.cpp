@@ -1,7 +1,7 @@
 #include "RandomGraphs.h"
 #include "TestData.h"
 #include "graph/GraphBuilder.h"
-#include "memory/CheckpointFunctions.h"
+#include "theory/CheckpointFunctions.h"
 #include "memory/PlanMemory.h"
 #include "memory/ScheduleMemory.h"
 #include "theory/CandidateChain.h"

@@ -50,6 +50,31 @@ private Q_SLOTS:
         QCOMPARE(cost.overhead(), 1.0);
     }
 
+    void checkpointedFunctionsRecomputeWhatTheyDoNotReturn()
+    {
+        // x -> a -> e1 -> c -> b -> e2 -> y and a -> e2, compute 0, 1, 2, 4, 8, 16, 32; plan {x, e1, c, e2}.
+        // As segments, a and b are re-forwarded (9). Under apply_plan (a Python export, P12) they share
+        // e2's function, which reads e1 and c inside it and returns neither: both are computed again (15).
+        for (bool functions : {false, true}) {
+            GraphBuilder b;
+            if (functions)
+                b.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+            const std::vector<std::string> ids{"x", "a", "e1", "c", "b", "e2", "y"};
+            for (std::size_t i = 0; i < ids.size(); ++i) {
+                Vertex v;
+                v.id = ids[i];
+                v.bytes = 8;
+                v.compute = double((1 << i) / 2);
+                b.addVertex(v);
+            }
+            for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+                     {"x", "a"}, {"a", "e1"}, {"e1", "c"}, {"c", "b"}, {"b", "e2"}, {"a", "e2"}, {"e2", "y"}})
+                b.addEdge(from, to);
+            const Graph g = b.build();
+            QCOMPARE(recomputeCost(g, evaluateIds(g, {"x", "e1", "c", "e2"})).recomputed, functions ? 15.0 : 9.0);
+        }
+    }
+
     void budgetSweepRefusesGraphsTooLargeForTheStageModel()
     {
         // A 2,100-vertex chain has 4,201 training nodes (with the loss): the n^2 stage replay would take gigabytes.

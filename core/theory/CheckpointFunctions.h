@@ -11,6 +11,10 @@
 
 namespace ckpt {
 
+// P9 (docs/MEMORY-MODEL.md): the graph's plans run as torch.utils.checkpoint functions (graph
+// metadata `plan_executor`, written by the Python package's exporter).
+bool runsCheckpointFunctions(const Graph& graph);
+
 // The plan as apply_plan executes it: `checkpoints` what it keeps (the plan's, less those a function
 // does not return; plus a graph's real outputs under a virtual sink, which plan_steps keeps), one segment per function — `vertices` its members that it does not return (non-checkpoints and
 // those checkpoints, topological order), `entries` what it reads from outside, `exits` what it

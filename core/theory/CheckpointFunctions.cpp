@@ -1,4 +1,4 @@
-#include "memory/CheckpointFunctions.h"
+#include "theory/CheckpointFunctions.h"
 
 #include <algorithm>
 #include <numeric>
@@ -72,6 +72,12 @@ std::vector<int> stronglyConnected(const std::vector<std::vector<int>>& edges)
 }
 
 }  // namespace
+
+bool runsCheckpointFunctions(const Graph& graph)
+{
+    auto it = graph.metadata().find("plan_executor");
+    return it != graph.metadata().end() && it->second == "\"torch.utils.checkpoint\"";
+}
 
 PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& plan)
 {
