@@ -10,10 +10,10 @@ namespace ckpt {
 
 namespace {
 
-bool metadataIsTrue(const Graph& graph, const std::string& key)
+bool metadataIs(const Graph& graph, const std::string& key, const std::string& json)
 {
     auto it = graph.metadata().find(key);
-    return it != graph.metadata().end() && it->second == "true";
+    return it != graph.metadata().end() && it->second == json;
 }
 
 class PlanSimulation {
@@ -29,7 +29,8 @@ public:
           m_memberIndex(graph.vertexCount(), -1), m_reforwarded(m_plan.segments.size(), false),
           m_unsaved(graph.vertexCount(), false),
           m_lastSaverOf(graph.vertexCount()),
-          m_earlyStop(m_checkpointFunctions && metadataIsTrue(graph, "checkpoint_early_stop")),
+          m_earlyStop(m_checkpointFunctions && metadataIs(graph, "checkpoint_early_stop", "true")),
+          m_rootedExecutor(model == MemoryModel::PyTorch && metadataIs(graph, "plan_executor", "\"ckptx-torch\"")),
           m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false)
     {
         for (VertexIndex c : m_plan.checkpoints)
@@ -270,6 +271,10 @@ private:
             autogradBackward(v);
             return;
         }
+        if (m_rootedExecutor && !m_plan.segments.empty()) {
+            rootedBackward(v);
+            return;
+        }
         // Alg. 4 lists the release of the previous buffer after the recomputation, but Eq. 9
         // (which Table 2 confirms) never counts both buffers, so it is released first.
         if (m_isCheckpoint[v])
@@ -329,6 +334,32 @@ private:
         endBackward(v);
     }
 
+    // P13: ckptx-torch's checkpointed step back-propagates each vertex from a root of its own, the
+    // gradient of v's output held until that backward returns; each gradient is a tensor of its own
+    // (the leaf's .grad), formed at the first backward that reaches it, freed with its vertex.
+    // The backward's workspace (P8, measured without the gradients it leaves) peaks beside them.
+    void rootedBackward(VertexIndex v)
+    {
+        if (v == m_graph.sink() && !m_trace.hasGradient(v))
+            m_trace.allocGradient(v);  // the loss's, formed by the sink's own backward
+        reforwardNeeded(v);
+        if (m_isCheckpoint[v] && v != m_graph.source())
+            forwardWorkspace(v);  // the checkpoint is recomputed with autograd
+        if (m_graph.vertex(v).parameterBytes > 0)
+            m_trace.allocParameterGradient(v);
+        std::vector<VertexIndex> formed;
+        std::int64_t formedBytes = 0;
+        for (VertexIndex u : m_graph.predecessors(v))
+            if (u != m_graph.source() && !m_trace.hasGradient(u)) {
+                formed.push_back(u);
+                formedBytes += m_graph.bytes(u);
+            }
+        m_trace.touchWorkspace(v, m_graph.vertex(v).backwardWorkspaceBytes + formedBytes);
+        for (VertexIndex u : formed)
+            m_trace.allocGradient(u);
+        endBackward(v);
+    }
+
     void endBackward(VertexIndex v)
     {
         m_trace.freeValue(v);
@@ -376,6 +407,7 @@ private:
     std::vector<bool> m_unsaved;                     // savedBy known and empty (P7)
     std::vector<std::vector<VertexIndex>> m_lastSaverOf;  // per vertex: tensors P7 frees after its backward
     const bool m_earlyStop;                          // P9: torch.utils.checkpoint stops its re-forward early
+    const bool m_rootedExecutor;                     // P13: ckptx-torch's executor runs the plans
     std::vector<VertexIndex> m_trigger;              // per segment: the vertex whose backward re-forwards it (P9)
     std::vector<bool> m_savesOwnOutput;              // the vertex is in its own savedBy (P9)
     std::vector<bool> m_saves;                       // its backward unpacks something it saved (P9)

@@ -22,6 +22,8 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace ckpt::torchx {
 
@@ -846,6 +848,27 @@ public:
         m_blocks.clear();
         m_bytes = m_peak = 0;
     }
+    // A measurement that goes on from what the run so far holds: frees of those blocks count from
+    // here (what a backward releases of what its forward saved), as allocations do.
+    void mark()
+    {
+        std::lock_guard lock(m_mutex);
+        m_base = m_peak = m_bytes;
+        m_before.clear();
+        for (const auto& [ptr, size] : m_blocks)
+            m_before.insert(ptr);
+    }
+    // Since mark(): the largest rise above what was held then, minus what the blocks allocated
+    // since and still live hold.
+    std::int64_t transientSinceMark() const
+    {
+        std::lock_guard lock(m_mutex);
+        std::int64_t fresh = 0;
+        for (const auto& [ptr, size] : m_blocks)
+            if (!m_before.contains(ptr))
+                fresh += size;
+        return std::max<std::int64_t>(0, m_peak - m_base - fresh);
+    }
     std::int64_t transient() const
     {
         std::lock_guard lock(m_mutex);
@@ -862,7 +885,8 @@ private:
     const c10::DeviceType m_type;
     mutable std::mutex m_mutex;
     std::unordered_map<void*, std::int64_t> m_blocks;
-    std::int64_t m_bytes = 0, m_peak = 0;
+    std::unordered_set<void*> m_before;  // the blocks live at mark()
+    std::int64_t m_bytes = 0, m_peak = 0, m_base = 0;
 };
 
 }  // namespace
@@ -969,11 +993,14 @@ void TorchProgram::findSavedTensors()
                 roots.push_back(it->second.toTensor());
                 ones.push_back(torch::ones_like(roots.back()));
             }
+        // The backward's scratch memory counts the saved extras it releases as it goes (P13: an
+        // in-place ReLU6's copy of its input is gone before the BatchNorm under it forms the input
+        // gradient), not the gradients it leaves (the model counts those).
         unsetParameterGradients();
-        scratch->start();
+        scratch->mark();
         if (!roots.empty())
             torch::autograd::backward(roots, ones);
-        group.backwardWorkspaceBytes = scratch->transient();
+        group.backwardWorkspaceBytes = scratch->transientSinceMark();
     }
     unsetParameterGradients();
     {
@@ -993,6 +1020,8 @@ Graph TorchProgram::toGraph() const
         name = name.substr(0, dot);
     builder.setName(name);
     builder.setMetadata("source_format", "\"torchscript\"");
+    // Who runs this graph's plans: ckptx-torch profile's executor (rule P13 of the pytorch model).
+    builder.setMetadata("plan_executor", "\"ckptx-torch\"");
     builder.setMetadata("granularity", nlohmann::json(granularityName(m_options.granularity)).dump());
     try {
         writeInputMetadata(builder, m_options.inputs, m_options.batchDim);

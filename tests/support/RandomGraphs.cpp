@@ -253,10 +253,11 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
     auto small = [&rng](int percent, std::int64_t most) {
         return static_cast<int>(rng() % 100) < percent ? static_cast<std::int64_t>(rng() % (most + 1)) : 0;
     };
-    // Half of them run their plans as torch.utils.checkpoint functions (rule P9).
+    // A third run their plans as torch.utils.checkpoint functions (rules P9-P12), a third on
+    // ckptx-torch's executor (P13), a third as Hong's Alg. 4 says (a published graph).
     std::map<std::string, std::string> metadata;
-    if (rng() % 2)
-        metadata["plan_executor"] = "\"torch.utils.checkpoint\"";
+    if (const auto executor = rng() % 3; executor < 2)
+        metadata["plan_executor"] = executor == 0 ? "\"torch.utils.checkpoint\"" : "\"ckptx-torch\"";
     return withMetadata(graph, metadata, [&](Vertex& vertex) {
         vertex.compute = static_cast<double>(rng() % 9 + 1);
         vertex.parameterBytes = small(40, 12);

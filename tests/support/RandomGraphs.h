@@ -33,7 +33,8 @@ Graph randomChain(std::mt19937_64& rng, int vertices, std::int64_t maxBytes = 20
 // outputs are joined by a virtual sink. Some vertices get a `compute` cost.
 Graph randomDag(std::mt19937_64& rng, int vertices, int window = 4, std::int64_t maxBytes = 20);
 // The graph with random values for the fields `ckptx-torch import` records: compute, parameter
-// bytes, saved extras, savers (the vertex or its successors; unknown now and then) and workspace.
+// bytes, saved extras, savers (the vertex or its successors; unknown now and then) and workspace,
+// and which executor runs its plans (metadata plan_executor: apply_plan's, ckptx-torch's or none).
 Graph withImporterFields(const Graph& graph, std::mt19937_64& rng);
 
 }  // namespace ckpt::test

@@ -317,6 +317,44 @@ private Q_SLOTS:
         QVERIFY(ends(other, {"x", "e1", "c", "e2"}) != ends(other, {"x", "e2"}));
     }
 
+    void rootedExecutorGradients()
+    {
+        // P13 on the chain x -> a -> b -> c (1, 10, 100, 1000 bytes), plan {x, c}, the graph imported
+        // by ckptx-torch: its checkpointed step back-propagates each vertex from a root of its own.
+        // At c's backward the loss forms c's gradient (1000), the segment {a, b} is re-forwarded, and
+        // b's gradient is formed while c's is held: 1001 + 1000 + 110 + 100 at the peak; c and its
+        // gradient go at the end (211). b's backward forms a's beside its own (221), and so on.
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"ckptx-torch\"");
+        for (int i = 0; i < 4; ++i) {
+            Vertex v;
+            v.id = std::string(1, "xabc"[i]);
+            v.bytes = static_cast<std::int64_t>(std::pow(10, i));
+            builder.addVertex(v);
+            if (i > 0)
+                builder.addEdge(std::string(1, "xabc"[i - 1]), v.id);
+        }
+        const Graph g = builder.build();
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "c"}), MemoryModel::PyTorch);
+        QList<qint64> ends, peaks;
+        for (const auto& phase : p.phases) {
+            ends.push_back(phase.endBytes);
+            peaks.push_back(phase.peakBytes);
+        }
+        QCOMPARE(ends, (QList<qint64>{1, 11, 101, 1001, 211, 21, 1, 1}));
+        QCOMPARE(peaks[4], 2211);
+        QCOMPARE(peaks[5], 221);
+        // Its regular step runs autograd's engine as a whole: Hong's buffer (P2) as for any graph.
+        const Graph published = test::makeChain({1, 10, 100, 1000});
+        auto regularEnds = [](const Graph& graph) {
+            QList<qint64> out;
+            for (const auto& phase : simulatePlanMemory(graph, evaluate(graph, graph.topologicalOrder()), MemoryModel::PyTorch).phases)
+                out.push_back(phase.endBytes);
+            return out;
+        };
+        QCOMPARE(regularEnds(g), regularEnds(published));
+    }
+
     void reforwardedExits_data()
     {
         QTest::addColumn<bool>("exitSavesNothing");
