@@ -35,6 +35,10 @@ struct Vertex {
     // the vertex itself when its own backward saves its output (an in-place ReLU). Ids of the
     // vertex or its successors; empty = nobody keeps it; nullopt = unknown (published graphs).
     std::optional<std::vector<std::string>> savedBy;
+    // Its backward unpacks a tensor autograd saved that is no vertex's (a weight, a constant, a
+    // stochastic-depth mask made from shapes alone): what savedBy and savedBytes cannot say, and
+    // what decides when a checkpointed function is re-forwarded and released (rules P9, P12).
+    bool savesOther = false;
     // Operator scratch memory: the bytes this vertex's forward (re-forward) and its backward
     // allocate above what they leave allocated (a convolution's unfolded input), freed within
     // the phase, so they count in its peak only. 0 when unknown (published graphs) or none.

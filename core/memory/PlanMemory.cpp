@@ -228,7 +228,7 @@ private:
                         m_saves[*w] = true;
                         m_savesOwnOutput[u] = m_savesOwnOutput[u] || *w == u;
                     }
-            m_saves[u] = m_saves[u] || m_graph.vertex(u).savedBytes > 0;
+            m_saves[u] = m_saves[u] || m_graph.vertex(u).savedBytes > 0 || m_graph.vertex(u).savesOther;
         }
         m_triggeredBy.assign(m_graph.vertexCount(), {});
         m_trigger.assign(m_plan.segments.size(), -1);

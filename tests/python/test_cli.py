@@ -72,6 +72,31 @@ class Cli(unittest.TestCase):
                 self.assertEqual(updated["bytes"], 4 * 5 * 4)
                 self.assertEqual(updated["saved_bytes"], 4 * 5 * 4)
 
+    def test_saves_other_names_backwards_that_keep_no_vertex_tensor(self):
+        # A stochastic depth (torchvision's, Swin-T's blocks) multiplies by a mask made from the shape
+        # alone: its backward keeps the mask, no vertex's tensor, so saved_by cannot say it saves. A
+        # linear layer keeps its weight besides its input; a ReLU keeps only its output. (Rules P9, P12:
+        # whether a checkpointed function saved anything decides when it is re-forwarded and released.)
+        import torchvision
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.first = torch.nn.Linear(6, 6)
+                self.relu = torch.nn.ReLU()
+                self.second = torch.nn.Linear(6, 6)
+                self.drop = torchvision.ops.StochasticDepth(0.5, "row")
+
+            def forward(self, x):
+                h = self.relu(self.first(x))
+                return h + self.drop(self.second(h))
+
+        torch.manual_seed(0)
+        graph = export_graph(Block(), (torch.randn(4, 6),))
+        flags = {v["id"]: v.get("saves_other", False) for v in graph["vertices"]}
+        # The first layer's input needs no gradient, so its backward keeps no weight; the second's does.
+        self.assertEqual(flags, {"input": False, "first": False, "relu": False, "second": True, "drop": True,
+                                 "add": False})
+
     def test_depth_cuts_at_transformer_blocks(self):
         torch.manual_seed(0)
         graph = export_graph(models.gpt(), (torch.randint(0, 100, (2, 32)),), depth=3)

@@ -102,6 +102,8 @@ def graph_json(vertex_graph, name, metadata):
         else:
             entry["compute"] = 0.0
         entry["saved_by"] = saved_by[v.index]
+        if v.saves_other:
+            entry["saves_other"] = True
         vertices.append(entry)
     edges = [{"from": vertex_graph.vertices[d].id, "to": v.id} for v in vertex_graph.vertices for d in v.deps]
     return {"schema": "checkpoint-explorer/graph", "version": 1, "name": name, "metadata": metadata,

@@ -29,6 +29,7 @@ class Vertex:
     saved_bytes: int = 0
     saved_deps: list = dataclasses.field(default_factory=list)
     saves_output: bool = False
+    saves_other: bool = False  # its backward unpacks a saved weight, constant or shape-made tensor
     forward_workspace_bytes: int = 0
     backward_workspace_bytes: int = 0
 
@@ -414,7 +415,9 @@ class VertexGraph:
                         if key in self.unread_storages and key not in claimed:
                             claimed.add(key)
                             extras[key] = self.storage_bytes[key]
-                        continue  # weights, buffers, constants
+                        else:  # weights, buffers, constants, what shapes alone make
+                            v.saves_other = True
+                        continue
                     if owner != v.index:
                         if owner not in v.saved_deps:
                             v.saved_deps.append(owner)

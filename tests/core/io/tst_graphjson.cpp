@@ -59,10 +59,12 @@ private Q_SLOTS:
     {
         // Absent means 0 (old graphs); a value survives a round trip.
         const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1,
-            "forward_workspace_bytes": 7, "backward_workspace_bytes": 9}], "edges": [{"from": "a", "to": "b"}]})");
+            "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "saves_other": true}],
+            "edges": [{"from": "a", "to": "b"}]})");
         QCOMPARE(g.vertex(0).forwardWorkspaceBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).forwardWorkspaceBytes, std::int64_t(7));
         QCOMPARE(g.vertex(1).backwardWorkspaceBytes, std::int64_t(9));
+        QVERIFY(!g.vertex(0).savesOther && g.vertex(1).savesOther);
         const Graph back = parseGraphJson(toGraphJson(g), "back.json");
         for (VertexIndex v = 0; v < 2; ++v)
             QVERIFY(back.vertex(v) == g.vertex(v));

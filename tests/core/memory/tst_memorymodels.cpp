@@ -266,6 +266,20 @@ private Q_SLOTS:
         const Graph unsaved = savedInputsChain(true, true, true);
         const MemoryProfile q = simulatePlanMemory(unsaved, evaluateIds(unsaved, {"x", "b", "d"}), MemoryModel::PyTorch);
         QCOMPARE(q.phases[3].endBytes, 1001);  // x and c: b went once c was computed
+        // Unless d's backward unpacks something no vertex is (a weight, a mask made from shapes):
+        // then the function holds b until d's backward.
+        GraphBuilder weighted;
+        weighted.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        for (VertexIndex v = 0; v < unsaved.vertexCount(); ++v) {
+            Vertex copy = unsaved.vertex(v);
+            copy.savesOther = copy.id == "d";
+            weighted.addVertex(copy);
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+                 {"x", "a"}, {"a", "b"}, {"b", "c"}, {"c", "d"}})
+            weighted.addEdge(from, to);
+        const Graph held = weighted.build();
+        QCOMPARE(simulatePlanMemory(held, evaluateIds(held, {"x", "b", "d"}), MemoryModel::PyTorch).phases[3].endBytes, 1101);
         // A vertex computed outside every function runs with autograd in the forward: its saved
         // extras (b's 7 bytes, a max pooling's indices) exist from then to its backward (P6).
         for (bool functions : {true, false}) {
