@@ -267,12 +267,8 @@ private:
                     m_trace.freeValue(w);
             return;
         }
-        if (m_checkpointFunctions) {
-            autogradBackward(v);
-            return;
-        }
-        if (m_rootedExecutor && !m_plan.segments.empty()) {
-            rootedBackward(v);
+        if (m_checkpointFunctions || (m_rootedExecutor && !m_plan.segments.empty())) {
+            ownGradientsBackward(v);
             return;
         }
         // Alg. 4 lists the release of the previous buffer after the recomputation, but Eq. 9
@@ -305,18 +301,25 @@ private:
         endBackward(v);
     }
 
-    // P10: a step that autograd's engine runs (a graph the Python package exported) holds each
-    // gradient as its own tensor: the output's from the loss, each input's from the first backward
-    // that forms it, each until the end of its tensor's own backward. Within v's backward, in the
-    // order measured traces show: v's own saved output goes, v's weight gradients come, the scratch
-    // memory (P8) peaks with v's gradient live, then the inputs' gradients are formed.
-    void autogradBackward(VertexIndex v)
+    // P10, P13: each gradient is a tensor of its own instead of Hong's buffer: the output's from the
+    // loss, each input's from the first backward that forms it, each until the end of its tensor's
+    // own backward. P10, a step autograd's engine runs (a Python export): within v's backward, in
+    // the order measured traces show, v's own saved output goes, v's weight gradients come, the
+    // scratch memory (P8) peaks with v's gradient live, then the inputs' gradients are formed. P13,
+    // ckptx-torch's checkpointed step: it back-propagates each vertex from a root of its own, holding
+    // v's gradient until that backward returns; a checkpoint is recomputed with autograd first, and
+    // the inputs' gradients it forms peak beside the workspace, which its importer measures without
+    // the gradients a backward leaves (the Python exporter's measure holds them).
+    void ownGradientsBackward(VertexIndex v)
     {
         if (v == m_graph.sink() && !m_trace.hasGradient(v)) {
-            m_trace.freeValue(v);  // the loss read it; what the loss function keeps is not the model's
+            if (m_checkpointFunctions)
+                m_trace.freeValue(v);  // the loss read it; what the loss function keeps is not the model's
             m_trace.allocGradient(v);
         }
         reforwardNeeded(v);
+        if (m_rootedExecutor && m_isCheckpoint[v] && v != m_graph.source())
+            forwardWorkspace(v);
         // The operation that made v runs its backward first: where it saved v itself (an in-place
         // ReLU, a softmax), the copy a re-forward made of v for it (P9) is gone before the rest of
         // v's backward, and so is v where nothing later holds it.
@@ -327,26 +330,6 @@ private:
             m_trace.freeValue(v);
         if (m_graph.vertex(v).parameterBytes > 0)
             m_trace.allocParameterGradient(v);
-        m_trace.touchWorkspace(v, m_graph.vertex(v).backwardWorkspaceBytes);
-        for (VertexIndex u : m_graph.predecessors(v))
-            if (u != m_graph.source() && !m_trace.hasGradient(u))
-                m_trace.allocGradient(u);
-        endBackward(v);
-    }
-
-    // P13: ckptx-torch's checkpointed step back-propagates each vertex from a root of its own, the
-    // gradient of v's output held until that backward returns; each gradient is a tensor of its own
-    // (the leaf's .grad), formed at the first backward that reaches it, freed with its vertex.
-    // The backward's workspace (P8, measured without the gradients it leaves) peaks beside them.
-    void rootedBackward(VertexIndex v)
-    {
-        if (v == m_graph.sink() && !m_trace.hasGradient(v))
-            m_trace.allocGradient(v);  // the loss's, formed by the sink's own backward
-        reforwardNeeded(v);
-        if (m_isCheckpoint[v] && v != m_graph.source())
-            forwardWorkspace(v);  // the checkpoint is recomputed with autograd
-        if (m_graph.vertex(v).parameterBytes > 0)
-            m_trace.allocParameterGradient(v);
         std::vector<VertexIndex> formed;
         std::int64_t formedBytes = 0;
         for (VertexIndex u : m_graph.predecessors(v))
@@ -354,7 +337,7 @@ private:
                 formed.push_back(u);
                 formedBytes += m_graph.bytes(u);
             }
-        m_trace.touchWorkspace(v, m_graph.vertex(v).backwardWorkspaceBytes + formedBytes);
+        m_trace.touchWorkspace(v, m_graph.vertex(v).backwardWorkspaceBytes + (m_rootedExecutor ? formedBytes : 0));
         for (VertexIndex u : formed)
             m_trace.allocGradient(u);
         endBackward(v);
