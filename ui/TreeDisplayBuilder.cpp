@@ -40,7 +40,7 @@ QString memberList(const Graph& g, const DivisionTree& tree, const DivisionNode&
 {
     QStringList list;
     for (std::size_t i = 0; i < node.children.size() && i < limit; ++i) {
-        const IndependentSegment& m = tree.node(node.children[i]).segment;
+        const DivisionNode& m = tree.node(node.children[i]);
         list << QStringLiteral("%1 → %2").arg(name(g, m.source), name(g, m.target));
     }
     if (node.children.size() > limit)
@@ -48,16 +48,25 @@ QString memberList(const Graph& g, const DivisionTree& tree, const DivisionNode&
     return list.join(QStringLiteral("; "));
 }
 
+// A Linear IS's splitting vertices: where its members meet.
+std::vector<VertexIndex> splittingVertices(const DivisionTree& tree, const DivisionNode& node)
+{
+    std::vector<VertexIndex> out;
+    for (std::size_t i = 0; i + 1 < node.children.size(); ++i)
+        out.push_back(tree.node(node.children[i]).target);
+    return out;
+}
+
 // Why the IS has its type (Feng & Huang Def. 3-6), from what the core found.
 QString explanation(const Graph& g, const DivisionTree& tree, const DivisionNode& node)
 {
-    const IndependentSegment& s = node.segment;
+    const DivisionNode& s = node;
     const QString st = QStringLiteral("%1 → %2").arg(name(g, s.source), name(g, s.target));
     switch (node.type) {
     case SegmentType::Linear:
         return QObject::tr("Linear (Def. 3): every path from %1 to %2 passes through its linear splitting vertices "
                            "%3 (Def. 2). Cutting there divides it into %4 IS in a row: %5.")
-            .arg(name(g, s.source), name(g, s.target), names(g, linearSplittingVertices(g, s)))
+            .arg(name(g, s.source), name(g, s.target), names(g, splittingVertices(tree, node)))
             .arg(node.children.size())
             .arg(memberList(g, tree, node));
     case SegmentType::Branch:
@@ -84,14 +93,14 @@ TreeDisplay makeTreeDisplay(const Graph& graph, const DivisionTree& tree)
 {
     TreeDisplay display;
     display.nodes.reserve(std::size_t(tree.size()));
-    for (const DivisionNode& n : tree.nodes()) {
+    for (int index = 0; index < tree.size(); ++index) {
+        const DivisionNode& n = tree.node(index);
         TreeDisplay::Node d;
         d.kind = kindOf(n.type);
-        d.source = n.segment.source;
-        d.target = n.segment.target;
-        if (n.segment.vertices.size() > 2)
-            d.interior.assign(n.segment.vertices.begin() + 1, n.segment.vertices.end() - 1);
-        d.cost = n.segment.cost;
+        d.source = n.source;
+        d.target = n.target;
+        d.interior = tree.interior(index);
+        d.cost = n.cost;
         d.segmentCost = n.segmentCost;
         d.parent = n.parent;
         d.children = n.children;

@@ -63,11 +63,11 @@ nlohmann::json divisionTreeToJson(const Graph& graph, const DivisionTree& tree)
     nlohmann::json nodes = nlohmann::json::array();
     for (const DivisionNode& node : tree.nodes())
         nodes.push_back({{"type", segmentTypeName(node.type)},
-                         {"source", graph.vertex(node.segment.source).id},
-                         {"target", graph.vertex(node.segment.target).id},
-                         {"cost", node.segment.cost},
+                         {"source", graph.vertex(node.source).id},
+                         {"target", graph.vertex(node.target).id},
+                         {"cost", node.cost},
                          {"segment_cost", node.segmentCost},
-                         {"vertex_count", node.segment.vertices.size()},
+                         {"vertex_count", node.interiorSize + 2},
                          {"parent", node.parent},
                          {"children", node.children}});
     return {{"root", tree.root()}, {"nodes", std::move(nodes)}};

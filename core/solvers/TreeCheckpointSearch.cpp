@@ -29,13 +29,13 @@ TreeCheckpointSearch::TreeCheckpointSearch(const Graph& graph, const DivisionTre
         const DivisionNode& node = tree.node(n);
         if (node.type != SegmentType::Linear)
             continue;
-        std::vector<VertexIndex> xs{node.segment.source};
-        std::vector<std::int64_t> bytes{graph.bytes(node.segment.source)}, cost, segmentCost;
+        std::vector<VertexIndex> xs{node.source};
+        std::vector<std::int64_t> bytes{graph.bytes(node.source)}, cost, segmentCost;
         for (int child : node.children) {
             const DivisionNode& member = tree.node(child);
-            xs.push_back(member.segment.target);
-            bytes.push_back(graph.bytes(member.segment.target));
-            cost.push_back(member.segment.cost);
+            xs.push_back(member.target);
+            bytes.push_back(graph.bytes(member.target));
+            cost.push_back(member.cost);
             segmentCost.push_back(member.segmentCost);
         }
         m_chainOf[n] = static_cast<int>(m_chains.size());
@@ -146,11 +146,11 @@ void TreeCheckpointSearch::breakDown(int top, Walk& walk) const
         // members still exceeding C are broken down.
         for (int member : node.children) {
             const DivisionNode& m = m_tree.node(member);
-            walk.add(m.segment.source, m_graph);
-            walk.add(m.segment.target, m_graph);
+            walk.add(m.source, m_graph);
+            walk.add(m.target, m_graph);
             if (m.segmentCost > walk.c)
                 pending.push_back(member);
-            else if (!m.segment.isSingleEdge())
+            else if (!m.isSingleEdge())
                 walk.leave(m.segmentCost);
         }
     }

@@ -1,9 +1,12 @@
 #include "theory/DivisionTree.h"
 
+#include "graph/DominatorTree.h"
+
 #include <algorithm>
 #include <numeric>
 #include <queue>
 #include <map>
+#include <stdexcept>
 
 namespace ckpt {
 
@@ -126,6 +129,7 @@ private:
         return out;
     }
 
+public:
     // Def. 6 / Alg. 4: the maximal proper IS inside a Complicate IS s_ij.
     //
     // The paper tests every vertex pair and stores every IS (O(|V|^2 |E|) time, O(|V|^4)
@@ -168,8 +172,8 @@ private:
             deferred.clear();
             inClosure[x] = x;
             int lowDom = x, lowPdom = x;  // common (post-)dominator of the closure
-            auto source = [&] { return inClosure[lowDom] == x ? dom.parent[lowDom] : lowDom; };
-            auto target = [&] { return inClosure[lowPdom] == x ? pdom.parent[lowPdom] : lowPdom; };
+            auto source = [&] { return inClosure[lowDom] == x ? dom.parent(lowDom) : lowDom; };
+            auto target = [&] { return inClosure[lowPdom] == x ? pdom.parent(lowPdom) : lowPdom; };
             bool connects = false;
             pending = {};
             pending.push(x);
@@ -282,47 +286,7 @@ private:
         return out;
     }
 
-    // A dominator tree over local indices with binary lifting, so that the nearest common
-    // dominator of two vertices costs O(log n) even when the tree is deep.
-    struct DominatorTree {
-        int levels = 1;
-        std::vector<int> parent, depth;  // the root's parent is -1
-        std::vector<int> up;             // up[k * n + v]: the 2^k-th ancestor (the root above it)
-
-        DominatorTree(int n, int root) : parent(n, -1), depth(n, 0)
-        {
-            while ((1 << levels) < n)
-                ++levels;
-            up.assign(static_cast<std::size_t>(levels) * n, root);
-        }
-        void attach(int v, int to)
-        {
-            const int n = static_cast<int>(parent.size());
-            parent[v] = to;
-            depth[v] = depth[to] + 1;
-            up[v] = to;
-            for (int k = 1; k < levels; ++k)
-                up[k * n + v] = up[(k - 1) * n + up[(k - 1) * n + v]];
-        }
-        int meet(int a, int b) const
-        {
-            const int n = static_cast<int>(parent.size());
-            if (depth[a] < depth[b])
-                std::swap(a, b);
-            for (int k = levels - 1; k >= 0; --k)
-                if (depth[a] - (1 << k) >= depth[b])
-                    a = up[k * n + a];
-            if (a == b)
-                return a;
-            for (int k = levels - 1; k >= 0; --k)
-                if (up[k * n + a] != up[k * n + b]) {
-                    a = up[k * n + a];
-                    b = up[k * n + b];
-                }
-            return parent[a];
-        }
-    };
-
+private:
     // Immediate dominators (forward: from vs.front()) or post-dominators (towards
     // vs.back()) inside the IS. In a DAG processed in topological order, idom(x) is the
     // nearest common dominator of x's predecessors.
@@ -355,37 +319,395 @@ Division divide(const Graph& graph, const IndependentSegment& segment)
     return Divider(graph).divide(segment);
 }
 
+namespace {
+
+// Builds the tree top down (nodes in breadth-first order, as Fig. 5 draws it), reading each
+// vertex O(log |V|) times however deep the IS nest, instead of once per enclosing IS:
+//  - Every vertex carries a label naming the node whose interior it lies in (the deepest found
+//    so far). When a node is divided, the members are found by searches from their first
+//    vertices, run in turn one step each until all but one have finished; that one is the
+//    largest, keeps the node's label unread, and its cost is what the others leave
+//    (the smaller-half rule).
+//  - The splitting vertices of an IS s_pq (Def. 2) come from the graph's dominator tree: every
+//    path into an interior vertex of s comes through p (Def. 1), so the interior vertices on
+//    every p -> q path are the dominators of q's predecessors in s up to p: the dominator-tree
+//    path from their nearest common dominator up to p, empty when s owns the edge p -> q.
+//  - A Complicate IS's members come from Alg. 4 (Divider::maximalMembers) over its whole
+//    interior: the one step that still reads an IS per level (nested Complicate IS are rare).
+class TreeBuilder {
+public:
+    TreeBuilder(const Graph& graph, std::vector<DivisionNode>& nodes)
+        : m_graph(graph), m_nodes(nodes), m_divider(graph), m_dominators(DominatorTree::ofGraph(graph)),
+          m_label(graph.vertexCount(), -1), m_seenStamp(graph.vertexCount(), 0), m_seenBy(graph.vertexCount(), -1)
+    {
+    }
+
+    void build()
+    {
+        DivisionNode root;
+        root.source = m_graph.source();
+        root.target = m_graph.sink();
+        root.hasDirectEdge = hasEdge(m_graph, root.source, root.target);
+        const int rootClass = newClass(0);
+        for (VertexIndex v = 0; v < m_graph.vertexCount(); ++v)
+            if (v != root.source && v != root.target) {
+                m_label[v] = rootClass;
+                root.cost += m_graph.bytes(v);
+                ++root.interiorSize;
+            }
+        m_nodes.push_back(std::move(root));
+        m_nodeClass.push_back(rootClass);
+        for (std::size_t index = 0; index < m_nodes.size(); ++index)
+            divide(static_cast<int>(index));
+    }
+
+    // The node each vertex is interior to and no child of it is (-1: the graph's source and sink).
+    std::vector<int> holders() const
+    {
+        std::vector<int> out(m_label.size(), -1);
+        for (std::size_t v = 0; v < m_label.size(); ++v)
+            if (m_label[v] >= 0)
+                out[v] = m_classNode[m_label[v]];
+        return out;
+    }
+
+private:
+    int newClass(int node)
+    {
+        m_classNode.push_back(node);
+        return static_cast<int>(m_classNode.size()) - 1;
+    }
+
+    int addChild(int parent, VertexIndex source, VertexIndex target, bool direct)
+    {
+        DivisionNode child;
+        child.source = source;
+        child.target = target;
+        child.hasDirectEdge = direct;
+        child.parent = parent;
+        m_nodes.push_back(std::move(child));
+        m_nodeClass.push_back(-1);
+        const int index = static_cast<int>(m_nodes.size()) - 1;
+        m_nodes[parent].children.push_back(index);
+        return index;
+    }
+
+    void divide(int index)
+    {
+        if (m_nodes[index].isSingleEdge())
+            return;
+        const int label = m_nodeClass[index];
+        const VertexIndex p = m_nodes[index].source, q = m_nodes[index].target;
+        int common = m_nodes[index].hasDirectEdge ? p : -1;
+        for (VertexIndex u : m_graph.predecessors(q))
+            if (m_label[u] == label)
+                common = common < 0 ? u : m_dominators.meet(common, u);
+        std::vector<VertexIndex> splits;
+        for (int v = common; v != p; v = m_dominators.parent(v)) {
+            if (v < 0 || m_label[v] != label)
+                throw std::logic_error("division tree: the dominator path leaves the IS");
+            splits.push_back(v);
+        }
+        std::reverse(splits.begin(), splits.end());
+        if (!splits.empty())
+            divideLinear(index, label, splits);
+        else
+            divideBranches(index, label);
+    }
+
+    // Alg. 2: the members between consecutive splitting vertices, which the node holds itself.
+    void divideLinear(int index, int label, const std::vector<VertexIndex>& splits)
+    {
+        m_nodes[index].type = SegmentType::Linear;
+        const int own = newClass(index);
+        std::vector<VertexIndex> xs{m_nodes[index].source};
+        for (VertexIndex v : splits) {
+            m_label[v] = own;
+            xs.push_back(v);
+        }
+        xs.push_back(m_nodes[index].target);
+        std::vector<std::vector<VertexIndex>> seeds(xs.size() - 1);
+        for (std::size_t m = 0; m + 1 < xs.size(); ++m)
+            seeds[m] = interiorSuccessors(xs[m], label);
+        const Searches found = searchInTurn(seeds, label);
+        std::int64_t heldCost = 0;
+        for (VertexIndex v : splits)
+            heldCost += m_graph.bytes(v);
+        Remainder rest{m_nodes[index].cost - heldCost, m_nodes[index].interiorSize - static_cast<int>(splits.size())};
+        int largest = -1;
+        for (std::size_t m = 0; m + 1 < xs.size(); ++m) {
+            const int child = addChild(index, xs[m], xs[m + 1], hasEdge(m_graph, xs[m], xs[m + 1]));
+            const int search = seeds[m].empty() ? -1 : found.rootOf(seeds[m].front());
+            if (search >= 0 && search == found.unfinished)
+                largest = child;
+            else if (search >= 0)
+                take(child, found.members[search], rest);
+        }
+        if (largest >= 0)
+            inherit(largest, label, rest);
+        m_nodes[index].segmentCost = m_nodes[index].cost;
+    }
+
+    // Alg. 3 when the interior falls apart into several branches (or one beside the direct
+    // edge), else Alg. 4.
+    void divideBranches(int index, int label)
+    {
+        const VertexIndex p = m_nodes[index].source, q = m_nodes[index].target;
+        const bool direct = m_nodes[index].hasDirectEdge;
+        std::vector<std::vector<VertexIndex>> seeds;
+        for (VertexIndex v : interiorSuccessors(p, label))
+            seeds.push_back({v});
+        Searches found = searchInTurn(seeds, label);
+        // Each search that is left is one branch; the topologically first vertex of a branch is a
+        // successor of p, so the seeds order them.
+        std::vector<int> branchOrder;
+        for (const auto& seed : seeds) {
+            const int search = found.rootOf(seed.front());
+            if (std::find(branchOrder.begin(), branchOrder.end(), search) == branchOrder.end())
+                branchOrder.push_back(search);
+        }
+        if (branchOrder.size() + (direct ? 1 : 0) < 2) {
+            divideComplicate(index, finish(found, branchOrder.front(), label));
+            return;
+        }
+        m_nodes[index].type = SegmentType::Branch;
+        if (direct)
+            addChild(index, p, q, true);
+        Remainder rest{m_nodes[index].cost, m_nodes[index].interiorSize};
+        int largest = -1;
+        for (int search : branchOrder) {
+            const int child = addChild(index, p, q, false);
+            if (search == found.unfinished)
+                largest = child;
+            else
+                take(child, found.members[search], rest);
+        }
+        if (largest >= 0)
+            inherit(largest, label, rest);
+        std::int64_t widest = 0;
+        for (int child : m_nodes[index].children)
+            widest = std::max(widest, m_nodes[child].cost);
+        m_nodes[index].segmentCost = widest;
+    }
+
+    void divideComplicate(int index, std::vector<VertexIndex> interior)
+    {
+        DivisionNode& node = m_nodes[index];
+        node.type = SegmentType::Complicate;
+        node.segmentCost = node.cost;
+        IndependentSegment s;
+        s.source = node.source;
+        s.target = node.target;
+        s.hasDirectEdge = node.hasDirectEdge;
+        s.cost = node.cost;
+        s.vertices = std::move(interior);
+        s.vertices.push_back(node.source);
+        s.vertices.push_back(node.target);
+        std::sort(s.vertices.begin(), s.vertices.end(), [this](VertexIndex a, VertexIndex b) {
+            return m_graph.topologicalPosition(a) < m_graph.topologicalPosition(b);
+        });
+        const int own = newClass(index);
+        for (std::size_t k = 1; k + 1 < s.vertices.size(); ++k)
+            m_label[s.vertices[k]] = own;  // connecting vertices keep it; members' are relabelled
+        Remainder unused{0, 0};
+        for (IndependentSegment& member : m_divider.maximalMembers(s)) {
+            const int child = addChild(index, member.source, member.target, member.hasDirectEdge);
+            take(child, {member.vertices.begin() + 1, member.vertices.end() - 1}, unused);
+        }
+    }
+
+    // Interior vertices of `node`-to-be (label) that `from` feeds.
+    std::vector<VertexIndex> interiorSuccessors(VertexIndex from, int label) const
+    {
+        std::vector<VertexIndex> out;
+        for (VertexIndex w : m_graph.successors(from))
+            if (m_label[w] == label)
+                out.push_back(w);
+        return out;
+    }
+
+    struct Remainder {
+        std::int64_t cost;
+        int size;
+    };
+
+    // A member whose interior was read: it gets a label of its own.
+    void take(int child, const std::vector<VertexIndex>& interior, Remainder& rest)
+    {
+        const int cls = newClass(child);
+        m_nodeClass[child] = cls;
+        DivisionNode& node = m_nodes[child];
+        for (VertexIndex v : interior) {
+            m_label[v] = cls;
+            node.cost += m_graph.bytes(v);
+        }
+        node.interiorSize = static_cast<int>(interior.size());
+        rest.cost -= node.cost;
+        rest.size -= node.interiorSize;
+    }
+
+    // The largest member, left unread: it keeps the parent's label and is what the others leave.
+    void inherit(int child, int label, const Remainder& rest)
+    {
+        m_classNode[label] = child;
+        m_nodeClass[child] = label;
+        m_nodes[child].cost = rest.cost;
+        m_nodes[child].interiorSize = rest.size;
+    }
+
+    // Searches over the vertices labelled `label`, one per seed list, each taking one vertex in
+    // turn, until at most one is unfinished. Searches that meet become one (union by size).
+    struct Searches {
+        std::vector<int> parent;
+        std::vector<std::vector<VertexIndex>> members, frontier;
+        int unfinished = -1;
+        const TreeBuilder* builder = nullptr;
+
+        int root(int s) const
+        {
+            while (parent[s] != s)
+                s = parent[s];
+            return s;
+        }
+        int rootOf(VertexIndex v) const { return root(builder->m_seenBy[v]); }
+    };
+
+    // The whole interior a search reaches, run to its end.
+    std::vector<VertexIndex> finish(Searches& found, int s, int label)
+    {
+        while (!found.frontier[s].empty())
+            step(found, s, label);
+        return std::move(found.members[s]);
+    }
+
+    Searches searchInTurn(const std::vector<std::vector<VertexIndex>>& seeds, int label)
+    {
+        ++m_stamp;
+        Searches found;
+        found.builder = this;
+        std::vector<int> active;
+        for (const auto& list : seeds) {
+            const int s = static_cast<int>(found.parent.size());
+            found.parent.push_back(s);
+            found.members.emplace_back();
+            found.frontier.emplace_back();
+            for (VertexIndex v : list)
+                visit(found, s, v);
+            if (!found.frontier[s].empty())
+                active.push_back(s);
+        }
+        while (true) {
+            std::erase_if(active, [&found](int s) { return found.parent[s] != s || found.frontier[s].empty(); });
+            if (active.size() <= 1)
+                break;
+            for (int s : active)
+                if (found.parent[s] == s && !found.frontier[s].empty())
+                    step(found, s, label);
+        }
+        found.unfinished = active.empty() ? -1 : active.front();
+        return found;
+    }
+
+    void visit(Searches& found, int s, VertexIndex v)
+    {
+        if (m_seenStamp[v] == m_stamp) {
+            merge(found, s, found.rootOf(v));
+            return;
+        }
+        m_seenStamp[v] = m_stamp;
+        m_seenBy[v] = s;
+        found.members[s].push_back(v);
+        found.frontier[s].push_back(v);
+    }
+
+    void step(Searches& found, int s, int label)
+    {
+        const VertexIndex v = found.frontier[s].back();
+        found.frontier[s].pop_back();
+        for (auto neighbours : {m_graph.successors(v), m_graph.predecessors(v)})
+            for (VertexIndex w : neighbours)
+                if (m_label[w] == label)
+                    visit(found, found.root(s), w);
+    }
+
+    void merge(Searches& found, int a, int b)
+    {
+        a = found.root(a);
+        b = found.root(b);
+        if (a == b)
+            return;
+        if (found.members[a].size() < found.members[b].size())
+            std::swap(a, b);
+        found.parent[b] = a;
+        for (auto* list : {&found.members, &found.frontier}) {
+            auto& from = (*list)[b];
+            (*list)[a].insert((*list)[a].end(), from.begin(), from.end());
+            from = {};
+        }
+    }
+
+    const Graph& m_graph;
+    std::vector<DivisionNode>& m_nodes;
+    Divider m_divider;
+    DominatorTree m_dominators;
+    std::vector<int> m_label;      // per vertex: the class of the node it is interior to; -1: none
+    std::vector<int> m_classNode;  // class -> node
+    std::vector<int> m_nodeClass;  // node -> class its interior is labelled with
+    std::vector<int> m_seenStamp, m_seenBy;
+    int m_stamp = 0;
+};
+
+}  // namespace
+
 DivisionTree DivisionTree::build(const Graph& graph)
 {
     DivisionTree tree;
-    DivisionNode root;
-    root.segment.source = graph.source();
-    root.segment.target = graph.sink();
-    root.segment.vertices = graph.topologicalOrder();
-    root.segment.hasDirectEdge = hasEdge(graph, graph.source(), graph.sink());
-    for (std::size_t k = 1; k + 1 < root.segment.vertices.size(); ++k)
-        root.segment.cost += graph.bytes(root.segment.vertices[k]);
-    tree.m_nodes.push_back(std::move(root));
-
-    Divider divider(graph);
-    // Nodes are appended as they are found; a node is divided once its turn comes.
-    for (std::size_t index = 0; index < tree.m_nodes.size(); ++index) {
-        Division division = divider.divide(tree.m_nodes[index].segment);
-        tree.m_nodes[index].type = division.type;
-        std::int64_t largestBranch = 0;
-        for (IndependentSegment& member : division.members) {
-            DivisionNode child;
-            child.segment = std::move(member);
-            child.segmentCost = child.segment.cost;
-            child.parent = static_cast<int>(index);
-            largestBranch = std::max(largestBranch, child.segmentCost);
-            tree.m_nodes[index].children.push_back(static_cast<int>(tree.m_nodes.size()));
-            tree.m_nodes.push_back(std::move(child));
-        }
-        DivisionNode& node = tree.m_nodes[index];
-        node.segmentCost = node.type == SegmentType::Branch ? largestBranch : node.segment.cost;
-    }
+    tree.m_graph = &graph;
+    TreeBuilder builder(graph, tree.m_nodes);
+    builder.build();
+    const std::vector<int> holder = builder.holders();
+    tree.m_heldStart.assign(tree.m_nodes.size() + 1, 0);
+    for (int h : holder)
+        if (h >= 0)
+            ++tree.m_heldStart[h + 1];
+    std::partial_sum(tree.m_heldStart.begin(), tree.m_heldStart.end(), tree.m_heldStart.begin());
+    tree.m_held.resize(tree.m_heldStart.back());
+    std::vector<int> fill(tree.m_heldStart.begin(), tree.m_heldStart.end() - 1);
+    for (VertexIndex v = 0; v < graph.vertexCount(); ++v)
+        if (holder[v] >= 0)
+            tree.m_held[fill[holder[v]]++] = v;
     return tree;
+}
+
+std::vector<VertexIndex> DivisionTree::interior(int index) const
+{
+    std::vector<VertexIndex> out;
+    std::vector<int> pending{index};
+    while (!pending.empty()) {
+        const int n = pending.back();
+        pending.pop_back();
+        out.insert(out.end(), m_held.begin() + m_heldStart[n], m_held.begin() + m_heldStart[n + 1]);
+        pending.insert(pending.end(), m_nodes[n].children.begin(), m_nodes[n].children.end());
+    }
+    std::sort(out.begin(), out.end(), [this](VertexIndex a, VertexIndex b) {
+        return m_graph->topologicalPosition(a) < m_graph->topologicalPosition(b);
+    });
+    return out;
+}
+
+IndependentSegment DivisionTree::segment(int index) const
+{
+    const DivisionNode& node = m_nodes[index];
+    IndependentSegment s;
+    s.source = node.source;
+    s.target = node.target;
+    s.hasDirectEdge = node.hasDirectEdge;
+    s.cost = node.cost;
+    s.vertices.push_back(node.source);
+    const std::vector<VertexIndex> inside = interior(index);
+    s.vertices.insert(s.vertices.end(), inside.begin(), inside.end());
+    s.vertices.push_back(node.target);
+    return s;
 }
 
 bool DivisionTree::hasComplicate() const

@@ -36,18 +36,27 @@ Division divide(const Graph& graph, const IndependentSegment& segment);
 
 struct DivisionNode {
     SegmentType type = SegmentType::Leaf;
-    IndependentSegment segment;
+    VertexIndex source = 0;
+    VertexIndex target = 0;
+    bool hasDirectEdge = false;  // owns the edge source->target
+    std::int64_t cost = 0;       // l(s): the sum of the interior vertices' bytes
+    int interiorSize = 0;        // how many interior vertices
     // The largest segment the IS leaves when only its source and target are checkpoints:
     // its cost, except for a Branch IS, whose branches are re-forwarded one after the other
     // (each is its own IS), where it is the largest branch.
     std::int64_t segmentCost = 0;
     std::vector<int> children;  // node indices of the division's members, in Division order
     int parent = -1;
+
+    bool isSingleEdge() const { return interiorSize == 0; }
 };
 
 class DivisionTree {
 public:
-    // The root is the whole graph: the IS from the graph's source to its sink.
+    // The root is the whole graph: the IS from the graph's source to its sink. Memory is
+    // O(|V| + |E|) however deep the IS nest: a node keeps its ends and sizes, and each vertex
+    // names the deepest node it is interior to (see the .cpp for how the division avoids
+    // re-reading the vertices of the largest member at every level).
     static DivisionTree build(const Graph& graph);
 
     int root() const { return 0; }
@@ -56,9 +65,18 @@ public:
     const std::vector<DivisionNode>& nodes() const { return m_nodes; }
     // Whether any node is a Complicate IS.
     bool hasComplicate() const;
+    // A node's interior vertices in topological order, and the node as an IS with its vertex
+    // list: built on demand in O(k log k) for an interior of k vertices.
+    std::vector<VertexIndex> interior(int index) const;
+    IndependentSegment segment(int index) const;
 
 private:
+    const Graph* m_graph = nullptr;
     std::vector<DivisionNode> m_nodes;
+    // The vertices each node holds itself (a Linear IS's splitting vertices, a Complicate IS's
+    // connecting vertices): node k's are m_held[m_heldStart[k] .. m_heldStart[k + 1]).
+    std::vector<int> m_heldStart;
+    std::vector<VertexIndex> m_held;
 };
 
 }  // namespace ckpt

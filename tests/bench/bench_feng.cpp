@@ -81,9 +81,10 @@ std::size_t peakHeap(const std::function<void()>& run)
 void bench(const std::string& label, const Graph& g)
 {
     const DivisionTree tree = DivisionTree::build(g);
-    std::size_t treeEntries = 0;
+    // Nodes, their child links and the vertices they hold.
+    std::size_t treeEntries = static_cast<std::size_t>(g.vertexCount());
     for (const DivisionNode& n : tree.nodes())
-        treeEntries += n.segment.vertices.size();
+        treeEntries += 1 + n.children.size();
     const std::size_t terms = TreeCheckpointSearch(g, tree).maxTerms().size();
     const FengAcgSolver solver;
     SolverOptions every;

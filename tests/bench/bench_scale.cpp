@@ -3,6 +3,7 @@
 // `ckptx solve` under /usr/bin/time -v) or solved here with feng-acg.
 //
 // Usage: bench_scale KIND N write OUT.json
+//        bench_scale KIND N tree             (division tree only, wall ms)
 //        bench_scale KIND N solve            (division tree + feng-acg sweep, wall ms)
 // KIND: chain | residual | rainbow | dense. Bytes are pseudo-random in [1, 2^20] from a
 // fixed seed, so every max term is distinct and the sweep meets its worst case.
@@ -95,7 +96,7 @@ double msSince(std::chrono::steady_clock::time_point start)
 int main(int argc, char** argv)
 {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: bench_scale chain|residual|rainbow|dense N write OUT.json | solve\n");
+        std::fprintf(stderr, "usage: bench_scale chain|residual|rainbow|dense N write OUT.json | tree | solve\n");
         return 2;
     }
     try {
@@ -109,11 +110,13 @@ int main(int argc, char** argv)
             writeGraphFile(argv[4], graph);
             return 0;
         }
-        if (action != "solve")
-            throw std::invalid_argument("unknown action \"" + action + "\" (write OUT.json, solve)");
+        if (action != "solve" && action != "tree")
+            throw std::invalid_argument("unknown action \"" + action + "\" (write OUT.json, tree, solve)");
         start = std::chrono::steady_clock::now();
         const DivisionTree tree = DivisionTree::build(graph);
         std::printf("division tree: %d nodes in %.0f ms\n", tree.size(), msSince(start));
+        if (action == "tree")
+            return 0;
         start = std::chrono::steady_clock::now();
         const Plan plan = FengAcgSolver().solve(graph, {});
         std::printf("feng-acg: objective %lld, %zu checkpoints, %zu sweep entries in %.0f ms\n",

@@ -92,10 +92,26 @@ std::vector<VertexIndex> splittingByDefinition(const Graph& g, const Independent
 // Every structural promise of the tree, checked from the definitions.
 void checkTree(const Graph& g, const DivisionTree& tree, const QByteArray& where)
 {
-    QVERIFY2(tree.node(0).segment.vertices.size() == static_cast<std::size_t>(g.vertexCount()), where);
-    for (const DivisionNode& node : tree.nodes()) {
-        const IndependentSegment& s = node.segment;
+    QVERIFY2(tree.segment(0).vertices.size() == static_cast<std::size_t>(g.vertexCount()), where);
+    for (int index = 0; index < tree.size(); ++index) {
+        const DivisionNode& node = tree.node(index);
+        const IndependentSegment s = tree.segment(index);
         QVERIFY2(isIndependentSegment(g, s.vertices, s.source, s.target), where);
+        // The sizes kept for members that were never read (the smaller-half rule) are exact.
+        std::int64_t cost = 0;
+        for (std::size_t k = 1; k + 1 < s.vertices.size(); ++k)
+            cost += g.bytes(s.vertices[k]);
+        QVERIFY2(node.cost == cost && node.interiorSize + 2 == static_cast<int>(s.vertices.size()), where);
+        QVERIFY2(node.hasDirectEdge == s.hasDirectEdge && node.source == s.source && node.target == s.target, where);
+        // The division is the one Alg. 2-4 give for this IS on its own.
+        const Division reference = divide(g, s);
+        QVERIFY2(reference.type == node.type && reference.members.size() == node.children.size(), where);
+        for (std::size_t m = 0; m < node.children.size(); ++m) {
+            const IndependentSegment member = tree.segment(node.children[m]);
+            QVERIFY2(member.vertices == reference.members[m].vertices &&
+                         member.hasDirectEdge == reference.members[m].hasDirectEdge,
+                     where + " member " + QByteArray::number(int(m)));
+        }
         if (node.type == SegmentType::Leaf) {
             QVERIFY2(s.isSingleEdge() && s.hasDirectEdge && node.children.empty(), where);
             continue;
@@ -105,7 +121,7 @@ void checkTree(const Graph& g, const DivisionTree& tree, const QByteArray& where
         EdgeSet all;
         std::size_t count = 0;
         for (int c : node.children) {
-            const EdgeSet e = edgesOf(g, tree.node(c).segment);
+            const EdgeSet e = edgesOf(g, tree.segment(c));
             count += e.size();
             all.insert(e.begin(), e.end());
         }
@@ -116,8 +132,8 @@ void checkTree(const Graph& g, const DivisionTree& tree, const QByteArray& where
             QVERIFY2(splits.size() + 1 == node.children.size(), where);
             VertexIndex expect = s.source;
             for (int c : node.children) {
-                QVERIFY2(tree.node(c).segment.source == expect, where);
-                expect = tree.node(c).segment.target;
+                QVERIFY2(tree.node(c).source == expect, where);
+                expect = tree.node(c).target;
             }
             QVERIFY2(expect == s.target, where);
             continue;
@@ -125,7 +141,7 @@ void checkTree(const Graph& g, const DivisionTree& tree, const QByteArray& where
         QVERIFY2(splits.empty(), where);
         if (node.type == SegmentType::Branch) {
             for (int c : node.children)
-                QVERIFY2(tree.node(c).segment.source == s.source && tree.node(c).segment.target == s.target, where);
+                QVERIFY2(tree.node(c).source == s.source && tree.node(c).target == s.target, where);
             continue;
         }
         // Complicate (Def. 5, 6): one branch, and the members are exactly the maximal
@@ -139,14 +155,14 @@ void checkTree(const Graph& g, const DivisionTree& tree, const QByteArray& where
                     if (auto is = largestIndependentSegment(g, p, q))
                         proper.push_back(*is);
         for (int c : node.children) {
-            const IndependentSegment& m = tree.node(c).segment;
+            const IndependentSegment m = tree.segment(c);
             for (const IndependentSegment& other : proper)
                 QVERIFY2(!inside(g, m, other, true), where + " member " + endsOf(g, m).c_str());
         }
         for (const IndependentSegment& other : proper) {
             bool covered = false;
             for (int c : node.children)
-                covered = covered || inside(g, other, tree.node(c).segment, false);
+                covered = covered || inside(g, other, tree.segment(c), false);
             QVERIFY2(covered, where + " IS " + endsOf(g, other).c_str() + " is in no member");
         }
     }
@@ -156,7 +172,7 @@ std::multiset<std::string> memberEnds(const Graph& g, const DivisionTree& tree, 
 {
     std::multiset<std::string> out;
     for (int c : tree.node(node).children)
-        out.insert(endsOf(g, tree.node(c).segment));
+        out.insert(endsOf(g, tree.segment(c)));
     return out;
 }
 
@@ -198,7 +214,7 @@ private Q_SLOTS:
             QCOMPARE(t.node(0).type, SegmentType::Branch);
             QCOMPARE(memberEnds(g, t, 0), (std::multiset<std::string>{"i-j", "i-j", "i-j"}));
             QCOMPARE(t.node(0).segmentCost, 9);  // the largest branch (b, c) = 4 + 5
-            QCOMPARE(t.node(0).segment.cost, 23);
+            QCOMPARE(t.node(0).cost, 23);
         }
         {  // Complicate IS, division {s_ik, s_it, s_kt, s_kj, s_tj} (Def. 6).
             const Graph g = example("fig4-complicate");
@@ -207,7 +223,7 @@ private Q_SLOTS:
             QCOMPARE(memberEnds(g, t, 0), (std::multiset<std::string>{"i-k", "i-t", "k-t", "k-j", "t-j"}));
             checkTree(g, t, "fig4-complicate");
             // divide() on its own gives the same division; the member s_kj is {k, d, j}.
-            const Division d = divide(g, t.node(0).segment);
+            const Division d = divide(g, t.segment(0));
             QCOMPARE(d.type, SegmentType::Complicate);
             QCOMPARE(d.members.size(), 5u);
             QCOMPARE(d.members[3].vertices, (std::vector<VertexIndex>{at(g, "k"), at(g, "d"), at(g, "j")}));
@@ -274,6 +290,31 @@ private Q_SLOTS:
         for (const DivisionNode& n : t.nodes())
             complicate += n.type == SegmentType::Complicate;
         QCOMPARE(complicate, 2);
+    }
+
+    // Nested skips v_i -> v_(n-1-i): Branch and Linear IS alternate all the way down, each
+    // holding all but two vertices of its parent (the case the smaller-half rule is for).
+    void nestedRainbow()
+    {
+        const int n = 61;
+        std::vector<std::int64_t> bytes;
+        std::vector<std::pair<int, int>> edges;
+        for (int v = 0; v < n; ++v)
+            bytes.push_back(1 + (v * 37) % 11);
+        for (int v = 0; v + 1 < n; ++v)
+            edges.push_back({v, v + 1});
+        for (int v = 0; n - 1 - v > v + 1; ++v)
+            edges.push_back({v, n - 1 - v});
+        const Graph g = test::makeGraph(bytes, edges);
+        const DivisionTree t = DivisionTree::build(g);
+        checkTree(g, t, "rainbow");
+        int depth = 0;
+        for (int node = 0; !t.node(node).children.empty(); ++depth) {
+            const DivisionNode& x = t.node(node);
+            QCOMPARE(x.type, depth % 2 == 0 ? SegmentType::Branch : SegmentType::Linear);
+            node = x.children[1];  // the Branch's path beside its direct edge; the Linear's middle member
+        }
+        QCOMPARE(depth, n - 1);  // 30 skips, each a Branch over a Linear
     }
 
     void randomTrees()
