@@ -3,6 +3,7 @@
 #include "solvers/ForwardGraphCheck.h"
 #include "solvers/MaxTermSweep.h"
 #include "solvers/TreeCheckpointSearch.h"
+#include "solvers/TreeSweepValues.h"
 #include "theory/DivisionTree.h"
 
 namespace ckpt {
@@ -47,11 +48,19 @@ Plan solveBySweep(const Graph& graph, const Solver& solver, const SolverOptions&
         candidates.highest = tree.node(tree.root()).segmentCost;
         if (search.maxTermEnumeration() <= 8 * static_cast<std::int64_t>(graph.vertexCount() + graph.edgeCount()))
             candidates.terms = search.maxTerms();
-        sweep = sweepParametric(candidates, solveAt, options);
+        const TreeSweepValues values(graph, tree, search);
+        int valued = 0;
+        const bool walk = values.tabulatesNothing();
+        const SolveUnderC valueAt = [&values, &valued, &solveAt, walk](std::int64_t c) {
+            ++valued;
+            return walk ? solveAt(c) : values.at(c);
+        };
+        sweep = sweepParametric(candidates, valueAt, solveAt, options);
         how = "parametric search over " +
               (candidates.terms.empty() ? "C in [0, " + std::to_string(candidates.highest) + "]"
                                         : std::to_string(candidates.terms.size()) + " max terms C") +
-              ": Alg. 5 run under " + std::to_string(solved) + " C";
+              ": S(C) under " + std::to_string(valued) + " C, Alg. 5 walked under " + std::to_string(solved) +
+              " of them for the sweep's plans";
     }
     const SweepEntry& best = sweep.entries[sweep.winner];
     Plan plan = makePlan(graph, solver, options, best.checkpoints);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
+#include <string>
 
 namespace ckpt {
 
@@ -48,21 +50,33 @@ std::int64_t CandidateCs::firstAtLeast(std::int64_t c) const
     return std::lower_bound(terms.begin(), terms.end(), c) - terms.begin();
 }
 
-Sweep sweepParametric(const CandidateCs& candidates, const SolveUnderC& solveAt, const SolverOptions& options)
+Sweep sweepParametric(const CandidateCs& candidates, const SolveUnderC& valueAt, const SolveUnderC& solveAt,
+                      const SolverOptions& options)
 {
     // A solved point: asked under candidate `index`, least bytes S, largest segment m.
     struct Solved {
         std::int64_t index, bytes, m;
     };
-    std::map<std::int64_t, SweepEntry> byTerm;  // keyed by m; the first plan found for an m stays
+    struct Found {
+        std::int64_t askedAt, bytes;
+        std::vector<VertexIndex> checkpoints;  // empty: walk for them if the entry is kept
+    };
+    constexpr std::size_t heldIds = std::size_t(1) << 24;  // checkpoints held while searching
+    std::size_t held = 0;
+    std::map<std::int64_t, Found> byTerm;  // keyed by m; the first plan found for an m stays
     std::int64_t best = -1;
     auto solve = [&](std::int64_t index) {
         options.checkCancelled();
-        SweepPoint p = solveAt(candidates.at(index));
+        SweepPoint p = valueAt(candidates.at(index));
         const Solved s{index, p.bytes, p.maxSegment};
         if (best < 0 || p.objective() < best)
             best = p.objective();
-        byTerm.try_emplace(s.m, entryOf(s.m, std::move(p)));
+        if (!byTerm.count(s.m)) {
+            if (held + p.checkpoints.size() > heldIds)
+                p.checkpoints.clear();
+            held += p.checkpoints.size();
+            byTerm.emplace(s.m, Found{candidates.at(index), p.bytes, std::move(p.checkpoints)});
+        }
         return s;
     };
     const std::int64_t last = candidates.count() - 1;
@@ -78,18 +92,42 @@ Sweep sweepParametric(const CandidateCs& candidates, const SolveUnderC& solveAt,
                                                               candidates.firstAtLeast(best - b.bytes));
         if (hi <= lo) {
             open -= static_cast<double>(b.index - a.index);
-            options.report(1 - open / width);
+            options.report(0.9 * (1 - open / width));
             continue;
         }
         const Solved mid = solve(lo + (hi - lo) / 2);
         intervals.push_back({a, mid});
         intervals.push_back({mid, b});
     }
-    options.report(1.0);
+    // The winner (least objective, then least m) and the entries kept, each walked once for its
+    // checkpoints under the C it was found at: the same plan, so the same bytes and m.
+    const int found = static_cast<int>(byTerm.size());
+    std::vector<std::pair<std::int64_t, Found>> all(std::make_move_iterator(byTerm.begin()),
+                                                    std::make_move_iterator(byTerm.end()));
+    byTerm.clear();
+    int winner = 0;
+    for (int k = 0; k < found; ++k)
+        if (all[k].second.bytes + all[k].first < all[winner].second.bytes + all[winner].first)
+            winner = k;
+    std::vector<int> kept;
+    for (int j = 0; j < std::min(found, kKeptSweepEntries); ++j)
+        kept.push_back(found <= kKeptSweepEntries ? j : static_cast<int>(static_cast<std::int64_t>(j) * (found - 1) / (kKeptSweepEntries - 1)));
+    kept.push_back(winner);
+    std::sort(kept.begin(), kept.end());
+    kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
     Sweep sweep;
-    for (auto& [m, entry] : byTerm)
-        sweep.entries.push_back(std::move(entry));
-    pickWinner(sweep);
+    for (std::size_t j = 0; j < kept.size(); ++j) {
+        options.checkCancelled();
+        auto& [m, f] = all[kept[j]];
+        SweepPoint p = f.checkpoints.empty() ? solveAt(f.askedAt) : SweepPoint{std::move(f.checkpoints), f.bytes, m};
+        if (p.bytes != f.bytes || p.maxSegment != m)
+            throw std::logic_error("C sweep: the plan walked under C = " + std::to_string(f.askedAt) +
+                                   " is not the one its values describe");
+        if (kept[j] == winner)
+            sweep.winner = static_cast<int>(j);
+        sweep.entries.push_back(entryOf(m, std::move(p)));
+        options.report(0.9 + 0.1 * static_cast<double>(j + 1) / static_cast<double>(kept.size()));
+    }
     return sweep;
 }
 

@@ -10,7 +10,7 @@
 namespace ckpt {
 
 struct SweepPoint {
-    std::vector<VertexIndex> checkpoints;
+    std::vector<VertexIndex> checkpoints;  // empty where only the values were asked for
     std::int64_t bytes = 0;       // checkpoint bytes: S(C), the least possible under C
     std::int64_t maxSegment = 0;  // the largest segment actually left (<= C)
     std::int64_t objective() const { return bytes + maxSegment; }
@@ -42,8 +42,13 @@ struct CandidateCs {
 //  - Between solved points a < b (S(a.c) > S(b.c)) the C still open are a.c < C < b.m, where
 //    g(C) >= S(b) + C. Only C < best - S(b) can beat the best objective found; the interval
 //    is bisected over those, and dropped when none is left or when S(a) = S(b).
-// Each solve is one Alg. 5 walk (docs/THEORY.md, docs/BENCHMARKS.md). Entries: the distinct m
-// found, ascending.
-Sweep sweepParametric(const CandidateCs& candidates, const SolveUnderC& solveAt, const SolverOptions& options);
+// `valueAt` gives S and the largest segment under a C (TreeSweepValues, no walk), with the
+// checkpoints where they come at no extra cost; `solveAt` the same plan with its checkpoints,
+// asked for the entries kept whose checkpoints valueAt did not give (docs/THEORY.md,
+// docs/BENCHMARKS.md). Entries: the distinct m found, ascending; where there are more than
+// kKeptSweepEntries, that many spread evenly over them, and the winner.
+constexpr int kKeptSweepEntries = 128;
+Sweep sweepParametric(const CandidateCs& candidates, const SolveUnderC& valueAt, const SolveUnderC& solveAt,
+                      const SolverOptions& options);
 
 }  // namespace ckpt

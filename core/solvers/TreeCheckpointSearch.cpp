@@ -78,13 +78,18 @@ std::int64_t TreeCheckpointSearch::maxTermEnumeration() const
     return count;
 }
 
-TreeCheckpointSearch::Result TreeCheckpointSearch::solve(std::int64_t c) const
+TreeCheckpointSearch::Walk TreeCheckpointSearch::startWalk(std::int64_t c) const
 {
     if (m_chosenStamp.empty() || m_stamp == std::numeric_limits<int>::max()) {
         m_chosenStamp.assign(m_graph.vertexCount(), 0);
         m_stamp = 0;
     }
-    Walk walk{c, {}, m_chosenStamp, ++m_stamp};
+    return Walk{c, {}, m_chosenStamp, ++m_stamp};
+}
+
+TreeCheckpointSearch::Result TreeCheckpointSearch::solve(std::int64_t c) const
+{
+    Walk walk = startWalk(c);
     walk.add(m_graph.source(), m_graph);
     walk.add(m_graph.sink(), m_graph);
     const DivisionNode& root = m_tree.node(m_tree.root());
@@ -99,6 +104,30 @@ TreeCheckpointSearch::Result TreeCheckpointSearch::solve(std::int64_t c) const
     return std::move(walk.result);
 }
 
+TreeCheckpointSearch::NodeOutcome TreeCheckpointSearch::outcome(int node, std::int64_t c) const
+{
+    Walk walk = startWalk(c);
+    walk.chosen[m_tree.node(node).source] = walk.stamp;
+    walk.chosen[m_tree.node(node).target] = walk.stamp;
+    std::vector<int> exceeding;
+    divideUnder(node, walk, exceeding);
+    return {walk.result.bytes, walk.result.maxSegment};
+}
+
+int TreeCheckpointSearch::linearLength(int node) const
+{
+    return m_chainOf[node] < 0 ? 0 : m_chains[m_chainOf[node]].length();
+}
+
+void TreeCheckpointSearch::appendRunCosts(int node, std::vector<std::int64_t>& out) const
+{
+    if (m_chainOf[node] < 0)
+        return;
+    const ConstrainedChain& chain = m_chains[m_chainOf[node]];
+    for (int p = 0; p < chain.length(); ++p)
+        chain.appendSegmentCostsFrom(p, out);
+}
+
 // Alg. 5 for an IS whose source and target are checkpoints and that leaves a segment
 // larger than C. "Cost of s" in its step 1 is read as the largest segment s leaves with
 // only its ends as checkpoints (segmentCost): for a Branch IS that is its largest branch,
@@ -110,49 +139,57 @@ void TreeCheckpointSearch::breakDown(int top, Walk& walk) const
 {
     std::vector<int>& pending = m_pending;
     pending.assign(1, top);
+    std::vector<int> exceeding;
     while (!pending.empty()) {
         const int index = pending.back();
         pending.pop_back();
-        const DivisionNode& node = m_tree.node(index);
-        if (node.type == SegmentType::Linear) {
-            // Steps 4–10: members exceeding C are broken down with both ends as checkpoints;
-            // the runs of members between them are LCG problems under C (Fig. 6). The last
-            // run (after the last broken member) is solved the same way.
-            const ConstrainedChain& chain = m_chains[m_chainOf[index]];
-            const auto& xs = m_chainVertices[m_chainOf[index]];
-            auto solveRun = [&](int from, int to) {
-                if (from >= to)
-                    return;
-                const ConstrainedChain::Solution& s = chain.solve(from, to, walk.c, m_work);
-                for (int x : s.chosen)
-                    walk.add(xs[x], m_graph);
-                walk.leave(s.maxSegment);
-            };
-            int from = 0;
-            for (int m = 0; m < chain.length(); ++m) {
-                const int member = node.children[m];
-                if (m_tree.node(member).segmentCost <= walk.c)
-                    continue;
-                solveRun(from, m);
-                walk.add(xs[m], m_graph);
-                walk.add(xs[m + 1], m_graph);
-                pending.push_back(member);
-                from = m + 1;
-            }
-            solveRun(from, chain.length());
-            continue;
+        exceeding.clear();
+        divideUnder(index, walk, exceeding);
+        pending.insert(pending.end(), exceeding.begin(), exceeding.end());
+    }
+}
+
+void TreeCheckpointSearch::divideUnder(int index, Walk& walk, std::vector<int>& exceeding) const
+{
+    const DivisionNode& node = m_tree.node(index);
+    if (node.type == SegmentType::Linear) {
+        // Steps 4–10: members exceeding C are broken down with both ends as checkpoints;
+        // the runs of members between them are LCG problems under C (Fig. 6). The last
+        // run (after the last broken member) is solved the same way.
+        const ConstrainedChain& chain = m_chains[m_chainOf[index]];
+        const auto& xs = m_chainVertices[m_chainOf[index]];
+        auto solveRun = [&](int from, int to) {
+            if (from >= to)
+                return;
+            const ConstrainedChain::Solution& s = chain.solve(from, to, walk.c, m_work);
+            for (int x : s.chosen)
+                walk.add(xs[x], m_graph);
+            walk.leave(s.maxSegment);
+        };
+        int from = 0;
+        for (int m = 0; m < chain.length(); ++m) {
+            const int member = node.children[m];
+            if (m_tree.node(member).segmentCost <= walk.c)
+                continue;
+            solveRun(from, m);
+            walk.add(xs[m], m_graph);
+            walk.add(xs[m + 1], m_graph);
+            exceeding.push_back(member);
+            from = m + 1;
         }
-        // Steps 12–15 (Branch and Complicate IS): every member's ends become checkpoints;
-        // members still exceeding C are broken down.
-        for (int member : node.children) {
-            const DivisionNode& m = m_tree.node(member);
-            walk.add(m.source, m_graph);
-            walk.add(m.target, m_graph);
-            if (m.segmentCost > walk.c)
-                pending.push_back(member);
-            else if (!m.isSingleEdge())
-                walk.leave(m.segmentCost);
-        }
+        solveRun(from, chain.length());
+        return;
+    }
+    // Steps 12–15 (Branch and Complicate IS): every member's ends become checkpoints;
+    // members still exceeding C are broken down.
+    for (int member : node.children) {
+        const DivisionNode& m = m_tree.node(member);
+        walk.add(m.source, m_graph);
+        walk.add(m.target, m_graph);
+        if (m.segmentCost > walk.c)
+            exceeding.push_back(member);
+        else if (!m.isSingleEdge())
+            walk.leave(m.segmentCost);
     }
 }
 

@@ -36,9 +36,27 @@ public:
     // per thread.
     Result solve(std::int64_t c) const;
 
+    // What Alg. 5 does inside one node it breaks down under c (segmentCost > c): the bytes of
+    // the checkpoints it adds there (not the node's own ends, which its parent added) and the
+    // largest segment it leaves there (0 if none). Alg. 5's result under c is the sum and the max
+    // of these over the nodes with segmentCost > c (TreeSweepValues), the root's ends included.
+    struct NodeOutcome {
+        std::int64_t bytes = 0;
+        std::int64_t leftover = 0;
+    };
+    NodeOutcome outcome(int node, std::int64_t c) const;
+    // A Linear node's members (0 for other nodes), and the segment costs a run of its members can
+    // have: where the node's outcome can change as c moves.
+    int linearLength(int node) const;
+    void appendRunCosts(int node, std::vector<std::int64_t>& out) const;
+
 private:
     struct Walk;
     void breakDown(int node, Walk& walk) const;
+    // Steps 4–15 of Alg. 5 at one node: adds checkpoints and leaves segments to the walk, and
+    // lists the members that still exceed C.
+    void divideUnder(int node, Walk& walk, std::vector<int>& exceeding) const;
+    Walk startWalk(std::int64_t c) const;
 
     const Graph& m_graph;
     const DivisionTree& m_tree;

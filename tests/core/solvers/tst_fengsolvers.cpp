@@ -6,6 +6,8 @@
 #include "io/GraphJson.h"
 #include "solvers/ExhaustiveSolver.h"
 #include "solvers/SolverRegistry.h"
+#include "solvers/TreeCheckpointSearch.h"
+#include "solvers/TreeSweepValues.h"
 #include "theory/PlanEvaluation.h"
 #include "theory/TrainingGraph.h"
 
@@ -242,6 +244,50 @@ private Q_SLOTS:
             }
         }
         QVERIFY(general > 0);  // the general model does beat IS plans on some graphs
+    }
+
+    // The tabulated S(C) and largest segment are Alg. 5's walk under every max term and between
+    // them, on random graphs of 16 and 60 vertices (long Linear nodes are solved per C, short ones
+    // and Branch/Complicate nodes tabulated) and on nested rainbows.
+    void sweepValuesAreTheWalksValues()
+    {
+        auto check = [](const Graph& g, const QByteArray& where) {
+            const DivisionTree tree = DivisionTree::build(g);
+            const TreeCheckpointSearch search(g, tree);
+            const TreeSweepValues values(g, tree, search);
+            std::vector<std::int64_t> cs;
+            for (std::int64_t t : search.maxTerms())
+                for (std::int64_t c : {t - 1, t, t + 1})
+                    if (c >= 0)
+                        cs.push_back(c);
+            for (std::int64_t c : cs) {
+                const TreeCheckpointSearch::Result walk = search.solve(c);
+                const SweepPoint fast = values.at(c);
+                QVERIFY2(fast.bytes == walk.bytes && fast.maxSegment == walk.maxSegment,
+                         where + " C=" + QByteArray::number(qint64(c)) + " walk " + QByteArray::number(qint64(walk.bytes)) +
+                             "/" + QByteArray::number(qint64(walk.maxSegment)) + " table " +
+                             QByteArray::number(qint64(fast.bytes)) + "/" + QByteArray::number(qint64(fast.maxSegment)));
+            }
+        };
+        const int count = propertyGraphCount();
+        for (int k = 0; k < count; ++k) {
+            std::mt19937_64 rng(7000 + k);
+            const auto shape = static_cast<test::RandomShape>(k % test::kRandomShapeCount);
+            const test::RandomGraphSpec spec = test::randomGraph(shape, k % 3 == 0 ? 60 : 16, rng);
+            check(test::makeGraph(spec.bytes, spec.edges),
+                  QByteArray(test::shapeName(shape).c_str()) + ": " + spec.describe().c_str());
+        }
+        for (int n : {3, 4, 9, 40, 41}) {
+            std::vector<std::int64_t> bytes;
+            std::vector<std::pair<int, int>> edges;
+            for (int v = 0; v < n; ++v)
+                bytes.push_back(1 + (v * 7919) % 97);
+            for (int v = 0; v + 1 < n; ++v)
+                edges.push_back({v, v + 1});
+            for (int v = 0; n - 1 - v > v + 1; ++v)
+                edges.push_back({v, n - 1 - v});
+            check(test::makeGraph(bytes, edges), "rainbow " + QByteArray::number(n));
+        }
     }
 
     // exhaustive is the minimum over IS plans: checked against evaluate() of every subset.
