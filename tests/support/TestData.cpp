@@ -53,6 +53,19 @@ Graph makeGraph(const std::vector<std::int64_t>& bytes, const std::vector<std::p
     return b.build();
 }
 
+Graph makeRainbow(int n)
+{
+    std::vector<std::int64_t> bytes;
+    std::vector<std::pair<int, int>> edges;
+    for (int v = 0; v < n; ++v)
+        bytes.push_back(1 + (v * 7919) % 97);
+    for (int v = 0; v + 1 < n; ++v)
+        edges.emplace_back(v, v + 1);
+    for (int v = 0; n - 1 - v > v + 1; ++v)
+        edges.emplace_back(v, n - 1 - v);
+    return makeGraph(bytes, edges);
+}
+
 Graph makeChain(const std::vector<std::int64_t>& bytes)
 {
     std::vector<std::pair<int, int>> edges;

@@ -28,6 +28,9 @@ QString writeFile(const QString& dir, const QString& name, const QByteArray& tex
 Graph makeGraph(const std::vector<std::int64_t>& bytes, const std::vector<std::pair<int, int>>& edges);
 // A chain v0 -> v1 -> ... with the given bytes.
 Graph makeChain(const std::vector<std::int64_t>& bytes);
+// Nested skips: the chain v0 -> ... -> v(n-1) plus v_i -> v_(n-1-i), so Branch and Linear IS
+// alternate all the way down (a division tree as deep as the graph is long); bytes in [1, 97].
+Graph makeRainbow(int n);
 // ResNet-like: a stem, then `blocks` residual blocks (conv, conv, add joining the block's input),
 // 1 + 3 * blocks vertices with names, ops and sizes.
 Graph makeResidualNetwork(int blocks);

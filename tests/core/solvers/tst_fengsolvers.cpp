@@ -277,17 +277,8 @@ private Q_SLOTS:
             check(test::makeGraph(spec.bytes, spec.edges),
                   QByteArray(test::shapeName(shape).c_str()) + ": " + spec.describe().c_str());
         }
-        for (int n : {3, 4, 9, 40, 41}) {
-            std::vector<std::int64_t> bytes;
-            std::vector<std::pair<int, int>> edges;
-            for (int v = 0; v < n; ++v)
-                bytes.push_back(1 + (v * 7919) % 97);
-            for (int v = 0; v + 1 < n; ++v)
-                edges.push_back({v, v + 1});
-            for (int v = 0; n - 1 - v > v + 1; ++v)
-                edges.push_back({v, n - 1 - v});
-            check(test::makeGraph(bytes, edges), "rainbow " + QByteArray::number(n));
-        }
+        for (int n : {3, 4, 9, 40, 41})
+            check(test::makeRainbow(n), "rainbow " + QByteArray::number(n));
     }
 
     // exhaustive is the minimum over IS plans: checked against evaluate() of every subset.

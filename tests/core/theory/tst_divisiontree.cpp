@@ -297,15 +297,7 @@ private Q_SLOTS:
     void nestedRainbow()
     {
         const int n = 61;
-        std::vector<std::int64_t> bytes;
-        std::vector<std::pair<int, int>> edges;
-        for (int v = 0; v < n; ++v)
-            bytes.push_back(1 + (v * 37) % 11);
-        for (int v = 0; v + 1 < n; ++v)
-            edges.push_back({v, v + 1});
-        for (int v = 0; n - 1 - v > v + 1; ++v)
-            edges.push_back({v, n - 1 - v});
-        const Graph g = test::makeGraph(bytes, edges);
+        const Graph g = test::makeRainbow(n);
         const DivisionTree t = DivisionTree::build(g);
         checkTree(g, t, "rainbow");
         int depth = 0;
