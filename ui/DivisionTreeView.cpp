@@ -13,6 +13,8 @@
 #include <QStaticText>
 
 #include <algorithm>
+#include <map>
+#include <map>
 #include <cmath>
 #include <functional>
 
@@ -136,26 +138,61 @@ int TreeDisplay::smallestContaining(const std::vector<VertexIndex>& vertices) co
 {
     // One vertex: the smallest IS around it (a single edge merely touching it says nothing), so
     // it must be interior; several: the smallest IS holding them all, endpoints included. The
-    // graph's source and sink are interior to no IS: they fall back to endpoints.
+    // graph's source and sink are interior to no IS: they fall back to endpoints. A node's
+    // interior is its subtree's held vertices: a preorder numbering tells subtrees apart.
+    const int count = int(nodes.size());
+    std::vector<int> first(std::size_t(count), 0), last(std::size_t(count), 0);
+    std::map<VertexIndex, int> holder;
+    int clock = 0;
+    for (std::vector<std::pair<int, bool>> pending{{0, false}}; count > 0 && !pending.empty();) {
+        const auto [node, done] = pending.back();
+        pending.pop_back();
+        if (done) {
+            last[std::size_t(node)] = clock;
+            continue;
+        }
+        first[std::size_t(node)] = clock++;
+        for (VertexIndex v : nodes[std::size_t(node)].held)
+            holder[v] = node;
+        pending.push_back({node, true});
+        for (auto c = nodes[std::size_t(node)].children.rbegin(); c != nodes[std::size_t(node)].children.rend(); ++c)
+            pending.push_back({*c, false});
+    }
+    auto inside = [&](VertexIndex v, int node) {
+        const auto h = holder.find(v);
+        return h != holder.end() && first[std::size_t(node)] <= first[std::size_t(h->second)] &&
+               first[std::size_t(h->second)] < last[std::size_t(node)];
+    };
     auto search = [&](bool interiorOnly) {
         int best = -1;
-        std::size_t bestSize = 0;
-        for (std::size_t i = 0; i < nodes.size(); ++i) {
-            const Node& n = nodes[i];
+        int bestSize = 0;
+        for (int i = 0; i < count; ++i) {
+            const Node& n = nodes[std::size_t(i)];
             auto holds = [&](VertexIndex v) {
-                return (!interiorOnly && (v == n.source || v == n.target)) ||
-                       std::find(n.interior.begin(), n.interior.end(), v) != n.interior.end();
+                return (!interiorOnly && (v == n.source || v == n.target)) || inside(v, i);
             };
             if (!vertices.empty() && std::all_of(vertices.begin(), vertices.end(), holds) &&
-                (best < 0 || n.interior.size() <= bestSize)) {  // ties: the deeper node
-                best = int(i);
-                bestSize = n.interior.size();
+                (best < 0 || n.interiorSize <= bestSize)) {  // ties: the deeper node
+                best = i;
+                bestSize = n.interiorSize;
             }
         }
         return best;
     };
     const int around = vertices.size() == 1 ? search(true) : -1;
     return around >= 0 ? around : search(false);
+}
+
+std::vector<VertexIndex> TreeDisplay::interior(int node) const
+{
+    std::vector<VertexIndex> out;
+    for (std::vector<int> pending{node}; !pending.empty();) {
+        const Node& n = nodes.at(std::size_t(pending.back()));
+        pending.pop_back();
+        out.insert(out.end(), n.held.begin(), n.held.end());
+        pending.insert(pending.end(), n.children.begin(), n.children.end());
+    }
+    return out;
 }
 
 DivisionTreeView::DivisionTreeView(QWidget* parent) : QGraphicsView(parent)
@@ -350,8 +387,8 @@ QStringList DivisionTreeView::labelLines(int node) const
     const auto& n = m_tree.nodes.at(std::size_t(node));
     // Parallel branches share source and target (the parent shows them): the vertex each starts
     // with tells them apart.
-    const QString second = hasParallelSibling(node) && !n.interior.empty()
-                               ? tr("via %1").arg(vertexLabel(*m_graph, n.interior.front()))
+    const QString second = hasParallelSibling(node) && n.firstInterior >= 0
+                               ? tr("via %1").arg(vertexLabel(*m_graph, n.firstInterior))
                                : QStringLiteral("→ ") + vertexLabel(*m_graph, n.target);
     return {vertexLabel(*m_graph, n.source), second,
             QStringLiteral("%1 · %2").arg(kindName(n.kind), QString::fromStdString(formatBytes(n.cost)))};

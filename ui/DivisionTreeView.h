@@ -22,8 +22,12 @@ struct TreeDisplay {
         Kind kind = Kind::Leaf;
         VertexIndex source = 0;
         VertexIndex target = 0;
-        std::vector<VertexIndex> interior;  // the IS's vertices other than source and target
-        std::int64_t cost = 0;              // the IS's interior bytes
+        // The interior vertices no child has (a Linear IS's splitting vertices, a Complicate IS's
+        // connecting vertices): each vertex is held once, so nested IS cost O(V) (interior()).
+        std::vector<VertexIndex> held;
+        int interiorSize = 0;            // the IS's vertices other than source and target
+        VertexIndex firstInterior = -1;  // the topologically first of them (-1: none)
+        std::int64_t cost = 0;           // the IS's interior bytes
         // The largest segment left with only source and target checkpointed (a Branch IS's
         // largest branch); Alg. 5 divides the IS when this exceeds C.
         std::int64_t segmentCost = 0;
@@ -35,6 +39,8 @@ struct TreeDisplay {
     // The smallest IS holding every given vertex (a single vertex: in its interior when it can);
     // -1 if none.
     int smallestContaining(const std::vector<VertexIndex>& vertices) const;
+    // A node's interior: what it and its descendants hold.
+    std::vector<VertexIndex> interior(int node) const;
 };
 
 QString kindName(TreeDisplay::Kind kind);

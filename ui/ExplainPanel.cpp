@@ -94,7 +94,7 @@ void ExplainPanel::showTreeNode(const Graph& graph, const TreeDisplay& tree, int
     const TreeDisplay::Node& n = tree.nodes[std::size_t(node)];
     QString html = tr("<h3>%1 IS: %2 → %3</h3><p>%4 interior vertices, %5.</p>")
                        .arg(kindName(n.kind), vertexName(graph, n.source), vertexName(graph, n.target))
-                       .arg(n.interior.size())
+                       .arg(n.interiorSize)
                        .arg(bytes(n.cost));
     if (!n.explanation.isEmpty())
         html += QStringLiteral("<p>%1</p>").arg(n.explanation.toHtmlEscaped());

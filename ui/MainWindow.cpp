@@ -612,7 +612,7 @@ void MainWindow::onTreeNodeSelected(int node)
         return;
     }
     const TreeDisplay::Node& n = m_treeData->nodes.at(std::size_t(node));
-    dagView()->highlightSubgraph(n.source, n.target, n.interior);
+    dagView()->highlightSubgraph(n.source, n.target, m_treeData->interior(node));
     if (!m_syncing)  // picked in the tree: show it; picked in the graph (a search hit): stay there
         dagView()->showVertex(n.source);
     m_explain->showTreeNode(*m_document->graph(), *m_treeData, node);

@@ -20,7 +20,8 @@ QString memoryModelCounts(MemoryModel model)
 
 MemoryTimeline makeMemoryTimeline(const Graph& graph, const Plan& plan, MemoryModel model)
 {
-    const MemoryProfile profile = simulateMemory(graph, plan, model, true);
+    // The names live at each peak are a tooltip's: on big graphs they would cost O(phases × live).
+    const MemoryProfile profile = simulateMemory(graph, plan, model, graph.vertexCount() <= kLiveNamesUpTo);
     const int n = graph.vertexCount() - 1;
     MemoryTimeline t;
     t.label = QStringLiteral("%1 · %2").arg(QString::fromStdString(plan.solver), QString::fromStdString(memoryModelName(model)));

@@ -13,6 +13,8 @@ namespace ckpt::ui {
 // compared knowingly: chen leaves out every gradient).
 QString memoryModelCounts(MemoryModel model);
 
+// The tensors live at each phase's peak are listed for graphs of at most this many vertices.
+constexpr int kLiveNamesUpTo = 2000;
 MemoryTimeline makeMemoryTimeline(const Graph& graph, const Plan& plan, MemoryModel model);
 
 }  // namespace ckpt::ui

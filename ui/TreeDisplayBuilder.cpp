@@ -99,13 +99,28 @@ TreeDisplay makeTreeDisplay(const Graph& graph, const DivisionTree& tree)
         d.kind = kindOf(n.type);
         d.source = n.source;
         d.target = n.target;
-        d.interior = tree.interior(index);
+        const auto held = tree.held(index);
+        d.held.assign(held.begin(), held.end());
+        d.interiorSize = n.interiorSize;
         d.cost = n.cost;
         d.segmentCost = n.segmentCost;
         d.parent = n.parent;
         d.children = n.children;
         d.explanation = explanation(graph, tree, n);
         display.nodes.push_back(std::move(d));
+    }
+    // Children come after their parent: the first interior vertex is found bottom up.
+    auto earlier = [&graph](VertexIndex a, VertexIndex b) {
+        return b < 0 || (a >= 0 && graph.topologicalPosition(a) < graph.topologicalPosition(b));
+    };
+    for (int index = tree.size() - 1; index >= 0; --index) {
+        TreeDisplay::Node& d = display.nodes[std::size_t(index)];
+        for (VertexIndex v : d.held)
+            if (earlier(v, d.firstInterior))
+                d.firstInterior = v;
+        for (int c : d.children)
+            if (earlier(display.nodes[std::size_t(c)].firstInterior, d.firstInterior))
+                d.firstInterior = display.nodes[std::size_t(c)].firstInterior;
     }
     return display;
 }

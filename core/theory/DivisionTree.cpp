@@ -686,7 +686,8 @@ std::vector<VertexIndex> DivisionTree::interior(int index) const
     while (!pending.empty()) {
         const int n = pending.back();
         pending.pop_back();
-        out.insert(out.end(), m_held.begin() + m_heldStart[n], m_held.begin() + m_heldStart[n + 1]);
+        const auto own = held(n);
+        out.insert(out.end(), own.begin(), own.end());
         pending.insert(pending.end(), m_nodes[n].children.begin(), m_nodes[n].children.end());
     }
     std::sort(out.begin(), out.end(), [this](VertexIndex a, VertexIndex b) {

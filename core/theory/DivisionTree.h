@@ -14,6 +14,7 @@
 #include "theory/IndependentSegment.h"
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,11 @@ public:
     // A node's interior vertices in topological order, and the node as an IS with its vertex
     // list: built on demand in O(k log k) for an interior of k vertices.
     std::vector<VertexIndex> interior(int index) const;
+    // The interior vertices no child of the node has (each vertex is held by one node).
+    std::span<const VertexIndex> held(int index) const
+    {
+        return {m_held.data() + m_heldStart[index], m_held.data() + m_heldStart[index + 1]};
+    }
     IndependentSegment segment(int index) const;
 
 private:

@@ -236,7 +236,7 @@ private Q_SLOTS:
         QCOMPARE(dag->selectedVertices(), std::vector<VertexIndex>{id(g, "block2.downsample")});
         // One vertex: the smallest IS around it, here block2's downsample branch.
         QCOMPARE(t.nodes[std::size_t(tree->selectedNode())].source, id(g, "block1.add"));
-        QCOMPARE(t.nodes[std::size_t(tree->selectedNode())].interior, std::vector<VertexIndex>{id(g, "block2.downsample")});
+        QCOMPARE(t.interior(tree->selectedNode()), std::vector<VertexIndex>{id(g, "block2.downsample")});
 
         // Runs of single edges start collapsed; selecting a hidden node expands its ancestors.
         const int linear = treeNode(t, g, TreeDisplay::Kind::Linear, "conv1", "block1.add");

@@ -263,7 +263,7 @@ private Q_SLOTS:
             for (std::size_t j = i + 1; j < display.nodes.size(); ++j)
                 if (display.nodes[i].parent == display.nodes[j].parent && display.nodes[i].parent >= 0 &&
                     display.nodes[i].source == display.nodes[j].source && display.nodes[i].target == display.nodes[j].target &&
-                    !display.nodes[i].interior.empty()) {
+                    display.nodes[i].interiorSize > 0) {
                     ++parallel;
                     QVERIFY(tree->labelLines(int(i)) != tree->labelLines(int(j)));
                 }
