@@ -29,6 +29,23 @@ void buildCsr(int n, const std::vector<std::pair<int, Item>>& pairs, std::vector
         items[fill[key]++] = item;
 }
 
+// Each key's distinct items: buildCsr, then each key's few items sorted and made unique in place
+// (one global sort of millions of pairs cost more than the rest of the build).
+void buildDistinctCsr(int n, const std::vector<std::pair<int, VertexIndex>>& pairs, std::vector<int>& start,
+                      std::vector<VertexIndex>& items)
+{
+    buildCsr(n, pairs, start, items);
+    int kept = 0;
+    for (int v = 0; v < n; ++v) {
+        const auto first = items.begin() + start[v], last = items.begin() + start[v + 1];
+        std::sort(first, last);
+        start[v] = kept;
+        kept = static_cast<int>(std::unique_copy(first, last, items.begin() + kept) - items.begin());
+    }
+    start[n] = kept;
+    items.resize(kept);
+}
+
 // Names one cycle among the vertices Kahn's algorithm could not order.
 std::string describeCycle(const Graph& g, const std::vector<int>& indegreeLeft)
 {
@@ -61,19 +78,21 @@ void GraphBuilder::setMetadata(std::string key, std::string jsonValue)
     m_metadata[std::move(key)] = std::move(jsonValue);
 }
 
-int GraphBuilder::intern(std::string text)
+int GraphBuilder::intern(std::string_view text)
 {
-    const auto [it, added] = m_textIndex.try_emplace(std::move(text), static_cast<int>(m_texts.size()));
-    if (added)
-        m_texts.push_back(it->first);
-    return it->second;
+    if (const auto it = m_textIndex.find(text); it != m_textIndex.end())
+        return it->second;
+    const int index = static_cast<int>(m_texts.size());
+    m_texts.emplace_back(text);
+    m_textIndex.emplace(m_texts.back(), index);
+    return index;
 }
 
-void GraphBuilder::addEdge(std::string from, std::string to, std::string op)
+void GraphBuilder::addEdge(std::string_view from, std::string_view to, std::string_view op)
 {
-    const int f = intern(std::move(from));
-    const int t = intern(std::move(to));
-    m_edges.push_back({f, t, intern(std::move(op))});
+    const int f = intern(from);
+    const int t = intern(to);
+    m_edges.push_back({f, t, intern(op)});
 }
 
 Graph GraphBuilder::build() const
@@ -131,7 +150,7 @@ Graph GraphBuilder::build() const
         std::vector<int> parent(n);
         for (int v = 0; v < n; ++v)
             parent[v] = v;
-        std::function<int(int)> root = [&](int v) {
+        auto root = [&parent](int v) {
             while (parent[v] != v)
                 v = parent[v] = parent[parent[v]];
             return v;
@@ -163,12 +182,8 @@ Graph GraphBuilder::build() const
             succPairs.emplace_back(e.from, e.to);
             predPairs.emplace_back(e.to, e.from);
         }
-        std::sort(succPairs.begin(), succPairs.end());
-        succPairs.erase(std::unique(succPairs.begin(), succPairs.end()), succPairs.end());
-        std::sort(predPairs.begin(), predPairs.end());
-        predPairs.erase(std::unique(predPairs.begin(), predPairs.end()), predPairs.end());
-        buildCsr(count, succPairs, g.m_succStart, g.m_succ);
-        buildCsr(count, predPairs, g.m_predStart, g.m_pred);
+        buildDistinctCsr(count, succPairs, g.m_succStart, g.m_succ);
+        buildDistinctCsr(count, predPairs, g.m_predStart, g.m_pred);
     };
     buildAdjacency();
 

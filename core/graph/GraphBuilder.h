@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -21,7 +22,7 @@ public:
     void setName(std::string name) { m_name = std::move(name); }
     void setMetadata(std::string key, std::string jsonValue);
     void addVertex(Vertex v) { m_vertices.push_back(std::move(v)); }
-    void addEdge(std::string from, std::string to, std::string op = {});
+    void addEdge(std::string_view from, std::string_view to, std::string_view op = {});
     int vertexCount() const { return static_cast<int>(m_vertices.size()); }
 
     // Throws GraphError: duplicate ids, negative sizes, totals that overflow int64,
@@ -34,14 +35,19 @@ private:
     struct PendingEdge {
         int from, to, op;
     };
-    int intern(std::string text);
+    int intern(std::string_view text);
 
     std::string m_name;
     std::map<std::string, std::string> m_metadata;
     std::vector<Vertex> m_vertices;
     std::vector<PendingEdge> m_edges;
     std::vector<std::string> m_texts;
-    std::unordered_map<std::string, int> m_textIndex;
+    // Looked up by string_view (transparent hash): an edge's ids are not copied to be found.
+    struct TextHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+    };
+    std::unordered_map<std::string, int, TextHash, std::equal_to<>> m_textIndex;
 };
 
 // The same graph (name, metadata, edges) with every vertex but the virtual ones passed through

@@ -77,7 +77,7 @@ class StreamedGraphItems {
 public:
     StreamedArrays arrays()
     {
-        return {{"vertices", "edges"}, [this](const std::string& key, std::size_t index, json&& item) {
+        return {{"vertices", "edges"}, [this](const std::string& key, std::size_t index, StreamedItem& item) {
                     read(key == "edges", index, item);
                 }};
     }
@@ -87,19 +87,31 @@ public:
     void throwEdgeError() const { rethrow(m_edgeError); }
 
 private:
-    void read(bool isEdge, std::size_t index, const json& item)
+    void read(bool isEdge, std::size_t index, StreamedItem& item)
     {
         std::exception_ptr& error = isEdge ? m_edgeError : m_vertexError;
         if (error)
             return;
+        // The common edge, an object of string members with both ends, goes straight to the builder;
+        // anything else is read as json, which names what is wrong with it.
+        if (const StringRecord* record = item.stringRecord(); isEdge && record) {
+            const std::string* from = record->find("from");
+            const std::string* to = record->find("to");
+            if (from && to) {
+                const std::string* op = record->find("op");
+                m_builder.addEdge(*from, *to, op ? *op : std::string_view{});
+                return;
+            }
+        }
+        const json value = std::move(item).value();
         const std::string at = (isEdge ? "/edges/" : "/vertices/") + std::to_string(index);
         try {
             if (isEdge) {
-                requireObject(item, at);
-                m_builder.addEdge(requireString(item, "from", at), requireString(item, "to", at),
-                                  optionalString(item, "op", at).value_or(""));
+                requireObject(value, at);
+                m_builder.addEdge(requireString(value, "from", at), requireString(value, "to", at),
+                                  optionalString(value, "op", at).value_or(""));
             } else {
-                m_builder.addVertex(vertexFromJson(item, at));
+                m_builder.addVertex(vertexFromJson(value, at));
             }
         } catch (const GraphError&) {
             error = std::current_exception();

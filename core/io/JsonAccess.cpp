@@ -53,8 +53,9 @@ namespace {
 // Builds the DOM through nlohmann's own SAX builder while tracking the JSON pointer of the
 // value being read, so that every refusal names its place: nesting deeper than kMaxJsonDepth
 // (printing such a value recurses once per level), duplicate keys (nlohmann keeps the last one
-// silently) and numbers out of range (nlohmann's out_of_range.406). Items of streamed arrays are
-// built as documents of their own and handed to the sink.
+// silently) and numbers out of range (nlohmann's out_of_range.406). Items of streamed arrays go to
+// the sink one at a time: an object is first read as a string record (no json value: an edge
+// costs its two texts), and becomes a document of its own at its first member that is not a string.
 class CheckedDomBuilder {
 public:
     using number_integer_t = json::number_integer_t;
@@ -70,24 +71,47 @@ public:
     bool number_integer(number_integer_t value) { return scalar(startingValue().number_integer(value)); }
     bool number_unsigned(number_unsigned_t value) { return scalar(startingValue().number_unsigned(value)); }
     bool number_float(number_float_t value, const string_t& text) { return scalar(startingValue().number_float(value, text)); }
-    bool string(string_t& value) { return scalar(startingValue().string(value)); }
+    bool string(string_t& value)
+    {
+        if (m_recordMembers && m_depth == 3) {
+            m_record.set(m_levels[2].key, value);
+            return scalar(true);
+        }
+        return scalar(startingValue().string(value));
+    }
     bool binary(binary_t& value) { return scalar(startingValue().binary(value)); }
 
     bool start_object(std::size_t size)
     {
+        if (startsStreamedItem()) {
+            m_recordMembers = true;
+            m_record.clear();
+            open(false);
+            return true;
+        }
         auto& parser = startingValue();
         open(false);
         return parser.start_object(size);
     }
     bool key(string_t& key)
     {
-        Level& level = m_levels.back();
+        Level& level = m_levels[m_depth - 1];
         level.key = key;
         if (!level.addKey(key))
             throw GraphError("duplicate key \"" + key + "\"", pointer());
-        return dom().key(key);
+        return m_recordMembers || dom().key(key);
     }
-    bool end_object() { return close(dom().end_object()); }
+    bool end_object()
+    {
+        if (m_recordMembers) {
+            m_recordMembers = false;
+            --m_depth;
+            StreamedItem item(m_record);
+            m_streamed->sink(m_levels[0].key, m_levels[1].index, item);
+            return scalar(true);
+        }
+        return close(dom().end_object());
+    }
     bool start_array(std::size_t size)
     {
         auto& parser = startingValue();
@@ -102,7 +126,7 @@ public:
         if (e.id == 406)  // out_of_range: a number too large for a double
             throw GraphError(what, pointer());
         // A syntax error may fall between members: name the object or array it is in.
-        throw GraphError("not valid JSON (" + what + ")", pointer(m_levels.empty() ? 0 : m_levels.size() - 1));
+        throw GraphError("not valid JSON (" + what + ")", pointer(m_depth == 0 ? 0 : m_depth - 1));
     }
 
 private:
@@ -110,8 +134,9 @@ private:
 
     struct Level {
         bool isArray = false;
-        std::size_t index = 0;  // arrays: the item being read
-        std::string key;        // objects: the member being read
+        bool isStreamed = false;  // an array whose items go to the sink
+        std::size_t index = 0;    // arrays: the item being read
+        std::string key;          // objects: the member being read
         // Keys seen so far: a list while short (most objects have a few keys, and a set per
         // object costs more than the parse), a set beyond.
         std::vector<std::string> few;
@@ -124,7 +149,7 @@ private:
                     return false;
                 few.push_back(k);
                 if (few.size() > 16)
-                    many.insert(std::make_move_iterator(few.begin()), std::make_move_iterator(few.end()));
+                    many.insert(few.begin(), few.end());
                 return true;
             }
             return many.insert(k).second;
@@ -133,13 +158,25 @@ private:
 
     // The parser of the value being read: a streamed item's own, or the document's.
     DomParser& dom() { return m_itemDom ? *m_itemDom : m_dom; }
-    // dom() for a value that starts here; one directly inside a streamed array starts a new item.
+    bool startsStreamedItem() const { return m_depth == 2 && m_levels[1].isStreamed && !m_itemDom; }
+    // dom() for a value that starts here. One directly inside a streamed array starts a new item;
+    // one inside a string record turns the record into a document, its members read so far first.
     DomParser& startingValue()
     {
-        if (!m_itemDom && m_streamed && m_levels.size() == 2 && !m_levels[0].isArray && m_levels[1].isArray &&
-            std::find(m_streamed->keys.begin(), m_streamed->keys.end(), m_levels[0].key) != m_streamed->keys.end()) {
+        if (startsStreamedItem()) {
             m_item = json();
             m_itemDom.emplace(m_item, true);
+        } else if (m_recordMembers) {
+            m_recordMembers = false;
+            m_item = json();
+            m_itemDom.emplace(m_item, true);
+            m_itemDom->start_object(static_cast<std::size_t>(-1));
+            for (const auto& [key, text] : m_record.members()) {
+                std::string k = key, t = text;  // the parser takes its strings by reference to move from
+                m_itemDom->key(k);
+                m_itemDom->string(t);
+            }
+            m_itemDom->key(m_levels[2].key);
         }
         return dom();
     }
@@ -148,33 +185,45 @@ private:
     std::string pointer(std::size_t depth = kMaxJsonDepth) const
     {
         std::string out;
-        for (std::size_t i = 0; i < std::min(depth, m_levels.size()); ++i) {
+        for (std::size_t i = 0; i < std::min(depth, m_depth); ++i) {
             const Level& level = m_levels[i];
             out = level.isArray ? out + "/" + std::to_string(level.index) : pointerOf(out, level.key);
         }
         return out;
     }
+    // Levels are reused, not popped: their key lists keep their capacity for the next object.
     void open(bool isArray)
     {
-        if (m_levels.size() >= kMaxJsonDepth)
+        if (m_depth >= kMaxJsonDepth)
             throw GraphError("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", pointer());
-        m_levels.push_back({isArray, 0, {}, {}, {}});
+        const bool isStreamed = isArray && m_depth == 1 && m_streamed && !m_levels[0].isArray &&
+                                std::find(m_streamed->keys.begin(), m_streamed->keys.end(), m_levels[0].key) !=
+                                    m_streamed->keys.end();
+        if (m_depth == m_levels.size())
+            m_levels.emplace_back();
+        Level& level = m_levels[m_depth++];
+        level.isArray = isArray;
+        level.isStreamed = isStreamed;
+        level.index = 0;
+        level.few.clear();
+        level.many.clear();
     }
     bool close(bool ok)
     {
-        m_levels.pop_back();
+        --m_depth;
         return scalar(ok);
     }
     // A value is complete: a streamed item goes to the sink; the enclosing array moves on to its
     // next item.
     bool scalar(bool ok)
     {
-        if (m_itemDom && m_levels.size() == 2) {
+        if (m_itemDom && m_depth == 2) {
             m_itemDom.reset();
-            m_streamed->sink(m_levels[0].key, m_levels[1].index, std::move(m_item));
+            StreamedItem item(std::move(m_item));
+            m_streamed->sink(m_levels[0].key, m_levels[1].index, item);
         }
-        if (!m_levels.empty() && m_levels.back().isArray)
-            ++m_levels.back().index;
+        if (m_depth > 0 && m_levels[m_depth - 1].isArray)
+            ++m_levels[m_depth - 1].index;
         return ok;
     }
 
@@ -182,8 +231,42 @@ private:
     const StreamedArrays* m_streamed;
     json m_item;
     std::optional<DomParser> m_itemDom;
+    StringRecord m_record;
+    bool m_recordMembers = false;  // reading a streamed item's members into m_record
     std::vector<Level> m_levels;
+    std::size_t m_depth = 0;
 };
+
+}  // namespace
+
+void StringRecord::set(const std::string& key, const std::string& text)
+{
+    if (m_size == m_members.size())
+        m_members.emplace_back();
+    m_members[m_size].first = key;
+    m_members[m_size].second = text;
+    ++m_size;
+}
+
+const std::string* StringRecord::find(std::string_view key) const
+{
+    for (const auto& [k, text] : members())
+        if (k == key)
+            return &text;
+    return nullptr;
+}
+
+json StreamedItem::value() &&
+{
+    if (!m_record)
+        return std::move(m_value);
+    json object = json::object();
+    for (const auto& [key, text] : m_record->members())
+        object[key] = text;
+    return object;
+}
+
+namespace {
 
 json parseChecked(const std::string& text, const StreamedArrays* streamed)
 {

@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
+#include <string_view>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -24,12 +27,40 @@ inline constexpr std::size_t kMaxJsonDepth = 100;
 // duplicate keys, numbers beyond a double's range and nesting deeper than kMaxJsonDepth.
 json parse(const std::string& text);
 
+// An object whose members are all strings, as read: the cheap form of a streamed item.
+class StringRecord {
+public:
+    void clear() { m_size = 0; }
+    void set(const std::string& key, const std::string& text);
+    // The member's text, or nullptr when the record has no such member.
+    const std::string* find(std::string_view key) const;
+    std::span<const std::pair<std::string, std::string>> members() const { return {m_members.data(), m_size}; }
+
+private:
+    std::vector<std::pair<std::string, std::string>> m_members;  // reused: the first m_size are this record's
+    std::size_t m_size = 0;
+};
+
+// An item of a streamed array: an object of string members as a StringRecord (no json value is
+// built: an edge is its two ids), anything else as json. value() gives the json either way.
+class StreamedItem {
+public:
+    explicit StreamedItem(const StringRecord& record) : m_record(&record) {}
+    explicit StreamedItem(json&& value) : m_value(std::move(value)) {}
+    const StringRecord* stringRecord() const { return m_record; }
+    json value() &&;
+
+private:
+    const StringRecord* m_record = nullptr;
+    json m_value;
+};
+
 // Items of the root object's arrays named in `keys` go to `sink` one at a time, as soon as each is
 // read, instead of into the document (where those arrays stay empty): a 100k-vertex graph's
 // 1.75 M edges never exist as JSON objects all at once. Parse errors are thrown as by parse().
 struct StreamedArrays {
     std::vector<std::string> keys;
-    std::function<void(const std::string& key, std::size_t index, json&& item)> sink;
+    std::function<void(const std::string& key, std::size_t index, StreamedItem& item)> sink;
 };
 json parse(const std::string& text, const StreamedArrays& streamed);
 

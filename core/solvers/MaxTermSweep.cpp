@@ -11,11 +11,15 @@ namespace {
 
 SweepEntry entryOf(std::int64_t c, SweepPoint&& p) { return {c, std::move(p.checkpoints), p.objective()}; }
 
-void pickWinner(Sweep& sweep)
+// The first of `count` items with the least objective (-1 when there are none).
+template <class Objective>
+int firstLeast(int count, Objective objective)
 {
-    for (int k = 0; k < static_cast<int>(sweep.entries.size()); ++k)
-        if (sweep.winner < 0 || sweep.entries[k].objective < sweep.entries[sweep.winner].objective)
-            sweep.winner = k;
+    int least = -1;
+    for (int k = 0; k < count; ++k)
+        if (least < 0 || objective(k) < objective(least))
+            least = k;
+    return least;
 }
 
 }  // namespace
@@ -29,7 +33,7 @@ Sweep sweepEveryTerm(const std::vector<std::int64_t>& terms, const SolveUnderC& 
         sweep.entries.push_back(entryOf(terms[k], solveAt(terms[k])));
         options.report(static_cast<double>(k + 1) / n);
     }
-    pickWinner(sweep);
+    sweep.winner = firstLeast(static_cast<int>(n), [&sweep](int k) { return sweep.entries[k].objective; });
     return sweep;
 }
 
@@ -105,10 +109,7 @@ Sweep sweepParametric(const CandidateCs& candidates, const SolveUnderC& valueAt,
     std::vector<std::pair<std::int64_t, Found>> all(std::make_move_iterator(byTerm.begin()),
                                                     std::make_move_iterator(byTerm.end()));
     byTerm.clear();
-    int winner = 0;
-    for (int k = 0; k < found; ++k)
-        if (all[k].second.bytes + all[k].first < all[winner].second.bytes + all[winner].first)
-            winner = k;
+    const int winner = firstLeast(found, [&all](int k) { return all[k].second.bytes + all[k].first; });
     std::vector<int> kept;
     for (int j = 0; j < std::min(found, kKeptSweepEntries); ++j)
         kept.push_back(found <= kKeptSweepEntries ? j : static_cast<int>(static_cast<std::int64_t>(j) * (found - 1) / (kKeptSweepEntries - 1)));

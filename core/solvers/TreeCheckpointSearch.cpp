@@ -1,5 +1,7 @@
 #include "solvers/TreeCheckpointSearch.h"
 
+#include "util/RadixSort.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -52,7 +54,7 @@ std::vector<std::int64_t> TreeCheckpointSearch::maxTerms() const
     std::vector<std::int64_t> terms;
     std::size_t sorted = 0;
     auto compact = [&terms, &sorted] {
-        std::sort(terms.begin() + sorted, terms.end());
+        radixSort(std::span(terms).subspan(sorted));
         std::inplace_merge(terms.begin(), terms.begin() + sorted, terms.end());
         terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
         sorted = terms.size();

@@ -116,6 +116,22 @@ private Q_SLOTS:
         QCOMPARE(toGraphJson(second), toGraphJson(first));
     }
 
+    // Edges of string members skip the json value; edges with other members do not. Both read alike.
+    void edgesReadAlikeWhateverTheirMembers()
+    {
+        Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 2}, {"id": "c", "bytes": 3}],
+            "edges": [{"op": "mm", "from": "a", "to": "b", "note": "x"}, {"weight": 2.5, "from": "b", "to": "c", "op": "add"},
+                      {"from": "a", "tags": ["t"], "to": "c"}]})");
+        QCOMPARE(g.edgeCount(), 3);
+        QCOMPARE(g.vertex(g.edges()[0].from).id, std::string("a"));
+        QCOMPARE(g.vertex(g.edges()[0].to).id, std::string("b"));
+        QCOMPARE(g.edges()[0].op, std::string("mm"));
+        QCOMPARE(g.vertex(g.edges()[1].to).id, std::string("c"));
+        QCOMPARE(g.edges()[1].op, std::string("add"));
+        QCOMPARE(g.vertex(g.edges()[2].from).id, std::string("a"));
+        QCOMPARE(g.edges()[2].op, std::string());
+    }
+
     void virtualVerticesAreNotWritten()
     {
         Graph g = test::makeGraph({1, 1, 1}, {{0, 2}, {1, 2}});
@@ -189,6 +205,22 @@ private Q_SLOTS:
         QTest::newRow("duplicate key in an edge")
             << R"({"vertices": [{"id": "a", "bytes": 1}], "edges": [{"from": "a", "to": "a", "to": "b"}]})"
             << "test.json: /edges/0/to: duplicate key \"to\"";
+        // An edge is read as a record of strings until a member is not a string; from there it is
+        // read as json, and what it reports must be the same.
+        QTest::newRow("edge op not a string")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1}], "edges": [{"from": "a", "to": "b", "op": 5}]})"
+            << "test.json: /edges/0/op: expected a string, got an integer";
+        QTest::newRow("edge from null") << R"({"vertices": [{"id": "a", "bytes": 1}], "edges": [{"from": null, "to": "a"}]})"
+                                        << "test.json: /edges/0/from: missing required field";
+        QTest::newRow("edge member after a nested one")
+            << R"({"vertices": [{"id": "a", "bytes": 1}], "edges": [{"from": "a", "meta": {"x": [1]}, "to": "b"}]})"
+            << "test.json: /edges/0/to: edge to unknown vertex \"b\"";
+        QTest::newRow("duplicate key after a nested one")
+            << R"({"vertices": [{"id": "a", "bytes": 1}], "edges": [{"from": "a", "w": 1, "from": "b"}]})"
+            << "test.json: /edges/0/from: duplicate key \"from\"";
+        QTest::newRow("bad second edge")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1}], "edges": [{"from": "a", "to": "b"}, {"from": "a"}]})"
+            << "test.json: /edges/1/to: missing required field";
         QTest::newRow("truncated edge") << "{\"vertices\": [{\"id\": \"a\", \"bytes\": 1}], \"edges\": [{\"from\": \"a\", \"to"
                                         << "test.json: /edges/0: not valid JSON";
         QTest::newRow("networkx missing cost")
