@@ -44,6 +44,9 @@ struct Vertex {
     // the phase, so they count in its peak only. 0 when unknown (published graphs) or none.
     std::int64_t forwardWorkspaceBytes = 0;
     std::int64_t backwardWorkspaceBytes = 0;
+    // The backward's scratch memory when the tensors it saved are freed as autograd frees them,
+    // mid-backward (the Python exporter; rule P14): what the peak is when nothing else holds them.
+    std::optional<std::int64_t> backwardWorkspaceReleasedBytes;
     // Computed from the model inputs' data, so its bytes, saved and workspace bytes grow in
     // proportion to the batch size (docs/FORMAT.md); false for what parameters, constants or
     // shapes alone make (a position index, a causal mask). True when unknown.

@@ -115,7 +115,8 @@ Graph GraphBuilder::build() const
         for (auto [key, bytes] : {std::pair{"bytes", v.bytes}, std::pair{"parameter_bytes", v.parameterBytes},
                                   std::pair{"saved_bytes", v.savedBytes},
                                   std::pair{"forward_workspace_bytes", v.forwardWorkspaceBytes},
-                                  std::pair{"backward_workspace_bytes", v.backwardWorkspaceBytes}}) {
+                                  std::pair{"backward_workspace_bytes", v.backwardWorkspaceBytes},
+                                  std::pair{"backward_workspace_released_bytes", v.backwardWorkspaceReleasedBytes.value_or(0)}}) {
             const std::string at = vertexPointer(i) + "/" + key;
             if (bytes < 0)
                 throw GraphError(std::string(key) + " must be >= 0, got " + std::to_string(bytes), at);

@@ -337,10 +337,30 @@ private:
                 formed.push_back(u);
                 formedBytes += m_graph.bytes(u);
             }
-        m_trace.touchWorkspace(v, m_graph.vertex(v).backwardWorkspaceBytes + (m_rootedExecutor ? formedBytes : 0));
+        m_trace.touchWorkspace(v, backwardWorkspace(v) + (m_rootedExecutor ? formedBytes : 0));
         for (VertexIndex u : formed)
             m_trace.allocGradient(u);
         endBackward(v);
+    }
+
+    // P14: where v's backward is what frees every input it saved, the workspace the exporter
+    // measured with those inputs freed as autograd frees them (after the operation that read them,
+    // before the rest of v's backward); otherwise the one measured with them held.
+    std::int64_t backwardWorkspace(VertexIndex v) const
+    {
+        const Vertex& vertex = m_graph.vertex(v);
+        if (!vertex.backwardWorkspaceReleasedBytes)
+            return vertex.backwardWorkspaceBytes;
+        for (VertexIndex u : m_graph.predecessors(v)) {
+            const auto& savers = m_graph.vertex(u).savedBy;
+            if (!savers)
+                return vertex.backwardWorkspaceBytes;
+            const bool freedHere = heldByAutograd(u) &&
+                                   std::find(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), u) != m_lastSaverOf[v].end();
+            if (!freedHere && std::find(savers->begin(), savers->end(), vertex.id) != savers->end())
+                return vertex.backwardWorkspaceBytes;
+        }
+        return *vertex.backwardWorkspaceReleasedBytes;
     }
 
     void endBackward(VertexIndex v)

@@ -38,6 +38,8 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
         v.savedBytes = scaled(v.savedBytes);
         v.forwardWorkspaceBytes = scaled(v.forwardWorkspaceBytes);
         v.backwardWorkspaceBytes = scaled(v.backwardWorkspaceBytes);
+        if (v.backwardWorkspaceReleasedBytes)
+            v.backwardWorkspaceReleasedBytes = scaled(*v.backwardWorkspaceReleasedBytes);
         if (v.compute)
             v.compute = *v.compute * static_cast<double>(factor);
     });

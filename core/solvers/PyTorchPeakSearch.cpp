@@ -87,7 +87,10 @@ PhaseFloors phaseFloors(const Graph& g)
         }
         if (checkpointFunctions && v == g.sink())
             values += g.bytes(v);  // P10: the loss's gradient of the output
-        floors.backward[v] = values + grads + weights + g.vertex(v).backwardWorkspaceBytes;
+        const Vertex& vertex = g.vertex(v);
+        floors.backward[v] = values + grads + weights +
+                             std::min(vertex.backwardWorkspaceBytes,
+                                      vertex.backwardWorkspaceReleasedBytes.value_or(vertex.backwardWorkspaceBytes));
         weights -= g.vertex(v).parameterBytes;
     }
     return floors;

@@ -264,6 +264,8 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
         vertex.savedBytes = small(20, 6);
         vertex.forwardWorkspaceBytes = small(30, 10);
         vertex.backwardWorkspaceBytes = small(30, 10);
+        if (rng() % 2)
+            vertex.backwardWorkspaceReleasedBytes = small(30, 10);
         // Savers: the vertex itself and its successors, each now and then; sometimes unknown.
         if (rng() % 4 == 0)
             return;

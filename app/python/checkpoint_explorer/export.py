@@ -57,14 +57,9 @@ def measure_workspace(vertex_graph, device):
         for v in vertex_graph.vertices:
             if v.input_index >= 0:
                 continue
-            env = {}
-            for _, base, _ in vertex_graph.reads(v):
-                tensor = values[base].detach().clone()
-                if tensor.is_floating_point():
-                    tensor = tensor.requires_grad_(True).clone()
-                env[base] = tensor
             executor.run_statics()
-            v.forward_workspace_bytes, v.backward_workspace_bytes = _vertex_workspace(executor, meter, v, env)
+            (v.forward_workspace_bytes, v.backward_workspace_bytes,
+             v.backward_workspace_released_bytes) = _vertex_workspace(executor, meter, v, values)
     finally:
         for p, g in saved_grads:
             p.grad = g
@@ -74,24 +69,62 @@ def measure_workspace(vertex_graph, device):
         torch.set_rng_state(rng)
 
 
-def _vertex_workspace(executor, meter, vertex, env):
+def _fresh_inputs(vertex_graph, vertex, values):
+    """Copies of the vertex's inputs, floating ones behind a leaf that collects their gradient."""
+    env = {}
+    for _, base, _ in vertex_graph.reads(vertex):
+        tensor = values[base].detach().clone()
+        if tensor.is_floating_point():
+            tensor = tensor.requires_grad_(True).clone()
+        env[base] = tensor
+    return env
+
+
+def _roots(vertex, env):
+    return [env[r] for r in vertex.exports if isinstance(env.get(r), torch.Tensor) and env[r].requires_grad]
+
+
+def _vertex_workspace(executor, meter, vertex, values):
     """Forward: the run's peak minus what it leaves. Backward: the gradient of the vertex's output
-    (G) comes from a product with ones, so that the run allocates it and autograd frees it once the
-    vertex's first backward node has read it, as in a step (a Python reference would keep it alive);
+    (G) comes from a product, so that the run allocates it and autograd frees it once the vertex's
+    first backward node has read it, as in a step (a Python reference would keep it alive);
     peak - G - the weight gradients is what P10 adds between the weight gradients and the input
-    gradients, with G live (docs/MEMORY-MODEL.md P8)."""
+    gradients, with G live (docs/MEMORY-MODEL.md P8). Measured twice: with the inputs held (the
+    backward frees nothing it did not allocate), and with nothing but autograd holding them, so that
+    the backward frees what it saved as soon as the operation that read it is done (P14)."""
+    env = _fresh_inputs(executor.graph, vertex, values)
     forward = meter.measure(lambda: executor.run_vertex(vertex.index, env))
-    roots = [env[r] for r in vertex.exports if isinstance(env.get(r), torch.Tensor) and env[r].requires_grad]
-    parameters = list(executor.program.model.parameters())
-    for p in parameters:
-        p.grad = None
+    roots = _roots(vertex, env)
     if not roots:
-        return forward, 0
-    loss = sum((r * torch.ones_like(r)).sum() for r in roots)
+        return forward, 0, 0
+    parameters = list(executor.program.model.parameters())
+
+    def weight_grads():
+        grads = sum(_compat.storage_bytes(p.grad) for p in parameters if p.grad is not None)
+        for p in parameters:
+            p.grad = None
+        return grads
+
+    weight_grads()
     output_grads = sum(r.numel() * r.element_size() for r in roots)  # G has each root's shape, views too
-    peak, _ = meter.peak_and_end(loss.backward)
-    weight_grads = sum(_compat.storage_bytes(p.grad) for p in parameters if p.grad is not None)
-    return forward, max(0, peak - output_grads - weight_grads)
+    loss = sum((r * torch.ones_like(r)).sum() for r in roots)
+    held, _ = meter.peak_and_end(loss.backward)
+    held -= output_grads + weight_grads()
+    del env, roots, loss
+
+    step = {}
+
+    def prepare():
+        executor.run_statics()  # the first backward went through them
+        inputs = _fresh_inputs(executor.graph, vertex, values)
+        executor.run_vertex(vertex.index, inputs)
+        # The outputs stay (P10 frees a saved output itself); a product with a number saves nothing.
+        step["roots"] = _roots(vertex, inputs)
+        step["loss"] = sum((r * 1.0).sum() for r in step["roots"])
+
+    released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
+    released -= output_grads + weight_grads()
+    return forward, max(0, held), max(0, released)
 
 
 def _example_like(info, device):

@@ -138,6 +138,32 @@ class TransientMeter:
         return peak, total
 
 
+    def peak_after(self, prepare, run):
+        """run()'s peak above the memory allocated when it starts, counting the frees of blocks that
+        prepare() (run just before it) allocated: what a backward releases of the tensors its
+        forward saved, when nothing but autograd holds them."""
+        if self.device.type == "cuda":
+            prepare()
+            torch.cuda.synchronize(self.device)
+            start = torch.cuda.memory_allocated(self.device)
+            torch.cuda.reset_peak_memory_stats(self.device)
+            run()
+            torch.cuda.synchronize(self.device)
+            return torch.cuda.max_memory_allocated(self.device) - start
+        with _native_warnings_silenced(), autograd_profiler.profile(profile_memory=True) as profile:
+            prepare()
+            PhaseMeter._mark(0)
+            run()
+        total, start, peak = 0, None, 0
+        for _, kind, value in _memory_events(profile, torch._C._autograd.DeviceType.CPU):
+            if kind == 1:
+                start = peak = total
+            else:
+                total += value
+                peak = max(peak, total)
+        return peak - start
+
+
 @contextlib.contextmanager
 def _native_warnings_silenced():
     """c10 logs to the process's stderr, once per thousand, that the profiler will not report the free

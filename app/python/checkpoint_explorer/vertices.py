@@ -32,6 +32,7 @@ class Vertex:
     saves_other: bool = False  # its backward unpacks a saved weight, constant or shape-made tensor
     forward_workspace_bytes: int = 0
     backward_workspace_bytes: int = 0
+    backward_workspace_released_bytes: int = 0
 
 
 def dtype_name(dtype):

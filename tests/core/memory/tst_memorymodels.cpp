@@ -107,6 +107,31 @@ Graph workspaceChain(bool workspace)
     return builder.build();
 }
 
+// x -> a -> b -> c (1, 10, 100, 1000 bytes), a Python export (P10), `savers` per vertex: b reads
+// 20000 bytes of weights and its backward needs 5000 bytes of scratch with its inputs held and
+// `released` with them freed as autograd frees them (P14; nullopt: not measured).
+Graph weightedChain(const std::vector<std::vector<std::string>>& savers,
+                    std::optional<std::int64_t> released = std::nullopt)
+{
+    GraphBuilder builder;
+    builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+    for (int i = 0; i < 4; ++i) {
+        Vertex v;
+        v.id = std::string(1, "xabc"[i]);
+        v.bytes = static_cast<std::int64_t>(std::pow(10, i));
+        v.savedBy = savers[i];
+        if (v.id == "b") {
+            v.parameterBytes = 20000;
+            v.backwardWorkspaceBytes = 5000;
+            v.backwardWorkspaceReleasedBytes = released;
+        }
+        builder.addVertex(v);
+        if (i > 0)
+            builder.addEdge(std::string(1, "xabc"[i - 1]), v.id);
+    }
+    return builder.build();
+}
+
 }  // namespace
 
 class MemoryModelsTest : public QObject {
@@ -411,23 +436,7 @@ private Q_SLOTS:
         // gradient (211): b goes (111), its weight gradient comes (20111), the scratch peaks with b's
         // gradient live (25111), then a's gradient (20121), and b's goes (20021), a's value (20011).
         {
-            GraphBuilder builder;
-            builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
-            const std::vector<std::vector<std::string>> savers{{"a"}, {"b"}, {"b"}, {}};
-            for (int i = 0; i < 4; ++i) {
-                Vertex v;
-                v.id = std::string(1, "xabc"[i]);
-                v.bytes = static_cast<std::int64_t>(std::pow(10, i));
-                v.savedBy = savers[i];
-                if (v.id == "b") {
-                    v.parameterBytes = 20000;
-                    v.backwardWorkspaceBytes = 5000;
-                }
-                builder.addVertex(v);
-                if (i > 0)
-                    builder.addEdge(std::string(1, "xabc"[i - 1]), v.id);
-            }
-            const Graph chain = builder.build();
+            const Graph chain = weightedChain({{"a"}, {"b"}, {"b"}, {}});
             const auto order = simulatePlanMemory(chain, evaluateIds(chain, {"x", "a", "b", "c"}), MemoryModel::PyTorch);
             QCOMPARE(order.phases[5].peakBytes, 25111);
             QCOMPARE(order.phases[5].endBytes, 20011);
@@ -436,6 +445,34 @@ private Q_SLOTS:
         const Graph other = savedInputsChain(true);
         const auto hong = simulatePlanMemory(other, evaluateIds(other, {"x", "a", "b", "c", "d"}), MemoryModel::PyTorch);
         QCOMPARE(hong.phases[6].peakBytes, 1011);
+    }
+
+    // P14 on x -> a -> b -> c (1, 10, 100, 1000 bytes), b with 20000 bytes of weights and a backward
+    // measured at 5000 bytes of scratch with its inputs held and 3000 with them freed as autograd
+    // frees them. At b's backward (phase 5, see autogradGradients: 25111 with 5000) the 3000 count
+    // only where b's backward is what frees a, the one input it saved.
+    void releasedWorkspace_data()
+    {
+        QTest::addColumn<QStringList>("aSavedBy");
+        QTest::addColumn<bool>("measured");  // the graph has the released figure
+        QTest::addColumn<qint64>("peak");
+        QTest::newRow("b frees a") << QStringList{"b"} << true << qint64(23111);
+        QTest::newRow("a also saved by its own backward, which runs later") << QStringList{"a", "b"} << true
+                                                                            << qint64(25111);
+        QTest::newRow("not measured") << QStringList{"b"} << false << qint64(25111);
+    }
+
+    void releasedWorkspace()
+    {
+        QFETCH(QStringList, aSavedBy);
+        QFETCH(bool, measured);
+        QFETCH(qint64, peak);
+        std::vector<std::string> savers;
+        for (const QString& saver : aSavedBy)
+            savers.push_back(saver.toStdString());
+        const Graph chain = weightedChain({{"a"}, savers, {}, {}}, measured ? std::optional<std::int64_t>(3000) : std::nullopt);
+        const auto p = simulatePlanMemory(chain, evaluateIds(chain, {"x", "a", "b", "c"}), MemoryModel::PyTorch);
+        QCOMPARE(p.phases[5].peakBytes, peak);
     }
 
     void reforwardedExits()
