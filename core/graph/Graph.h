@@ -47,6 +47,9 @@ struct Vertex {
     // The backward's scratch memory when the tensors it saved are freed as autograd frees them,
     // mid-backward (the Python exporter; rule P14): what the peak is when nothing else holds them.
     std::optional<std::int64_t> backwardWorkspaceReleasedBytes;
+    // The inputs (ids of predecessors) whose gradient the backward forms as this vertex's own
+    // gradient, the same tensor (an add passes it to both summands; rule P15).
+    std::vector<std::string> passesGradientTo;
     // Computed from the model inputs' data, so its bytes, saved and workspace bytes grow in
     // proportion to the batch size (docs/FORMAT.md); false for what parameters, constants or
     // shapes alone make (a position index, a causal mask). True when unknown.

@@ -36,6 +36,24 @@ void checkSavedBy(const Graph& graph)
     }
 }
 
+// passes_gradient_to may only name the vertex's inputs.
+void checkPassesGradientTo(const Graph& graph)
+{
+    int index = 0;
+    for (const Vertex& v : graph.vertices()) {
+        if (v.isVirtual)
+            continue;
+        const std::string at = "/vertices/" + std::to_string(index++) + "/passes_gradient_to";
+        const auto predecessors = graph.predecessors(*graph.find(v.id));
+        for (std::size_t i = 0; i < v.passesGradientTo.size(); ++i) {
+            const auto input = graph.find(v.passesGradientTo[i]);
+            if (!input || std::find(predecessors.begin(), predecessors.end(), *input) == predecessors.end())
+                throw GraphError("\"" + v.passesGradientTo[i] + "\" is not an input of the vertex",
+                                 at + "/" + std::to_string(i));
+        }
+    }
+}
+
 Vertex vertexFromJson(const json& value, const std::string& at)
 {
     const json& item = requireObject(value, at);
@@ -69,6 +87,7 @@ Vertex vertexFromJson(const json& value, const std::string& at)
     v.savesOther = optionalBool(item, "saves_other", at).value_or(false);
     v.batchScaled = optionalBool(item, "batch_scaled", at).value_or(true);
     v.backward = optionalBool(item, "backward", at).value_or(false);
+    v.passesGradientTo = optionalStringArray(item, "passes_gradient_to", at).value_or(std::vector<std::string>{});
     return v;
 }
 
@@ -152,6 +171,7 @@ Graph graphFromOurJson(const json& root, StreamedGraphItems& items)
     items.throwEdgeError();
     Graph graph = builder.build();
     checkSavedBy(graph);
+    checkPassesGradientTo(graph);
     return graph;
 }
 
@@ -224,6 +244,8 @@ std::string toGraphJson(const Graph& graph)
             item["batch_scaled"] = false;
         if (v.backward)
             item["backward"] = true;
+        if (!v.passesGradientTo.empty())
+            item["passes_gradient_to"] = v.passesGradientTo;
         vertices.push_back(std::move(item));
     }
     root["vertices"] = std::move(vertices);

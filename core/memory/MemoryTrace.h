@@ -22,6 +22,9 @@ public:
     void allocGradient(VertexIndex v) { alloc(m_n + v, m_graph.bytes(v)); }
     void freeGradient(VertexIndex v) { release(m_n + v); }
     bool hasGradient(VertexIndex v) const { return m_position[m_n + v] >= 0; }
+    // v's gradient is another's tensor (P15): live, of no bytes of its own.
+    void shareGradient(VertexIndex v) { alloc(m_n + v, 0); }
+    bool sharesGradient(VertexIndex v) const { return hasGradient(v) && m_itemBytes[m_n + v] == 0; }
     void allocBuffer(std::int64_t bytes) { alloc(2 * m_n, bytes); }
     // The gradients of the parameters vertex v's operation reads (Vertex::parameterBytes).
     void allocParameterGradient(VertexIndex v) { alloc(2 * m_n + 1 + v, m_graph.vertex(v).parameterBytes); }

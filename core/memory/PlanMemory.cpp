@@ -31,7 +31,8 @@ public:
           m_lastSaverOf(graph.vertexCount()),
           m_earlyStop(m_checkpointFunctions && metadataIs(graph, "checkpoint_early_stop", "true")),
           m_rootedExecutor(model == MemoryModel::PyTorch && metadataIs(graph, "plan_executor", "\"ckptx-torch\"")),
-          m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false)
+          m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false),
+          m_sharersOf(graph.vertexCount())
     {
         for (VertexIndex c : m_plan.checkpoints)
             m_isCheckpoint[c] = true;
@@ -338,9 +339,67 @@ private:
                 formedBytes += m_graph.bytes(u);
             }
         m_trace.touchWorkspace(v, backwardWorkspace(v) + (m_rootedExecutor ? formedBytes : 0));
-        for (VertexIndex u : formed)
-            m_trace.allocGradient(u);
+        // v's backward has taken its gradient: if it shares a tensor, it no longer holds it.
+        if (m_trace.sharesGradient(v))
+            m_trace.freeGradient(v);
+        for (VertexIndex u : m_graph.predecessors(v))
+            if (u != m_graph.source() && m_trace.hasGradient(u) && std::find(formed.begin(), formed.end(), u) == formed.end())
+                accumulateIntoShared(u);
+        formGradients(v, formed);
         endBackward(v);
+    }
+
+    // P15 is autograd's engine (P10): ckptx-torch's executor (P13) gives each vertex a root of its own.
+    bool passesGradient(VertexIndex v, VertexIndex u) const
+    {
+        if (!m_checkpointFunctions)
+            return false;
+        const auto& to = m_graph.vertex(v).passesGradientTo;
+        return std::find(to.begin(), to.end(), m_graph.vertex(u).id) != to.end();
+    }
+
+    // P15: an input v passes its gradient to gets v's gradient tensor itself; the topologically first
+    // of them (the last the backward reaches) owns it from here, the others share it.
+    void formGradients(VertexIndex v, const std::vector<VertexIndex>& formed)
+    {
+        VertexIndex owner = -1;
+        for (VertexIndex u : formed)
+            if (passesGradient(v, u) && (owner < 0 || m_graph.topologicalPosition(u) < m_graph.topologicalPosition(owner)))
+                owner = u;
+        for (VertexIndex u : formed) {
+            if (u == owner) {
+                m_trace.freeGradient(v);
+                m_trace.allocGradient(u);
+            } else if (owner >= 0 && passesGradient(v, u)) {
+                m_trace.shareGradient(u);
+                m_sharersOf[owner].push_back(u);
+            } else {
+                m_trace.allocGradient(u);
+            }
+        }
+    }
+
+    // P15: adding a gradient into a tensor that another gradient still shares makes a new tensor
+    // (autograd accumulates in place only into a tensor nothing else holds): a sharer gets one of
+    // its own; when it is the owner, a sharer keeps the old one.
+    void accumulateIntoShared(VertexIndex u)
+    {
+        auto ownTensor = [this](VertexIndex w) {
+            m_trace.freeGradient(w);
+            m_trace.allocGradient(w);
+        };
+        if (m_trace.sharesGradient(u)) {
+            ownTensor(u);
+            return;
+        }
+        std::vector<VertexIndex>& sharers = m_sharersOf[u];
+        std::erase_if(sharers, [this](VertexIndex w) { return !m_trace.sharesGradient(w); });
+        if (sharers.empty())
+            return;
+        const VertexIndex heir = sharers.front();
+        ownTensor(heir);
+        m_sharersOf[heir].assign(sharers.begin() + 1, sharers.end());
+        sharers.clear();
     }
 
     // P14: where v's backward is what frees every input it saved, the workspace the exporter
@@ -414,6 +473,7 @@ private:
     std::vector<VertexIndex> m_trigger;              // per segment: the vertex whose backward re-forwards it (P9)
     std::vector<bool> m_savesOwnOutput;              // the vertex is in its own savedBy (P9)
     std::vector<bool> m_saves;                       // its backward unpacks something it saved (P9)
+    std::vector<std::vector<VertexIndex>> m_sharersOf;  // P15: per owner, the gradients sharing its tensor
     std::vector<VertexIndex> m_release;              // per function: its first member that saved (P12)
     std::vector<int> m_functionOf;                   // per vertex: the function computing it, or -1 (P12)
 };

@@ -49,6 +49,11 @@ PhaseFloors phaseFloors(const Graph& g)
     const bool checkpointFunctions = runsCheckpointFunctions(g);
     // Difference arrays over topological positions.
     std::vector<std::int64_t> waiting(count + 1, 0), accumulated(count + 1, 0);
+    // P15: a gradient a successor passes on may share that successor's tensor: it counts nothing.
+    std::vector<bool> mayShare(count, false);
+    for (VertexIndex v = 0; v < count; ++v)
+        for (const std::string& id : g.vertex(v).passesGradientTo)
+            mayShare[*g.find(id)] = true;
     for (VertexIndex u = 0; u < count; ++u) {
         const VertexIndex last = lastSuccessor(g, u);
         if (u == g.source() || last < 0)
@@ -56,11 +61,11 @@ PhaseFloors phaseFloors(const Graph& g)
         const int from = g.topologicalPosition(u), to = g.topologicalPosition(last);
         waiting[from + 1] += g.bytes(u);
         waiting[to + 1] -= g.bytes(u);
-        if (checkpointFunctions) {
+        if (checkpointFunctions && !mayShare[u]) {
             // P10: every gradient, formed after the workspace of u's last successor's backward.
             accumulated[from] += g.bytes(u);
             accumulated[to] -= g.bytes(u);
-        } else if (g.successors(u).size() > 1) {
+        } else if (!checkpointFunctions && g.successors(u).size() > 1) {
             accumulated[from] += g.bytes(u);
             accumulated[to + 1] -= g.bytes(u);
         }

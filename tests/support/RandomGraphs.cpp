@@ -266,6 +266,11 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
         vertex.backwardWorkspaceBytes = small(30, 10);
         if (rng() % 2)
             vertex.backwardWorkspaceReleasedBytes = small(30, 10);
+        // Now and then an add, passing its gradient to some of its inputs (P15).
+        if (rng() % 4 == 0)
+            for (VertexIndex u : graph.predecessors(*graph.find(vertex.id)))
+                if (!graph.vertex(u).isVirtual && rng() % 2)
+                    vertex.passesGradientTo.push_back(graph.vertex(u).id);
         // Savers: the vertex itself and its successors, each now and then; sometimes unknown.
         if (rng() % 4 == 0)
             return;

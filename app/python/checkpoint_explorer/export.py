@@ -58,8 +58,10 @@ def measure_workspace(vertex_graph, device):
             if v.input_index >= 0:
                 continue
             executor.run_statics()
-            (v.forward_workspace_bytes, v.backward_workspace_bytes,
-             v.backward_workspace_released_bytes) = _vertex_workspace(executor, meter, v, values)
+            (v.forward_workspace_bytes, v.backward_workspace_bytes, v.backward_workspace_released_bytes,
+             passed) = _vertex_workspace(executor, meter, v, values)
+            producer = {base: vertex_graph.vertices[w].id for _, base, w in vertex_graph.reads(v)}
+            v.passes_gradient_to = sorted({producer[base] for base in passed})
     finally:
         for p, g in saved_grads:
             p.grad = g
@@ -91,12 +93,13 @@ def _vertex_workspace(executor, meter, vertex, values):
     peak - G - the weight gradients is what P10 adds between the weight gradients and the input
     gradients, with G live (docs/MEMORY-MODEL.md P8). Measured twice: with the inputs held (the
     backward frees nothing it did not allocate), and with nothing but autograd holding them, so that
-    the backward frees what it saved as soon as the operation that read it is done (P14)."""
+    the backward frees what it saved as soon as the operation that read it is done (P14). Also the
+    inputs whose gradient is G itself, the same tensor (an add passes it to both summands; P15)."""
     env = _fresh_inputs(executor.graph, vertex, values)
     forward = meter.measure(lambda: executor.run_vertex(vertex.index, env))
     roots = _roots(vertex, env)
     if not roots:
-        return forward, 0, 0
+        return forward, 0, 0, []
     parameters = list(executor.program.model.parameters())
 
     def weight_grads():
@@ -124,7 +127,32 @@ def _vertex_workspace(executor, meter, vertex, values):
 
     released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
     released -= output_grads + weight_grads()
-    return forward, max(0, held), max(0, released)
+    return forward, max(0, held), max(0, released), _passed_gradient(executor, vertex, values)
+
+
+def _passed_gradient(executor, vertex, values):
+    """The inputs whose gradient is the vertex's output gradient itself, the same tensor (P15): an
+    unmeasured run whose hooks keep each gradient alive, so that no address is reused."""
+    executor.run_statics()
+    env = _fresh_inputs(executor.graph, vertex, values)
+    inputs = dict(env)  # the run adds the vertex's exports to env
+    executor.run_vertex(vertex.index, env)
+    roots = _roots(vertex, env)
+    kept = {}
+
+    def keep(key):
+        return lambda grad: kept.__setitem__(key, grad)
+
+    for k, r in enumerate(roots):
+        r.register_hook(keep(k))
+    for base, tensor in inputs.items():
+        if tensor.requires_grad:
+            tensor.register_hook(keep(base))
+    sum((r * 1.0).sum() for r in roots).backward()
+    for p in executor.program.model.parameters():
+        p.grad = None
+    own = {kept[k].data_ptr() for k in range(len(roots)) if k in kept}
+    return [base for base in inputs if base in kept and kept[base].data_ptr() in own]
 
 
 def _example_like(info, device):

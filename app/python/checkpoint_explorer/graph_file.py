@@ -105,6 +105,8 @@ def graph_json(vertex_graph, name, metadata):
         entry["saved_by"] = saved_by[v.index]
         if v.saves_other:
             entry["saves_other"] = True
+        if v.passes_gradient_to:
+            entry["passes_gradient_to"] = v.passes_gradient_to
         vertices.append(entry)
     edges = [{"from": vertex_graph.vertices[d].id, "to": v.id} for v in vertex_graph.vertices for d in v.deps]
     return {"schema": "checkpoint-explorer/graph", "version": 1, "name": name, "metadata": metadata,

@@ -33,6 +33,7 @@ class Vertex:
     forward_workspace_bytes: int = 0
     backward_workspace_bytes: int = 0
     backward_workspace_released_bytes: int = 0
+    passes_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P15)
 
 
 def dtype_name(dtype):

@@ -59,12 +59,16 @@ private Q_SLOTS:
     {
         // Absent means 0 (old graphs); a value survives a round trip.
         const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1,
-            "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "saves_other": true}],
+            "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
+            "saves_other": true, "passes_gradient_to": ["a"]}],
             "edges": [{"from": "a", "to": "b"}]})");
         QCOMPARE(g.vertex(0).forwardWorkspaceBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).forwardWorkspaceBytes, std::int64_t(7));
         QCOMPARE(g.vertex(1).backwardWorkspaceBytes, std::int64_t(9));
+        QVERIFY(!g.vertex(0).backwardWorkspaceReleasedBytes);  // absent: not measured, unlike 0
+        QCOMPARE(g.vertex(1).backwardWorkspaceReleasedBytes, std::optional<std::int64_t>(0));
         QVERIFY(!g.vertex(0).savesOther && g.vertex(1).savesOther);
+        QCOMPARE(g.vertex(1).passesGradientTo, std::vector<std::string>{"a"});
         const Graph back = parseGraphJson(toGraphJson(g), "back.json");
         for (VertexIndex v = 0; v < 2; ++v)
             QVERIFY(back.vertex(v) == g.vertex(v));
@@ -185,6 +189,12 @@ private Q_SLOTS:
                                                     << "test.json: /vertices/0/batch_scaled: expected a boolean";
         QTest::newRow("negative workspace") << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_bytes": -1}]})"
                                             << "test.json: /vertices/0/backward_workspace_bytes: backward_workspace_bytes must be >= 0";
+        QTest::newRow("passes_gradient_to not an input")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "passes_gradient_to": ["b"]}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/1/passes_gradient_to/0: \"b\" is not an input of the vertex";
+        QTest::newRow("negative released workspace")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_released_bytes": -3}]})"
+            << "test.json: /vertices/0/backward_workspace_released_bytes: backward_workspace_released_bytes must be >= 0";
         QTest::newRow("wrong schema") << R"({"schema": "other", "vertices": []})" << "test.json: /schema: unknown schema";
         QTest::newRow("newer version") << R"({"schema": "checkpoint-explorer/graph", "version": 7, "vertices": []})"
                                        << "test.json: /version: unsupported version 7";

@@ -475,6 +475,55 @@ private Q_SLOTS:
         QCOMPARE(p.phases[5].peakBytes, peak);
     }
 
+    // P15 on x -> a -> b, c = a + b, c -> d (1, 100, 100, 100, 1000 bytes), a Python export, regular
+    // step, nobody saving anything but d its input c. After the forward x, c and d are live (1101).
+    // d's backward: the loss's gradient replaces d, c's gradient is formed (1201), d's gradient and c
+    // go (101). c's backward passes its gradient to a and b as the same tensor, which a
+    // (topologically first, reached last) owns and b shares: nothing new (101); b's backward adds
+    // a's second part into it in place, b holding nothing by then (101). Without the field, P10
+    // forms two gradients at c's backward (301, then 201) and b's backward holds its own (201).
+    void passedGradients_data()
+    {
+        QTest::addColumn<bool>("passes");
+        QTest::addColumn<QList<qint64>>("peaks");  // backward phases of d, c, b, a
+        QTest::addColumn<QList<qint64>>("ends");
+        QTest::newRow("c passes its gradient to a and b") << true << QList<qint64>{1201, 101, 101, 101}
+                                                         << QList<qint64>{101, 101, 101, 1};
+        QTest::newRow("not measured") << false << QList<qint64>{1201, 301, 201, 101}
+                                      << QList<qint64>{101, 201, 101, 1};
+    }
+
+    void passedGradients()
+    {
+        QFETCH(bool, passes);
+        QFETCH(QList<qint64>, peaks);
+        QFETCH(QList<qint64>, ends);
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        const std::vector<std::pair<std::string, std::int64_t>> vertices{{"x", 1}, {"a", 100}, {"b", 100}, {"c", 100}, {"d", 1000}};
+        for (const auto& [id, bytes] : vertices) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            v.savedBy = id == "c" ? std::vector<std::string>{"d"} : std::vector<std::string>{};
+            if (id == "c" && passes)
+                v.passesGradientTo = {"a", "b"};
+            builder.addVertex(v);
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+                 {"x", "a"}, {"a", "b"}, {"a", "c"}, {"b", "c"}, {"c", "d"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "a", "b", "c", "d"}), MemoryModel::PyTorch);
+        QList<qint64> gotPeaks, gotEnds;
+        for (int phase = 5; phase <= 8; ++phase) {
+            gotPeaks.push_back(p.phases[phase].peakBytes);
+            gotEnds.push_back(p.phases[phase].endBytes);
+        }
+        QCOMPARE(gotPeaks, peaks);
+        QCOMPARE(gotEnds, ends);
+    }
+
     void reforwardedExits()
     {
         QFETCH(bool, exitSavesNothing);
