@@ -6,6 +6,7 @@
 #include "io/TextFile.h"
 
 #include <algorithm>
+#include <span>
 #include <exception>
 #include <stdexcept>
 
@@ -15,43 +16,45 @@ using namespace json_access;
 
 namespace {
 
-// saved_by may only name the vertex itself or its successors (the backwards that can keep it).
-void checkSavedBy(const Graph& graph)
+// A list of vertex ids a vertex holds (`key`) may only name vertices `allowed(self, named)` admits;
+// otherwise the error says `rule`.
+template <class Names, class Allowed>
+void checkNamedVertices(const Graph& graph, const std::string& key, Names names, Allowed allowed,
+                        const std::string& rule)
 {
     int index = 0;
     for (const Vertex& v : graph.vertices()) {
         if (v.isVirtual)
             continue;
-        const std::string at = "/vertices/" + std::to_string(index++) + "/saved_by";
-        if (!v.savedBy)
-            continue;
+        const std::string at = "/vertices/" + std::to_string(index++) + "/" + key;
         const VertexIndex self = *graph.find(v.id);
-        const auto successors = graph.successors(self);
-        for (std::size_t i = 0; i < v.savedBy->size(); ++i) {
-            const auto saver = graph.find((*v.savedBy)[i]);
-            if (!saver || (*saver != self && std::find(successors.begin(), successors.end(), *saver) == successors.end()))
-                throw GraphError("\"" + (*v.savedBy)[i] + "\" is neither the vertex nor one of its successors",
-                                 at + "/" + std::to_string(i));
+        const std::vector<std::string>& named = names(v);
+        for (std::size_t i = 0; i < named.size(); ++i) {
+            const auto w = graph.find(named[i]);
+            if (!w || !allowed(self, *w))
+                throw GraphError("\"" + named[i] + "\" " + rule, at + "/" + std::to_string(i));
         }
     }
 }
 
-// passes_gradient_to may only name the vertex's inputs.
-void checkPassesGradientTo(const Graph& graph)
+bool contains(std::span<const VertexIndex> vertices, VertexIndex w)
 {
-    int index = 0;
-    for (const Vertex& v : graph.vertices()) {
-        if (v.isVirtual)
-            continue;
-        const std::string at = "/vertices/" + std::to_string(index++) + "/passes_gradient_to";
-        const auto predecessors = graph.predecessors(*graph.find(v.id));
-        for (std::size_t i = 0; i < v.passesGradientTo.size(); ++i) {
-            const auto input = graph.find(v.passesGradientTo[i]);
-            if (!input || std::find(predecessors.begin(), predecessors.end(), *input) == predecessors.end())
-                throw GraphError("\"" + v.passesGradientTo[i] + "\" is not an input of the vertex",
-                                 at + "/" + std::to_string(i));
-        }
-    }
+    return std::find(vertices.begin(), vertices.end(), w) != vertices.end();
+}
+
+// saved_by may only name the vertex itself or its successors (the backwards that can keep it),
+// passes_gradient_to only its inputs.
+void checkNamedVertices(const Graph& graph)
+{
+    static const std::vector<std::string> none;
+    checkNamedVertices(
+        graph, "saved_by", [](const Vertex& v) -> const auto& { return v.savedBy ? *v.savedBy : none; },
+        [&graph](VertexIndex self, VertexIndex w) { return w == self || contains(graph.successors(self), w); },
+        "is neither the vertex nor one of its successors");
+    checkNamedVertices(
+        graph, "passes_gradient_to", [](const Vertex& v) -> const auto& { return v.passesGradientTo; },
+        [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
+        "is not an input of the vertex");
 }
 
 Vertex vertexFromJson(const json& value, const std::string& at)
@@ -170,8 +173,7 @@ Graph graphFromOurJson(const json& root, StreamedGraphItems& items)
         requireArray(root, "edges", "");
     items.throwEdgeError();
     Graph graph = builder.build();
-    checkSavedBy(graph);
-    checkPassesGradientTo(graph);
+    checkNamedVertices(graph);
     return graph;
 }
 

@@ -82,6 +82,20 @@ def _fresh_inputs(vertex_graph, vertex, values):
     return env
 
 
+def _take_weight_gradients(parameters):
+    """The bytes of the weight gradients a backward formed; unset again, as in a fresh step."""
+    grads = sum(_compat.storage_bytes(p.grad) for p in parameters if p.grad is not None)
+    for p in parameters:
+        p.grad = None
+    return grads
+
+
+def _loss_saving_nothing(roots):
+    """A loss whose backward forms each root's gradient and keeps no tensor of the forward (a product
+    with a number saves nothing, where one with `ones_like` would keep the ones until it runs)."""
+    return sum((r * 1.0).sum() for r in roots)
+
+
 def _roots(vertex, env):
     return [env[r] for r in vertex.exports if isinstance(env.get(r), torch.Tensor) and env[r].requires_grad]
 
@@ -101,18 +115,11 @@ def _vertex_workspace(executor, meter, vertex, values):
     if not roots:
         return forward, 0, 0, []
     parameters = list(executor.program.model.parameters())
-
-    def weight_grads():
-        grads = sum(_compat.storage_bytes(p.grad) for p in parameters if p.grad is not None)
-        for p in parameters:
-            p.grad = None
-        return grads
-
-    weight_grads()
+    _take_weight_gradients(parameters)
     output_grads = sum(r.numel() * r.element_size() for r in roots)  # G has each root's shape, views too
     loss = sum((r * torch.ones_like(r)).sum() for r in roots)
     held, _ = meter.peak_and_end(loss.backward)
-    held -= output_grads + weight_grads()
+    held -= output_grads + _take_weight_gradients(parameters)
     del env, roots, loss
 
     step = {}
@@ -121,12 +128,11 @@ def _vertex_workspace(executor, meter, vertex, values):
         executor.run_statics()  # the first backward went through them
         inputs = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, inputs)
-        # The outputs stay (P10 frees a saved output itself); a product with a number saves nothing.
-        step["roots"] = _roots(vertex, inputs)
-        step["loss"] = sum((r * 1.0).sum() for r in step["roots"])
+        step["roots"] = _roots(vertex, inputs)  # the outputs stay: P10 frees a saved output itself
+        step["loss"] = _loss_saving_nothing(step["roots"])
 
     released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
-    released -= output_grads + weight_grads()
+    released -= output_grads + _take_weight_gradients(parameters)
     return forward, max(0, held), max(0, released), _passed_gradient(executor, vertex, values)
 
 
@@ -148,9 +154,8 @@ def _passed_gradient(executor, vertex, values):
     for base, tensor in inputs.items():
         if tensor.requires_grad:
             tensor.register_hook(keep(base))
-    sum((r * 1.0).sum() for r in roots).backward()
-    for p in executor.program.model.parameters():
-        p.grad = None
+    _loss_saving_nothing(roots).backward()
+    _take_weight_gradients(list(executor.program.model.parameters()))
     own = {kept[k].data_ptr() for k in range(len(roots)) if k in kept}
     return [base for base in inputs if base in kept and kept[base].data_ptr() in own]
 
