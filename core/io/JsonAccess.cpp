@@ -149,7 +149,7 @@ private:
                     return false;
                 few.push_back(k);
                 if (few.size() > 16)
-                    many.insert(few.begin(), few.end());
+                    many.insert(std::make_move_iterator(few.begin()), std::make_move_iterator(few.end()));
                 return true;
             }
             return many.insert(k).second;
@@ -163,22 +163,22 @@ private:
     // one inside a string record turns the record into a document, its members read so far first.
     DomParser& startingValue()
     {
-        if (startsStreamedItem()) {
-            m_item = json();
-            m_itemDom.emplace(m_item, true);
-        } else if (m_recordMembers) {
+        const bool fromRecord = m_recordMembers;
+        if (!startsStreamedItem() && !fromRecord)
+            return dom();
+        m_item = json();
+        m_itemDom.emplace(m_item, true);
+        if (fromRecord) {
             m_recordMembers = false;
-            m_item = json();
-            m_itemDom.emplace(m_item, true);
             m_itemDom->start_object(static_cast<std::size_t>(-1));
             for (const auto& [key, text] : m_record.members()) {
-                std::string k = key, t = text;  // the parser takes its strings by reference to move from
+                std::string k = key, t = text;  // the parser's SAX interface takes non-const references
                 m_itemDom->key(k);
                 m_itemDom->string(t);
             }
             m_itemDom->key(m_levels[2].key);
         }
-        return dom();
+        return *m_itemDom;
     }
 
     // The pointer of the value being read, or of its enclosing container at `depth` levels.
