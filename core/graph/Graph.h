@@ -44,6 +44,9 @@ struct Vertex {
     // the phase, so they count in its peak only. 0 when unknown (published graphs) or none.
     std::int64_t forwardWorkspaceBytes = 0;
     std::int64_t backwardWorkspaceBytes = 0;
+    // The forward's scratch memory inside a checkpointed function, where autograd keeps nothing it
+    // saves (the Python exporter; rule P17): a softmax's scores, a dropout's mask are scratch there.
+    std::optional<std::int64_t> checkpointedForwardWorkspaceBytes;
     // The backward's scratch memory when the tensors it saved are freed as autograd frees them,
     // mid-backward (the Python exporter; rule P14): what the peak is when nothing else holds them.
     std::optional<std::int64_t> backwardWorkspaceReleasedBytes;

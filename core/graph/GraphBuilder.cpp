@@ -116,6 +116,7 @@ Graph GraphBuilder::build() const
                                   std::pair{"saved_bytes", v.savedBytes},
                                   std::pair{"forward_workspace_bytes", v.forwardWorkspaceBytes},
                                   std::pair{"backward_workspace_bytes", v.backwardWorkspaceBytes},
+                                  std::pair{"checkpointed_forward_workspace_bytes", v.checkpointedForwardWorkspaceBytes.value_or(0)},
                                   std::pair{"backward_workspace_released_bytes", v.backwardWorkspaceReleasedBytes.value_or(0)}}) {
             const std::string at = vertexPointer(i) + "/" + key;
             if (bytes < 0)

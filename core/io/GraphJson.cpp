@@ -85,6 +85,8 @@ Vertex vertexFromJson(const json& value, const std::string& at)
     v.savedBy = optionalStringArray(item, "saved_by", at);
     v.forwardWorkspaceBytes = optionalBytes("forward_workspace_bytes");
     v.backwardWorkspaceBytes = optionalBytes("backward_workspace_bytes");
+    if (optionalMember(item, "checkpointed_forward_workspace_bytes"))
+        v.checkpointedForwardWorkspaceBytes = optionalBytes("checkpointed_forward_workspace_bytes");
     if (optionalMember(item, "backward_workspace_released_bytes"))
         v.backwardWorkspaceReleasedBytes = optionalBytes("backward_workspace_released_bytes");
     v.savesOther = optionalBool(item, "saves_other", at).value_or(false);
@@ -238,6 +240,8 @@ std::string toGraphJson(const Graph& graph)
             item["forward_workspace_bytes"] = v.forwardWorkspaceBytes;
         if (v.backwardWorkspaceBytes > 0)
             item["backward_workspace_bytes"] = v.backwardWorkspaceBytes;
+        if (v.checkpointedForwardWorkspaceBytes)
+            item["checkpointed_forward_workspace_bytes"] = *v.checkpointedForwardWorkspaceBytes;
         if (v.backwardWorkspaceReleasedBytes)
             item["backward_workspace_released_bytes"] = *v.backwardWorkspaceReleasedBytes;
         if (v.savesOther)

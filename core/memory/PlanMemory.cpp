@@ -75,9 +75,13 @@ private:
             m_trace.allocValue(v);
             // P6: only regular training (nothing to recompute) records autograd in the forward, and
             // under apply_plan every vertex computed outside the checkpointed functions (P12).
-            if (m_plan.segments.empty() || (m_checkpointFunctions && m_functionOf[v] < 0))
+            const bool inFunction = m_checkpointFunctions && m_functionOf[v] >= 0;
+            if (m_plan.segments.empty() || (m_checkpointFunctions && !inFunction))
                 allocSaved(v);
-            forwardWorkspace(v);
+            if (inFunction)
+                checkpointedForwardWorkspace(v);
+            else
+                forwardWorkspace(v);
             // P7: in regular training a tensor no backward keeps goes with its last consumer.
             for (VertexIndex u : m_graph.predecessors(v))
                 if (--consumersLeft[u] == 0 && (!m_isCheckpoint[u] || (m_unsaved[u] && heldByAutograd(u))))
@@ -323,12 +327,14 @@ private:
             forwardWorkspace(v);
         // The operation that made v runs its backward first: where it saved v itself (an in-place
         // ReLU, a softmax), the copy a re-forward made of v for it (P9) is gone before the rest of
-        // v's backward, and so is v where nothing later holds it.
-        if (m_savesOwnOutput[v])
+        // v's backward, and so is v where nothing later holds it. The workspace measured with v
+        // freed as autograd frees it (P16) has seen that happen: there v goes at the end.
+        const bool released = countsReleasedWorkspace(v);
+        if (m_savesOwnOutput[v] && !released) {
             m_trace.freeCopy(v);
-        if (m_savesOwnOutput[v] && heldByAutograd(v) &&
-            std::count(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), v) == 1)
-            m_trace.freeValue(v);
+            if (heldByAutograd(v) && std::count(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), v) == 1)
+                m_trace.freeValue(v);
+        }
         if (m_graph.vertex(v).parameterBytes > 0)
             m_trace.allocParameterGradient(v);
         std::vector<VertexIndex> formed;
@@ -338,15 +344,25 @@ private:
                 formed.push_back(u);
                 formedBytes += m_graph.bytes(u);
             }
-        m_trace.touchWorkspace(v, backwardWorkspace(v) + (m_rootedExecutor ? formedBytes : 0));
+        const Vertex& vertex = m_graph.vertex(v);
+        m_trace.touchWorkspace(v, (released ? *vertex.backwardWorkspaceReleasedBytes : vertex.backwardWorkspaceBytes) +
+                                      (m_rootedExecutor ? formedBytes : 0));
         // v's backward has taken its gradient: if it shares a tensor, it no longer holds it.
         if (m_trace.sharesGradient(v))
             m_trace.freeGradient(v);
         for (VertexIndex u : m_graph.predecessors(v))
             if (u != m_graph.source() && m_trace.hasGradient(u) && std::find(formed.begin(), formed.end(), u) == formed.end())
                 accumulateIntoShared(u);
-        formGradients(v, formed);
-        endBackward(v);
+        // P16: under autograd's engine the inputs' gradients come out of v's last backward node,
+        // after the nodes before it released what they saved and v's gradient; where they meet
+        // those (one node, as a linear layer's), the measured workspace above held them all.
+        if (m_checkpointFunctions) {
+            endBackward(v);
+            formGradients(v, formed);
+        } else {
+            formGradients(v, formed);
+            endBackward(v);
+        }
     }
 
     // P15 is autograd's engine (P10): ckptx-torch's executor (P13) gives each vertex a root of its own.
@@ -402,24 +418,29 @@ private:
         sharers.clear();
     }
 
-    // P14: where v's backward is what frees every input it saved, the workspace the exporter
-    // measured with those inputs freed as autograd frees them (after the operation that read them,
-    // before the rest of v's backward); otherwise the one measured with them held.
-    std::int64_t backwardWorkspace(VertexIndex v) const
+    // P14, P16: where v's backward is what frees every tensor it saved (its inputs, and its output
+    // or the copy of it where it saved that), the workspace the exporter measured with those freed as autograd frees
+    // them (after the operation that read them, before the rest of v's backward); otherwise the
+    // one measured with them held.
+    bool countsReleasedWorkspace(VertexIndex v) const
     {
         const Vertex& vertex = m_graph.vertex(v);
         if (!vertex.backwardWorkspaceReleasedBytes)
-            return vertex.backwardWorkspaceBytes;
+            return false;
+        auto freedHere = [&](VertexIndex u) {
+            return heldByAutograd(u) && std::find(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), u) != m_lastSaverOf[v].end();
+        };
+        // The output v's backward saved is the re-forward's copy where there is one (P9).
+        if (m_savesOwnOutput[v] && !m_trace.hasCopy(v) && !freedHere(v))
+            return false;
         for (VertexIndex u : m_graph.predecessors(v)) {
             const auto& savers = m_graph.vertex(u).savedBy;
             if (!savers)
-                return vertex.backwardWorkspaceBytes;
-            const bool freedHere = heldByAutograd(u) &&
-                                   std::find(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), u) != m_lastSaverOf[v].end();
-            if (!freedHere && std::find(savers->begin(), savers->end(), vertex.id) != savers->end())
-                return vertex.backwardWorkspaceBytes;
+                return false;
+            if (!freedHere(u) && std::find(savers->begin(), savers->end(), vertex.id) != savers->end())
+                return false;
         }
-        return *vertex.backwardWorkspaceReleasedBytes;
+        return true;
     }
 
     void endBackward(VertexIndex v)
@@ -445,6 +466,14 @@ private:
     {
         if (m_model == MemoryModel::PyTorch)
             m_trace.touchWorkspace(v, m_graph.vertex(v).forwardWorkspaceBytes);
+    }
+
+    // P17: a checkpointed function's forward keeps nothing autograd saves, so what the recorded
+    // run kept for the backward is scratch there.
+    void checkpointedForwardWorkspace(VertexIndex v)
+    {
+        const Vertex& vertex = m_graph.vertex(v);
+        m_trace.touchWorkspace(v, vertex.checkpointedForwardWorkspaceBytes.value_or(vertex.forwardWorkspaceBytes));
     }
 
     void afterTraining()

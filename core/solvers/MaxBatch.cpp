@@ -38,8 +38,9 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
         v.savedBytes = scaled(v.savedBytes);
         v.forwardWorkspaceBytes = scaled(v.forwardWorkspaceBytes);
         v.backwardWorkspaceBytes = scaled(v.backwardWorkspaceBytes);
-        if (v.backwardWorkspaceReleasedBytes)
-            v.backwardWorkspaceReleasedBytes = scaled(*v.backwardWorkspaceReleasedBytes);
+        for (auto* measured : {&v.backwardWorkspaceReleasedBytes, &v.checkpointedForwardWorkspaceBytes})
+            if (*measured)
+                *measured = scaled(**measured);
         if (v.compute)
             v.compute = *v.compute * static_cast<double>(factor);
     });

@@ -34,6 +34,18 @@ struct PhaseFloors {
     std::vector<std::int64_t> backward;
 };
 
+// The least scratch memory a vertex's forward may take in some plan: recorded by autograd (P8) or
+// in a checkpointed function (P17); and its backward's: with its saved tensors held or not (P14).
+std::int64_t leastForwardWorkspace(const Vertex& v)
+{
+    return std::min(v.forwardWorkspaceBytes, v.checkpointedForwardWorkspaceBytes.value_or(v.forwardWorkspaceBytes));
+}
+
+std::int64_t leastBackwardWorkspace(const Vertex& v)
+{
+    return std::min(v.backwardWorkspaceBytes, v.backwardWorkspaceReleasedBytes.value_or(v.backwardWorkspaceBytes));
+}
+
 VertexIndex lastSuccessor(const Graph& g, VertexIndex u)
 {
     const auto succ = g.successors(u);
@@ -81,7 +93,7 @@ PhaseFloors phaseFloors(const Graph& g)
             continue;
         const VertexIndex v = topo[p];
         floors.forward = std::max(floors.forward, g.bytes(g.source()) + wait + g.bytes(v) +
-                                                      g.vertex(v).forwardWorkspaceBytes);
+                                                      leastForwardWorkspace(g.vertex(v)));
         // Under P9 a re-forward keeps only what autograd saved: v and its inputs may be gone.
         std::int64_t values = g.bytes(g.source());
         if (!checkpointFunctions) {
@@ -92,10 +104,7 @@ PhaseFloors phaseFloors(const Graph& g)
         }
         if (checkpointFunctions && v == g.sink())
             values += g.bytes(v);  // P10: the loss's gradient of the output
-        const Vertex& vertex = g.vertex(v);
-        floors.backward[v] = values + grads + weights +
-                             std::min(vertex.backwardWorkspaceBytes,
-                                      vertex.backwardWorkspaceReleasedBytes.value_or(vertex.backwardWorkspaceBytes));
+        floors.backward[v] = values + grads + weights + leastBackwardWorkspace(g.vertex(v));
         weights -= g.vertex(v).parameterBytes;
     }
     return floors;
@@ -283,7 +292,7 @@ private:
         const ForwardUndo undo{m_forwardLive, m_forwardPeak};
         const VertexIndex x = m_g.topologicalOrder()[p];
         m_forwardLive += m_g.bytes(x);
-        m_forwardPeak = std::max(m_forwardPeak, m_forwardLive + m_g.vertex(x).forwardWorkspaceBytes);
+        m_forwardPeak = std::max(m_forwardPeak, m_forwardLive + leastForwardWorkspace(m_g.vertex(x)));
         for (VertexIndex u : m_g.predecessors(x))
             if (--m_left[u] == 0 && (!m_mask[u] || m_checkpointFunctions))
                 m_forwardLive -= m_g.bytes(u);

@@ -72,6 +72,32 @@ class Cli(unittest.TestCase):
                 self.assertEqual(updated["bytes"], 4 * 5 * 4)
                 self.assertEqual(updated["saved_bytes"], 4 * 5 * 4)
 
+    def test_workspaces_as_the_step_holds_tensors(self):
+        # P17: a dropout's mask is kept for the backward where autograd records, scratch where it keeps
+        # nothing it saves (a checkpointed function's forward). P16: an add hands its gradient to both
+        # summands as one tensor, which the measure keeps as the backward formed it: no copy per summand
+        # (a leaf's AccumulateGrad made one each, a released workspace of twice the add's bytes).
+        class Residual(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = torch.nn.Linear(128, 128)
+                self.drop = torch.nn.Dropout(0.5)
+
+            def forward(self, x):
+                h = self.linear(x)
+                return h + self.drop(h)
+
+        graph = export_graph(Residual(), (torch.randn(512, 128),))
+        vertices = {v["id"]: v for v in graph["vertices"]}
+        tensor = 512 * 128 * 4
+        drop, add = vertices["drop"], vertices["add"]
+        self.assertEqual(drop["saved_bytes"], tensor)
+        self.assertLess(drop["forward_workspace_bytes"], tensor)
+        self.assertGreaterEqual(drop["checkpointed_forward_workspace_bytes"], tensor)
+        self.assertEqual(sorted(add["passes_gradient_to"]), ["drop", "linear"])
+        self.assertLess(add["backward_workspace_released_bytes"], tensor)
+        self.assertLess(add["backward_workspace_bytes"], tensor)
+
     def test_saves_other_names_backwards_that_keep_no_vertex_tensor(self):
         # A stochastic depth (torchvision's, Swin-T's blocks) multiplies by a mask made from the shape
         # alone: its backward keeps the mask, no vertex's tensor, so saved_by cannot say it saves. A

@@ -37,6 +37,14 @@ def checkpoint(function, *args):
     return torch.utils.checkpoint.checkpoint(function, *args, **kwargs)
 
 
+def saving_nothing():
+    """The context a checkpointed function's forward runs in: the non-reentrant variant records the
+    graph but packs each saved tensor as a placeholder, the reentrant one runs without autograd."""
+    if has_non_reentrant_checkpoint():
+        return torch.autograd.graph.saved_tensors_hooks(lambda tensor: None, lambda packed: None)
+    return torch.no_grad()
+
+
 def checkpoint_early_stop():
     """Whether the non-reentrant re-forward stops once the last saved tensor is recomputed (the torch
     2.x implementation, which has `set_checkpoint_early_stop`; on by default) instead of running the

@@ -60,6 +60,8 @@ def measure_workspace(vertex_graph, device):
             executor.run_statics()
             (v.forward_workspace_bytes, v.backward_workspace_bytes, v.backward_workspace_released_bytes,
              passed) = _vertex_workspace(executor, meter, v, values)
+            executor.run_statics()
+            v.checkpointed_forward_workspace_bytes = _checkpointed_forward_workspace(executor, meter, v, values)
             producer = {base: vertex_graph.vertices[w].id for _, base, w in vertex_graph.reads(v)}
             v.passes_gradient_to = sorted({producer[base] for base in passed})
     finally:
@@ -71,14 +73,29 @@ def measure_workspace(vertex_graph, device):
         torch.set_rng_state(rng)
 
 
+class _FormedGradient(torch.autograd.Function):
+    """A copy of a vertex input whose gradient is kept as the backward formed it, as a step keeps it
+    for the producer's backward: a leaf's AccumulateGrad would copy one that another input shares
+    (an add passes one tensor to both summands, P15). The anchor only makes autograd reach it."""
+
+    @staticmethod
+    def forward(ctx, tensor, anchor, kept):
+        ctx.kept = kept
+        return tensor.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        ctx.kept.append(grad)
+        return None, None, None
+
+
 def _fresh_inputs(vertex_graph, vertex, values):
-    """Copies of the vertex's inputs, floating ones behind a leaf that collects their gradient."""
-    env = {}
+    """Copies of the vertex's inputs, floating ones keeping the gradient the backward forms."""
+    env, kept = {}, []
+    anchor = torch.zeros((), requires_grad=True)
     for _, base, _ in vertex_graph.reads(vertex):
-        tensor = values[base].detach().clone()
-        if tensor.is_floating_point():
-            tensor = tensor.requires_grad_(True).clone()
-        env[base] = tensor
+        tensor = values[base].detach()
+        env[base] = _FormedGradient.apply(tensor, anchor, kept) if tensor.is_floating_point() else tensor.clone()
     return env
 
 
@@ -105,9 +122,9 @@ def _vertex_workspace(executor, meter, vertex, values):
     (G) comes from a product, so that the run allocates it and autograd frees it once the vertex's
     first backward node has read it, as in a step (a Python reference would keep it alive);
     peak - G - the weight gradients is what P10 adds between the weight gradients and the input
-    gradients, with G live (docs/MEMORY-MODEL.md P8). Measured twice: with the inputs held (the
-    backward frees nothing it did not allocate), and with nothing but autograd holding them, so that
-    the backward frees what it saved as soon as the operation that read it is done (P14). Also the
+    gradients, with G live (docs/MEMORY-MODEL.md P8). Measured twice: with the inputs and outputs
+    held (the backward frees nothing it did not allocate), and with nothing but autograd holding them,
+    so that the backward frees what it saved as soon as the operation that read it is done (P14, P16). Also the
     inputs whose gradient is G itself, the same tensor (an add passes it to both summands; P15)."""
     env = _fresh_inputs(executor.graph, vertex, values)
     forward = meter.measure(lambda: executor.run_vertex(vertex.index, env))
@@ -128,12 +145,20 @@ def _vertex_workspace(executor, meter, vertex, values):
         executor.run_statics()  # the first backward went through them
         inputs = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, inputs)
-        step["roots"] = _roots(vertex, inputs)  # the outputs stay: P10 frees a saved output itself
-        step["loss"] = _loss_saving_nothing(step["roots"])
+        # Only autograd holds the outputs too (P16): one the vertex saved goes after the node that read it.
+        step["loss"] = _loss_saving_nothing(_roots(vertex, inputs))
 
     released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
     released -= output_grads + _take_weight_gradients(parameters)
     return forward, max(0, held), max(0, released), _passed_gradient(executor, vertex, values)
+
+
+def _checkpointed_forward_workspace(executor, meter, vertex, values):
+    """The forward's scratch memory as a checkpointed function runs it (P17): autograd keeps none of
+    the tensors it saves, so a softmax's scores or a dropout's mask go once read."""
+    env = _fresh_inputs(executor.graph, vertex, values)
+    with _compat.saving_nothing():
+        return meter.measure(lambda: executor.run_vertex(vertex.index, env))
 
 
 def _passed_gradient(executor, vertex, values):

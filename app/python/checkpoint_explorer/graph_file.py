@@ -98,6 +98,7 @@ def graph_json(vertex_graph, name, metadata):
             entry.update({"module": v.module, "compute": float(v.compute),
                           "parameter_bytes": int(v.parameter_bytes), "saved_bytes": int(v.saved_bytes),
                           "forward_workspace_bytes": int(v.forward_workspace_bytes),
+                          "checkpointed_forward_workspace_bytes": int(v.checkpointed_forward_workspace_bytes),
                           "backward_workspace_bytes": int(v.backward_workspace_bytes),
                           "backward_workspace_released_bytes": int(v.backward_workspace_released_bytes)})
         else:

@@ -31,6 +31,7 @@ class Vertex:
     saves_output: bool = False
     saves_other: bool = False  # its backward unpacks a saved weight, constant or shape-made tensor
     forward_workspace_bytes: int = 0
+    checkpointed_forward_workspace_bytes: int = 0  # P17: autograd keeping nothing it saves
     backward_workspace_bytes: int = 0
     backward_workspace_released_bytes: int = 0
     passes_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P15)

@@ -60,13 +60,15 @@ private Q_SLOTS:
         // Absent means 0 (old graphs); a value survives a round trip.
         const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1,
             "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
-            "saves_other": true, "passes_gradient_to": ["a"]}],
+            "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"]}],
             "edges": [{"from": "a", "to": "b"}]})");
         QCOMPARE(g.vertex(0).forwardWorkspaceBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).forwardWorkspaceBytes, std::int64_t(7));
         QCOMPARE(g.vertex(1).backwardWorkspaceBytes, std::int64_t(9));
         QVERIFY(!g.vertex(0).backwardWorkspaceReleasedBytes);  // absent: not measured, unlike 0
         QCOMPARE(g.vertex(1).backwardWorkspaceReleasedBytes, std::optional<std::int64_t>(0));
+        QVERIFY(!g.vertex(0).checkpointedForwardWorkspaceBytes);
+        QCOMPARE(g.vertex(1).checkpointedForwardWorkspaceBytes, std::optional<std::int64_t>(11));
         QVERIFY(!g.vertex(0).savesOther && g.vertex(1).savesOther);
         QCOMPARE(g.vertex(1).passesGradientTo, std::vector<std::string>{"a"});
         const Graph back = parseGraphJson(toGraphJson(g), "back.json");
@@ -192,6 +194,9 @@ private Q_SLOTS:
         QTest::newRow("passes_gradient_to not an input")
             << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "passes_gradient_to": ["b"]}], "edges": [{"from": "a", "to": "b"}]})"
             << "test.json: /vertices/1/passes_gradient_to/0: \"b\" is not an input of the vertex";
+        QTest::newRow("negative checkpointed forward workspace")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "checkpointed_forward_workspace_bytes": -3}]})"
+            << "test.json: /vertices/0/checkpointed_forward_workspace_bytes: checkpointed_forward_workspace_bytes must be >= 0";
         QTest::newRow("negative released workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_released_bytes": -3}]})"
             << "test.json: /vertices/0/backward_workspace_released_bytes: backward_workspace_released_bytes must be >= 0";

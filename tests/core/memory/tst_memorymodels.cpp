@@ -410,23 +410,26 @@ private Q_SLOTS:
         QTest::newRow("exit saves its output, early stop") << false << true << 5 << qint64(21011) << true;
         // Only b's backward unpacks (it saved a): the re-forward at phase 7 runs a, b, c and d
         // again, d's copy on top of x, b's gradient, a and c: 1 + 100 + 10 + 1000 + 10000. torch
-        // 2.x stops at the pack of a, before b runs: x, b's gradient, a, then a's gradient.
+        // 2.x stops at the pack of a, before b runs: x, b's gradient and a (b's gradient goes before
+        // a's comes, P16).
         QTest::newRow("exit saves nothing") << true << false << 7 << qint64(11111) << true;
-        QTest::newRow("exit saves nothing, early stop") << true << true << 7 << qint64(121) << false;
+        QTest::newRow("exit saves nothing, early stop") << true << true << 7 << qint64(111) << false;
     }
 
     void autogradGradients()
     {
         // P10 on the chain x -> a -> b -> c -> d (1 .. 10000 bytes), regular step, run by autograd's
         // engine (a Python export): d is freed once the loss has read it and its gradient (10000)
-        // takes its place; each backward then holds its output's gradient and forms its input's —
-        // c's backward 1000 + 100 on x and a (Hong's buffer: 1000 then 100, never both: 1011).
+        // takes its place; each backward holds its output's gradient and forms its input's, a
+        // tensor of its own. With no workspace measured the two never meet (P16: the input's comes
+        // last, after the output's went): c's backward peaks at its start, 1000 + 10 + 1 (Hong's
+        // buffer: 1000 then 100, never both: 1011, the same here).
         const Graph g = savedInputsChain(true, true);
         const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "a", "b", "c", "d"}), MemoryModel::PyTorch);
         QList<qint64> peaks;
         for (const auto& phase : p.phases)
             peaks.push_back(phase.peakBytes);
-        QCOMPARE(peaks, (QList<qint64>{1, 11, 111, 1111, 11011, 12011, 1111, 121, 11, 1}));
+        QCOMPARE(peaks, (QList<qint64>{1, 11, 111, 1111, 11011, 11011, 1011, 111, 11, 1}));
         const auto& live = p.phases[6].live;
         QCOMPARE(std::count(live.begin(), live.end(), "grad:c"), 1);
         QCOMPARE(std::count(live.begin(), live.end(), "grad-buffer"), 0);
@@ -434,7 +437,8 @@ private Q_SLOTS:
         // saved b itself (an in-place ReLU) and nobody else does, b reads 20000 bytes of weights and
         // its backward needs 5000 bytes of scratch. At b's backward (phase 5), from x, a, b and b's
         // gradient (211): b goes (111), its weight gradient comes (20111), the scratch peaks with b's
-        // gradient live (25111), then a's gradient (20121), and b's goes (20021), a's value (20011).
+        // gradient live (25111), then b's gradient and a's value go (20001) and a's gradient comes
+        // (20011).
         {
             const Graph chain = weightedChain({{"a"}, {"b"}, {"b"}, {}});
             const auto order = simulatePlanMemory(chain, evaluateIds(chain, {"x", "a", "b", "c"}), MemoryModel::PyTorch);
@@ -448,48 +452,145 @@ private Q_SLOTS:
     }
 
     // P14 on x -> a -> b -> c (1, 10, 100, 1000 bytes), b with 20000 bytes of weights and a backward
-    // measured at 5000 bytes of scratch with its inputs held and 3000 with them freed as autograd
-    // frees them. At b's backward (phase 5, see autogradGradients: 25111 with 5000) the 3000 count
-    // only where b's backward is what frees a, the one input it saved.
+    // measured at 5000 bytes of scratch with its inputs and output held and 3000 with them freed as
+    // autograd frees them. At b's backward (phase 5, see autogradGradients: 25111 with 5000) the 3000
+    // count only where b's backward is what frees a, the one input it saved (from x, a and b's
+    // gradient: 111 + 20000 + 3000), and b where it saved b (P16): the released figure saw b go, so
+    // b stays until the end (211 + 20000 + 3000); held, b goes first (111 + 20000 + 5000).
     void releasedWorkspace_data()
     {
         QTest::addColumn<QStringList>("aSavedBy");
+        QTest::addColumn<QStringList>("bSavedBy");
         QTest::addColumn<bool>("measured");  // the graph has the released figure
         QTest::addColumn<qint64>("peak");
-        QTest::newRow("b frees a") << QStringList{"b"} << true << qint64(23111);
-        QTest::newRow("a also saved by its own backward, which runs later") << QStringList{"a", "b"} << true
-                                                                            << qint64(25111);
-        QTest::newRow("not measured") << QStringList{"b"} << false << qint64(25111);
+        QTest::newRow("b frees a") << QStringList{"b"} << QStringList{} << true << qint64(23111);
+        QTest::newRow("a also saved by its own backward, which runs later") << QStringList{"a", "b"} << QStringList{}
+                                                                            << true << qint64(25111);
+        QTest::newRow("not measured") << QStringList{"b"} << QStringList{} << false << qint64(25111);
+        QTest::newRow("b frees a and its own output") << QStringList{"b"} << QStringList{"b"} << true << qint64(23211);
+        QTest::newRow("b saves its own output, not measured") << QStringList{"b"} << QStringList{"b"} << false
+                                                               << qint64(25111);
     }
 
     void releasedWorkspace()
     {
         QFETCH(QStringList, aSavedBy);
+        QFETCH(QStringList, bSavedBy);
         QFETCH(bool, measured);
         QFETCH(qint64, peak);
-        std::vector<std::string> savers;
-        for (const QString& saver : aSavedBy)
-            savers.push_back(saver.toStdString());
-        const Graph chain = weightedChain({{"a"}, savers, {}, {}}, measured ? std::optional<std::int64_t>(3000) : std::nullopt);
+        auto ids = [](const QStringList& list) {
+            std::vector<std::string> out;
+            for (const QString& id : list)
+                out.push_back(id.toStdString());
+            return out;
+        };
+        const Graph chain = weightedChain({{"a"}, ids(aSavedBy), ids(bSavedBy), {}},
+                                          measured ? std::optional<std::int64_t>(3000) : std::nullopt);
         const auto p = simulatePlanMemory(chain, evaluateIds(chain, {"x", "a", "b", "c"}), MemoryModel::PyTorch);
         QCOMPARE(p.phases[5].peakBytes, peak);
     }
 
+    // P16 on x -> a -> b (1, 1000, 10 bytes), a Python export, regular step, b saving a (a linear
+    // layer, say) with its backward's workspace measured at W. After the loss x, a and b's gradient
+    // are live (1011). The input gradient (1000) comes out of b's last backward node, after the
+    // nodes before it released b's gradient and a; where it meets them (one node, as a linear
+    // layer's) the exporter's peak held it, so the phase peaks at 1011 + W and ends at x and a's
+    // gradient (1001), whatever W: before P16 it peaked at 2011 + W.
+    void inputGradientsAfterFrees_data()
+    {
+        QTest::addColumn<qint64>("workspace");
+        QTest::addColumn<qint64>("peak");
+        QTest::newRow("one node: the input gradient beside the saved input") << qint64(1000) << qint64(2011);
+        QTest::newRow("formed after the frees (SplitBackward0 after BmmBackward0)") << qint64(0) << qint64(1011);
+        QTest::newRow("a temporary before the frees") << qint64(400) << qint64(1411);
+    }
+
+    void inputGradientsAfterFrees()
+    {
+        QFETCH(qint64, workspace);
+        QFETCH(qint64, peak);
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        const std::vector<std::pair<std::string, std::int64_t>> vertices{{"x", 1}, {"a", 1000}, {"b", 10}};
+        for (const auto& [id, bytes] : vertices) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            v.savedBy = id == "a" ? std::vector<std::string>{"b"} : std::vector<std::string>{};
+            if (id == "b")
+                v.backwardWorkspaceBytes = workspace;
+            builder.addVertex(v);
+        }
+        builder.addEdge("x", "a");
+        builder.addEdge("a", "b");
+        const Graph g = builder.build();
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "a", "b"}), MemoryModel::PyTorch);
+        QCOMPARE(p.phases[3].peakBytes, peak);
+        QCOMPARE(p.phases[3].endBytes, 1001);
+    }
+
+    // P17 on x -> a -> b -> c (1, 10, 100, 1000 bytes), a Python export, every tensor saved by its
+    // reader, a's forward measured at 5000 bytes of scratch with autograd recording and 7000 with it
+    // keeping nothing (a softmax's scores, a dropout's mask go once read). The regular step records:
+    // phase 1 peaks at x, a and 5000; c's backward (phase 4) at x, a, b and c's gradient (1111).
+    // Checkpoints {x, c}: a and b run in one checkpointed function, so phase 1 peaks at x, a and
+    // 7000; its re-forward at c's backward (c unpacks b) records again, on top of x and c's gradient:
+    // 1 + 1000 + 10 + 5000, not + 7000.
+    void checkpointedForwardWorkspace_data()
+    {
+        QTest::addColumn<QStringList>("plan");
+        QTest::addColumn<bool>("measured");
+        QTest::addColumn<QList<qint64>>("peaks");  // phases 1 and 4
+        QTest::newRow("regular") << QStringList{"x", "a", "b", "c"} << true << QList<qint64>{5011, 1111};
+        QTest::newRow("checkpointed function") << QStringList{"x", "c"} << true << QList<qint64>{7011, 6011};
+        QTest::newRow("not measured") << QStringList{"x", "c"} << false << QList<qint64>{5011, 6011};
+    }
+
+    void checkpointedForwardWorkspace()
+    {
+        QFETCH(QStringList, plan);
+        QFETCH(bool, measured);
+        QFETCH(QList<qint64>, peaks);
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        const std::vector<std::string> ids{"x", "a", "b", "c"};
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            Vertex v;
+            v.id = ids[i];
+            v.bytes = static_cast<std::int64_t>(std::pow(10, i));
+            v.savedBy = i + 1 < ids.size() ? std::vector<std::string>{ids[i + 1]} : std::vector<std::string>{};
+            if (v.id == "a") {
+                v.forwardWorkspaceBytes = 5000;
+                if (measured)
+                    v.checkpointedForwardWorkspaceBytes = 7000;
+            }
+            builder.addVertex(v);
+            if (i > 0)
+                builder.addEdge(ids[i - 1], v.id);
+        }
+        const Graph g = builder.build();
+        std::vector<std::string> checkpoints;
+        for (const QString& id : plan)
+            checkpoints.push_back(id.toStdString());
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, checkpoints), MemoryModel::PyTorch);
+        QCOMPARE((QList<qint64>{p.phases[1].peakBytes, p.phases[4].peakBytes}), peaks);
+    }
+
     // P15 on x -> a -> b, c = a + b, c -> d (1, 100, 100, 100, 1000 bytes), a Python export, regular
     // step, nobody saving anything but d its input c. After the forward x, c and d are live (1101).
-    // d's backward: the loss's gradient replaces d, c's gradient is formed (1201), d's gradient and c
-    // go (101). c's backward passes its gradient to a and b as the same tensor, which a
+    // d's backward: the loss's gradient replaces d (1101), d's gradient and c go and c's gradient
+    // is formed (P16; 101). c's backward passes its gradient to a and b as the same tensor, which a
     // (topologically first, reached last) owns and b shares: nothing new (101); b's backward adds
     // a's second part into it in place, b holding nothing by then (101). Without the field, P10
-    // forms two gradients at c's backward (301, then 201) and b's backward holds its own (201).
+    // forms two gradients at c's backward, after c's went (201), and b's backward holds its own (201).
     void passedGradients_data()
     {
         QTest::addColumn<bool>("passes");
         QTest::addColumn<QList<qint64>>("peaks");  // backward phases of d, c, b, a
         QTest::addColumn<QList<qint64>>("ends");
-        QTest::newRow("c passes its gradient to a and b") << true << QList<qint64>{1201, 101, 101, 101}
+        QTest::newRow("c passes its gradient to a and b") << true << QList<qint64>{1101, 101, 101, 101}
                                                          << QList<qint64>{101, 101, 101, 1};
-        QTest::newRow("not measured") << false << QList<qint64>{1201, 301, 201, 101}
+        QTest::newRow("not measured") << false << QList<qint64>{1101, 201, 201, 101}
                                       << QList<qint64>{101, 201, 101, 1};
     }
 
