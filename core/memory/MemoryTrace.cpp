@@ -112,6 +112,9 @@ std::string MemoryTrace::itemName(int item) const
 MemoryProfile MemoryTrace::finish(MemoryModel model)
 {
     endPhase();
+    // Phases run in the plan's order (P18), and are listed by index.
+    std::stable_sort(m_phases.begin(), m_phases.end(),
+                     [](const PhaseMemory& a, const PhaseMemory& b) { return a.index < b.index; });
     MemoryProfile profile;
     profile.model = model;
     profile.peakBytes = -1;

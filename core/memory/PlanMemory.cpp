@@ -32,8 +32,12 @@ public:
           m_earlyStop(m_checkpointFunctions && metadataIs(graph, "checkpoint_early_stop", "true")),
           m_rootedExecutor(model == MemoryModel::PyTorch && metadataIs(graph, "plan_executor", "\"ckptx-torch\"")),
           m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false),
-          m_sharersOf(graph.vertexCount())
+          m_sharersOf(graph.vertexCount()),
+          m_order(m_functions ? applyPlanOrder(graph, *m_functions) : graph.topologicalOrder()),
+          m_runAt(graph.vertexCount())
     {
+        for (std::size_t k = 0; k < m_order.size(); ++k)
+            m_runAt[m_order[k]] = static_cast<int>(k);
         for (VertexIndex c : m_plan.checkpoints)
             m_isCheckpoint[c] = true;
         for (std::size_t s = 0; s < m_plan.segments.size(); ++s)
@@ -47,16 +51,18 @@ public:
             findSavers();
     }
 
+    // Each vertex's phases keep their topological indices (Phases in MEMORY-MODEL.md) while the
+    // vertices run in apply_plan's order (P18), the backward in the reverse of it: autograd's engine
+    // runs, of the nodes ready, the one made last.
     MemoryProfile run()
     {
-        const auto& topo = m_graph.topologicalOrder();
         const int n = m_graph.vertexCount() - 1;
         m_trace.beginPhase(0);
-        m_trace.allocValue(topo[0]);
-        forward(topo);
-        for (int k = n; k >= 1; --k) {
-            m_trace.beginPhase(2 * n + 1 - k);
-            backward(topo[k]);
+        m_trace.allocValue(m_order[0]);
+        forward();
+        for (auto it = m_order.rbegin(); it + 1 != m_order.rend(); ++it) {
+            m_trace.beginPhase(2 * n + 1 - m_graph.topologicalPosition(*it));
+            backward(*it);
         }
         m_trace.beginPhase(2 * n + 1);
         afterTraining();
@@ -64,14 +70,14 @@ public:
     }
 
 private:
-    void forward(const std::vector<VertexIndex>& topo)
+    void forward()
     {
         std::vector<int> consumersLeft(m_graph.vertexCount());
         for (VertexIndex v = 0; v < m_graph.vertexCount(); ++v)
             consumersLeft[v] = static_cast<int>(m_graph.successors(v).size());
-        for (std::size_t k = 1; k < topo.size(); ++k) {
-            m_trace.beginPhase(static_cast<int>(k));
-            const VertexIndex v = topo[k];
+        for (std::size_t k = 1; k < m_order.size(); ++k) {
+            const VertexIndex v = m_order[k];
+            m_trace.beginPhase(m_graph.topologicalPosition(v));
             m_trace.allocValue(v);
             // P6: only regular training (nothing to recompute) records autograd in the forward, and
             // under apply_plan every vertex computed outside the checkpointed functions (P12).
@@ -90,7 +96,7 @@ private:
     }
 
     // P7: the backward phase after which autograd no longer keeps each tensor — that of its
-    // topologically first holder, the last of them the backward runs: a vertex whose backward saved
+    // first holder to run (P18), the last of them the backward runs: a vertex whose backward saved
     // it (`Vertex::savedBy`). P12: a checkpoint that checkpointed functions run beside (P9) is held
     // by the savers computed outside every function (one inside packs it as a placeholder) and by
     // each function it enters until that function's first member that saved anything has run its
@@ -108,7 +114,7 @@ private:
             const bool besideFunctions = m_checkpointFunctions && m_isCheckpoint[u] && !m_plan.segments.empty();
             VertexIndex first = -1;
             auto holder = [&](VertexIndex w) {
-                if (first < 0 || m_graph.topologicalPosition(w) < m_graph.topologicalPosition(first))
+                if (first < 0 || m_runAt[w] < m_runAt[first])
                     first = w;
             };
             for (const std::string& id : *savers)
@@ -374,13 +380,13 @@ private:
         return std::find(to.begin(), to.end(), m_graph.vertex(u).id) != to.end();
     }
 
-    // P15: an input v passes its gradient to gets v's gradient tensor itself; the topologically first
-    // of them (the last the backward reaches) owns it from here, the others share it.
+    // P15: an input v passes its gradient to gets v's gradient tensor itself; the first of them to run
+    // (the last the backward reaches, P18) owns it from here, the others share it.
     void formGradients(VertexIndex v, const std::vector<VertexIndex>& formed)
     {
         VertexIndex owner = -1;
         for (VertexIndex u : formed)
-            if (passesGradient(v, u) && (owner < 0 || m_graph.topologicalPosition(u) < m_graph.topologicalPosition(owner)))
+            if (passesGradient(v, u) && (owner < 0 || m_runAt[u] < m_runAt[owner]))
                 owner = u;
         for (VertexIndex u : formed) {
             if (u == owner) {
@@ -505,6 +511,8 @@ private:
     std::vector<std::vector<VertexIndex>> m_sharersOf;  // P15: per owner, the gradients sharing its tensor
     std::vector<VertexIndex> m_release;              // per function: its first member that saved (P12)
     std::vector<int> m_functionOf;                   // per vertex: the function computing it, or -1 (P12)
+    const std::vector<VertexIndex> m_order;          // P18: the order the vertices run in
+    std::vector<int> m_runAt;                        // per vertex: its place in m_order
 };
 
 }  // namespace

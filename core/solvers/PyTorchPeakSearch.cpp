@@ -29,8 +29,9 @@ struct PhaseFloors {
     // Per vertex v (not the input), at the moment of v's backward workspace: v, its inputs and
     // the input, the accumulated gradients (P3) then live, the weight gradients formed so far
     // (P5) and the workspace. Every checkpoint before v that is none of these adds its bytes.
-    // Under P9/P10 (a Python export): the input, every gradient then live (the sink's at its own
-    // backward), the weight gradients formed so far and the workspace.
+    // Under P9/P10 (a Python export), whose plans run in an order of their own (P18): the input,
+    // v's gradient, v's weight gradients and the workspace; the forward: v, its inputs, the input
+    // and the workspace.
     std::vector<std::int64_t> backward;
 };
 
@@ -73,11 +74,7 @@ PhaseFloors phaseFloors(const Graph& g)
         const int from = g.topologicalPosition(u), to = g.topologicalPosition(last);
         waiting[from + 1] += g.bytes(u);
         waiting[to + 1] -= g.bytes(u);
-        if (checkpointFunctions && !mayShare[u]) {
-            // P10: every gradient, formed after the workspace of u's last successor's backward.
-            accumulated[from] += g.bytes(u);
-            accumulated[to] -= g.bytes(u);
-        } else if (!checkpointFunctions && g.successors(u).size() > 1) {
+        if (!checkpointFunctions && g.successors(u).size() > 1) {
             accumulated[from] += g.bytes(u);
             accumulated[to + 1] -= g.bytes(u);
         }
@@ -92,20 +89,26 @@ PhaseFloors phaseFloors(const Graph& g)
         if (p == 0)
             continue;
         const VertexIndex v = topo[p];
-        floors.forward = std::max(floors.forward, g.bytes(g.source()) + wait + g.bytes(v) +
-                                                      leastForwardWorkspace(g.vertex(v)));
-        // Under P9 a re-forward keeps only what autograd saved: v and its inputs may be gone.
-        std::int64_t values = g.bytes(g.source());
-        if (!checkpointFunctions) {
-            values += g.bytes(v);
-            for (VertexIndex u : g.predecessors(v))
-                if (u != g.source())
-                    values += g.bytes(u);
+        const Vertex& vertex = g.vertex(v);
+        std::int64_t inputs = 0;
+        for (VertexIndex u : g.predecessors(v))
+            if (u != g.source())
+                inputs += g.bytes(u);
+        if (checkpointFunctions) {
+            // P18: a plan's steps may run in another order than the topological one, so only what
+            // v's own run holds: its inputs, v, the workspace; at its backward v's gradient (the loss's
+            // of the output at the sink's), its weight gradients and the workspace.
+            floors.forward = std::max(floors.forward, g.bytes(g.source()) + inputs + g.bytes(v) +
+                                                          leastForwardWorkspace(vertex));
+            const std::int64_t gradient = mayShare[v] && v != g.sink() ? 0 : g.bytes(v);
+            floors.backward[v] = g.bytes(g.source()) + gradient + vertex.parameterBytes + leastBackwardWorkspace(vertex);
+            continue;
         }
-        if (checkpointFunctions && v == g.sink())
-            values += g.bytes(v);  // P10: the loss's gradient of the output
-        floors.backward[v] = values + grads + weights + leastBackwardWorkspace(g.vertex(v));
-        weights -= g.vertex(v).parameterBytes;
+        floors.forward = std::max(floors.forward, g.bytes(g.source()) + wait + g.bytes(v) +
+                                                      leastForwardWorkspace(vertex));
+        floors.backward[v] = g.bytes(g.source()) + g.bytes(v) + inputs + grads + weights +
+                             leastBackwardWorkspace(vertex);
+        weights -= vertex.parameterBytes;
     }
     return floors;
 }
@@ -287,22 +290,26 @@ private:
     };
 
     // Forward phase p (F2, P8) of a plan that recomputes: needs the status of positions < p only.
+    // Not under P9/P10, whose plans run in an order of their own (P18): the floors stand for it.
     ForwardUndo forwardPhase(int p)
     {
         const ForwardUndo undo{m_forwardLive, m_forwardPeak};
+        if (m_checkpointFunctions)
+            return undo;
         const VertexIndex x = m_g.topologicalOrder()[p];
         m_forwardLive += m_g.bytes(x);
         m_forwardPeak = std::max(m_forwardPeak, m_forwardLive + leastForwardWorkspace(m_g.vertex(x)));
         for (VertexIndex u : m_g.predecessors(x))
-            if (--m_left[u] == 0 && (!m_mask[u] || m_checkpointFunctions))
+            if (--m_left[u] == 0 && !m_mask[u])
                 m_forwardLive -= m_g.bytes(u);
         return undo;
     }
 
     void undoForwardPhase(int p, const ForwardUndo& undo)
     {
-        for (VertexIndex u : m_g.predecessors(m_g.topologicalOrder()[p]))
-            ++m_left[u];
+        if (!m_checkpointFunctions)
+            for (VertexIndex u : m_g.predecessors(m_g.topologicalOrder()[p]))
+                ++m_left[u];
         m_forwardLive = undo.live;
         m_forwardPeak = undo.peak;
     }

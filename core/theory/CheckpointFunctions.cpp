@@ -1,7 +1,10 @@
 #include "theory/CheckpointFunctions.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
+#include <queue>
+#include <stdexcept>
 
 namespace ckpt {
 
@@ -163,6 +166,52 @@ PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& pla
         if (kept[v] && (function[v] < 0 || returned[v]))
             result.checkpoints.push_back(v);
     return result;
+}
+
+std::vector<VertexIndex> applyPlanOrder(const Graph& graph, const PlanEvaluation& functions)
+{
+    const int n = graph.vertexCount();
+    std::vector<int> step(n, -1);
+    int steps = 0;
+    for (const Segment& function : functions.segments) {
+        for (const auto* part : {&function.vertices, &function.exits})
+            for (VertexIndex v : *part)
+                step[v] = steps;
+        ++steps;
+    }
+    for (VertexIndex v = 0; v < n; ++v)
+        if (step[v] < 0)
+            step[v] = steps++;
+    std::vector<std::vector<VertexIndex>> members(steps);
+    for (VertexIndex v : graph.topologicalOrder())
+        members[step[v]].push_back(v);
+    std::vector<int> waiting(steps, 0);
+    std::vector<std::vector<int>> readers(steps);
+    for (VertexIndex v = 0; v < n; ++v)
+        for (VertexIndex d : graph.predecessors(v))
+            if (step[d] != step[v]) {
+                readers[step[d]].push_back(step[v]);
+                ++waiting[step[v]];
+            }
+    // Ready steps by the topological position of their first vertex, smallest first.
+    using Ready = std::pair<int, int>;
+    std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
+    for (int s = 0; s < steps; ++s)
+        if (waiting[s] == 0)
+            ready.push({graph.topologicalPosition(members[s].front()), s});
+    std::vector<VertexIndex> order;
+    order.reserve(n);
+    while (!ready.empty()) {
+        const int s = ready.top().second;
+        ready.pop();
+        order.insert(order.end(), members[s].begin(), members[s].end());
+        for (int r : readers[s])
+            if (--waiting[r] == 0)
+                ready.push({graph.topologicalPosition(members[r].front()), r});
+    }
+    if (static_cast<int>(order.size()) != n)
+        throw std::logic_error("applyPlanOrder: the plan's steps read each other (not checkpointFunctions' result)");
+    return order;
 }
 
 }  // namespace ckpt

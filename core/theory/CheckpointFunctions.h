@@ -21,4 +21,12 @@ bool runsCheckpointFunctions(const Graph& graph);
 // returns — ordered by their first member. Eq. 2's fields are left as they were.
 PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& plan);
 
+// The order apply_plan runs the vertices in (P18): each function, and each checkpoint outside them,
+// is a step; of the steps whose inputs exist, the one with the topologically first vertex runs
+// first, its vertices in topological order. A plan keeping everything runs in topological order; a
+// checkpoint whose inputs are checkpoints runs before a function that reads it, however early that
+// function's first member (a ResNet's downsampling convolution before the block's convolutions).
+// `functions` is checkpointFunctions' result.
+std::vector<VertexIndex> applyPlanOrder(const Graph& graph, const PlanEvaluation& functions);
+
 }  // namespace ckpt

@@ -98,6 +98,33 @@ class Cli(unittest.TestCase):
         self.assertLess(add["backward_workspace_released_bytes"], tensor)
         self.assertLess(add["backward_workspace_bytes"], tensor)
 
+    def test_plan_steps_run_in_the_models_order(self):
+        # P18: of the steps ready to run, apply_plan runs the one whose first vertex the model computes
+        # first (it ran the first one ready: a plan keeping everything ran branches breadth first). A
+        # checkpoint whose input is a checkpoint still runs before the function that reads it, however
+        # early that function's first vertex: ResNet's downsampling before its block's convolutions.
+        from checkpoint_explorer.export import trace
+        from checkpoint_explorer.planned import plan_steps
+
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.stem, self.c1, self.c2, self.down = (torch.nn.Linear(4, 4) for _ in range(4))
+
+            def forward(self, x):
+                m = self.stem(x)
+                return self.c2(self.c1(m)) + self.down(m)
+
+        graph = trace(Block(), [torch.randn(2, 4)])
+        ids = [v.id for v in graph.vertices]
+        self.assertEqual(ids, ["input", "stem", "c1", "c2", "down", "add"])
+
+        def order(checkpoints):
+            return [ids[i] for group, _ in plan_steps(graph, set(checkpoints)) for i in group]
+
+        self.assertEqual(order(ids), ids)
+        self.assertEqual(order(["input", "stem", "down", "add"]), ["input", "stem", "down", "c1", "c2", "add"])
+
     def test_saves_other_names_backwards_that_keep_no_vertex_tensor(self):
         # A stochastic depth (torchvision's, Swin-T's blocks) multiplies by a mask made from the shape
         # alone: its backward keeps the mask, no vertex's tensor, so saved_by cannot say it saves. A

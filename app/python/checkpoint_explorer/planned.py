@@ -7,6 +7,7 @@ Non-reentrant checkpointing re-forwards that function once, at the backward of i
 which is rule S2 of docs/MEMORY-MODEL.md. Segments that feed one exit are re-forwarded together (as
 the memory models assume), so they share a function; so do segments whose functions would read
 each other's exits."""
+import heapq
 import json
 import warnings
 
@@ -84,24 +85,27 @@ def _condense(groups, vertices):
         if cycle is None:
             return [groups[g] for g in order]
         merged = sorted(i for g in cycle for i in groups[g])
-        groups = [m for g, m in enumerate(groups) if g not in cycle] + [merged]
+        groups = sorted([m for g, m in enumerate(groups) if g not in cycle] + [merged])
 
 
 def _topological(n, edges):
-    """(order, None), or (None, the groups of one cycle)."""
+    """(order, None), or (None, the groups of one cycle). Groups are numbered by their first vertex; of
+    those ready, the lowest runs first, so that a plan runs in the model's own order wherever its steps
+    allow (core/theory/CheckpointFunctions.h, applyPlanOrder, follows the same rule)."""
     indegree = [0] * n
     for a in edges:
         for b in edges[a]:
             indegree[b] += 1
-    ready = sorted(g for g in range(n) if indegree[g] == 0)
+    ready = [g for g in range(n) if indegree[g] == 0]
+    heapq.heapify(ready)
     order = []
     while ready:
-        g = ready.pop(0)
+        g = heapq.heappop(ready)
         order.append(g)
-        for b in sorted(edges[g]):
+        for b in edges[g]:
             indegree[b] -= 1
             if indegree[b] == 0:
-                ready.append(b)
+                heapq.heappush(ready, b)
     if len(order) == n:
         return order, None
     # Walk predecessors among the rest until a group repeats: that walk closes a cycle.

@@ -356,6 +356,51 @@ private Q_SLOTS:
         QVERIFY(ends(other, {"x", "e1", "c", "e2"}) != ends(other, {"x", "e2"}));
     }
 
+    // P18 on a ResNet block's shape: x -> m -> c1 -> c2 -> add -> y and m -> d -> add (1 .. 10^6
+    // bytes; d, the downsampling, comes after c2 in the file, as torchvision records it), each tensor
+    // saved by its readers but the add's. Plan {x, m, d, y}: d's only input is a checkpoint, so it
+    // runs as a step of its own, and before the function {c1, c2, add, y} that reads it — the
+    // function's first member comes earlier, yet it cannot start. The backward runs in reverse: d's
+    // last. Each phase keeps its vertex's index: c1's forward (phase 2) holds d, d's backward
+    // (phase 13 - 4) runs after c1's (phase 11) and holds no c1.
+    void applyPlanOrder()
+    {
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        const std::vector<std::string> ids{"x", "m", "c1", "c2", "d", "add", "y"};
+        const std::vector<std::vector<std::string>> savedBy{{"m"}, {"c1", "d"}, {"c2"}, {}, {}, {"y"}, {}};
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            Vertex v;
+            v.id = ids[i];
+            v.bytes = static_cast<std::int64_t>(std::pow(10, i));
+            v.savedBy = savedBy[i];
+            builder.addVertex(v);
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+                 {"x", "m"}, {"m", "c1"}, {"c1", "c2"}, {"c2", "add"}, {"m", "d"}, {"d", "add"}, {"add", "y"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        const PlanEvaluation plan = evaluateIds(g, {"x", "m", "d", "y"});
+        QStringList order;
+        for (VertexIndex v : ckpt::applyPlanOrder(g, checkpointFunctions(g, plan)))
+            order << QString::fromStdString(g.vertex(v).id);
+        QCOMPARE(order, (QStringList{"x", "m", "d", "c1", "c2", "add", "y"}));
+        const MemoryProfile p = simulatePlanMemory(g, plan, MemoryModel::PyTorch);
+        QList<qint64> ends;
+        for (const auto& phase : p.phases)
+            ends.push_back(phase.endBytes);
+        // Forward: x, m, d (10011), c1 beside d (10111), c2 (c1 goes: 11011), add (c2 goes; d stays, the
+        // function holds it until c1's backward, P12: 110011), y (1010011). Backward: y's re-forward
+        // (its end: c1, d and add's gradient, 110111), add's (c2's and d's gradients: 21111), c2's
+        // (20111), c1's (d goes: 10021), then d's (its gradient and m go: 11), m's.
+        QCOMPARE(ends, (QList<qint64>{1, 11, 10111, 11011, 10011, 110011, 1010011, 110111, 21111, 11, 20111, 10021, 1, 1}));
+        // A plan keeping everything runs in the file's order.
+        QStringList all;
+        for (VertexIndex v : ckpt::applyPlanOrder(g, checkpointFunctions(g, evaluate(g, g.topologicalOrder()))))
+            all << QString::fromStdString(g.vertex(v).id);
+        QCOMPARE(all, (QStringList{"x", "m", "c1", "c2", "d", "add", "y"}));
+    }
+
     void rootedExecutorGradients()
     {
         // P13 on the chain x -> a -> b -> c (1, 10, 100, 1000 bytes), plan {x, c}, the graph imported
