@@ -41,6 +41,11 @@ class Cli(unittest.TestCase):
         self.assertEqual(params["transformer.wte"], 0)
         self.assertEqual(params["lm_head"], tied)
         self.assertEqual(sum(params.values()), graph["metadata"]["parameter_bytes"])
+        # The embedding's backward forms its part of that gradient as a tensor of its own, which the
+        # step adds into the output layer's: scratch of the embedding's backward, not a weight gradient.
+        embedding = next(v for v in graph["vertices"] if v["id"] == "transformer.wte")
+        for measure in ("backward_workspace_bytes", "backward_workspace_released_bytes"):
+            self.assertGreater(embedding[measure], 0.9 * tied, measure)  # a few bytes of the loss's scalars aside
         self.assertIs(graph["metadata"]["checkpoint_early_stop"],
                       hasattr(torch.utils.checkpoint, "set_checkpoint_early_stop"))
 

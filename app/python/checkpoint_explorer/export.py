@@ -99,9 +99,12 @@ def _fresh_inputs(vertex_graph, vertex, values):
     return env
 
 
-def _take_weight_gradients(parameters):
-    """The bytes of the weight gradients a backward formed; unset again, as in a fresh step."""
-    grads = sum(_compat.storage_bytes(p.grad) for p in parameters if p.grad is not None)
+def _take_weight_gradients(parameters, owned=()):
+    """The bytes of the weight gradients a backward formed for the weights in `owned` (storage keys:
+    those the vertex owns, P5); every one unset again, as in a fresh step. A tied weight's other
+    readers add theirs into the owner's gradient, made first: a tensor of the backward's own there."""
+    grads = sum(_compat.storage_bytes(p.grad) for p in parameters
+                if p.grad is not None and _compat.storage_key(p) in owned)
     for p in parameters:
         p.grad = None
     return grads
@@ -136,7 +139,7 @@ def _vertex_workspace(executor, meter, vertex, values):
     output_grads = sum(r.numel() * r.element_size() for r in roots)  # G has each root's shape, views too
     loss = sum((r * torch.ones_like(r)).sum() for r in roots)
     held, _ = meter.peak_and_end(loss.backward)
-    held -= output_grads + _take_weight_gradients(parameters)
+    held -= output_grads + _take_weight_gradients(parameters, vertex.parameter_keys)
     del env, roots, loss
 
     step = {}
@@ -149,7 +152,7 @@ def _vertex_workspace(executor, meter, vertex, values):
         step["loss"] = _loss_saving_nothing(_roots(vertex, inputs))
 
     released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
-    released -= output_grads + _take_weight_gradients(parameters)
+    released -= output_grads + _take_weight_gradients(parameters, vertex.parameter_keys)
     return forward, max(0, held), max(0, released), _passed_gradient(executor, vertex, values)
 
 

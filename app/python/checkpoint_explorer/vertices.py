@@ -26,6 +26,7 @@ class Vertex:
     dtype: str = ""
     compute: float = 0.0
     parameter_bytes: int = 0
+    parameter_keys: list = dataclasses.field(default_factory=list)  # storage keys of the weights it owns (P5)
     saved_bytes: int = 0
     saved_deps: list = dataclasses.field(default_factory=list)
     saves_output: bool = False
@@ -373,6 +374,7 @@ class VertexGraph:
                     if key not in claimed:
                         claimed.add(key)
                         v.parameter_bytes += program.parameters[key][1]
+                        v.parameter_keys.append(key)
         # The sink's shape is the model output's, which may be a view of the sink's tensor.
         if len(self.sinks) == 1 and len(program.output_refs) == 1:
             self.vertices[self.sinks[0]].shape = self.info_of(program.output_refs[0]).shape
