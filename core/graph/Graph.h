@@ -57,6 +57,9 @@ struct Vertex {
     // proportion to the batch size (docs/FORMAT.md); false for what parameters, constants or
     // shapes alone make (a position index, a causal mask). True when unknown.
     bool batchScaled = true;
+    // Autograd tracks it: false for a tensor no gradient reaches (a dropout's mask, a causal mask made
+    // in the forward; the Python exporter), whose backward forms nothing (rule P19).
+    bool requiresGrad = true;
     bool isVirtual = false;  // added to join several sources or sinks; never written out
     bool backward = false;   // a gradient node of a training graph (Checkmate *_train_nx.json)
 

@@ -91,6 +91,7 @@ Vertex vertexFromJson(const json& value, const std::string& at)
         v.backwardWorkspaceReleasedBytes = optionalBytes("backward_workspace_released_bytes");
     v.savesOther = optionalBool(item, "saves_other", at).value_or(false);
     v.batchScaled = optionalBool(item, "batch_scaled", at).value_or(true);
+    v.requiresGrad = optionalBool(item, "requires_grad", at).value_or(true);
     v.backward = optionalBool(item, "backward", at).value_or(false);
     v.passesGradientTo = optionalStringArray(item, "passes_gradient_to", at).value_or(std::vector<std::string>{});
     return v;
@@ -248,6 +249,8 @@ std::string toGraphJson(const Graph& graph)
             item["saves_other"] = true;
         if (!v.batchScaled)
             item["batch_scaled"] = false;
+        if (!v.requiresGrad)
+            item["requires_grad"] = false;
         if (v.backward)
             item["backward"] = true;
         if (!v.passesGradientTo.empty())

@@ -331,6 +331,10 @@ private:
         reforwardNeeded(v);
         if (m_rootedExecutor && m_isCheckpoint[v] && v != m_graph.source())
             forwardWorkspace(v);
+        if (!tracked(v)) {  // P19: no backward to run; its tensors go as P7 and P12 say
+            endBackward(v);
+            return;
+        }
         // The operation that made v runs its backward first: where it saved v itself (an in-place
         // ReLU, a softmax), the copy a re-forward made of v for it (P9) is gone before the rest of
         // v's backward, and so is v where nothing later holds it. The workspace measured with v
@@ -346,7 +350,7 @@ private:
         std::vector<VertexIndex> formed;
         std::int64_t formedBytes = 0;
         for (VertexIndex u : m_graph.predecessors(v))
-            if (u != m_graph.source() && !m_trace.hasGradient(u)) {
+            if (u != m_graph.source() && tracked(u) && !m_trace.hasGradient(u)) {
                 formed.push_back(u);
                 formedBytes += m_graph.bytes(u);
             }
@@ -370,6 +374,9 @@ private:
             endBackward(v);
         }
     }
+
+    // P19: autograd tracks the tensor (a Python export says which it does not).
+    bool tracked(VertexIndex v) const { return !m_checkpointFunctions || m_graph.vertex(v).requiresGrad; }
 
     // P15 is autograd's engine (P10): ckptx-torch's executor (P13) gives each vertex a root of its own.
     bool passesGradient(VertexIndex v, VertexIndex u) const

@@ -100,8 +100,10 @@ PhaseFloors phaseFloors(const Graph& g)
             // of the output at the sink's), its weight gradients and the workspace.
             floors.forward = std::max(floors.forward, g.bytes(g.source()) + inputs + g.bytes(v) +
                                                           leastForwardWorkspace(vertex));
-            const std::int64_t gradient = mayShare[v] && v != g.sink() ? 0 : g.bytes(v);
-            floors.backward[v] = g.bytes(g.source()) + gradient + vertex.parameterBytes + leastBackwardWorkspace(vertex);
+            floors.backward[v] = g.bytes(g.source());
+            if (vertex.requiresGrad)  // P19: otherwise no backward runs
+                floors.backward[v] += (mayShare[v] && v != g.sink() ? 0 : g.bytes(v)) + vertex.parameterBytes +
+                                      leastBackwardWorkspace(vertex);
             continue;
         }
         floors.forward = std::max(floors.forward, g.bytes(g.source()) + wait + g.bytes(v) +

@@ -130,6 +130,19 @@ class Cli(unittest.TestCase):
         self.assertEqual(order(ids), ids)
         self.assertEqual(order(["input", "stem", "down", "add"]), ["input", "stem", "down", "c1", "c2", "add"])
 
+    def test_untracked_tensors_are_marked(self):
+        # P19: at op granularity a dropout's mask (empty_like, bernoulli_) is a vertex of its own, which
+        # autograd does not track: no gradient reaches it, and the product's backward measured forms
+        # none for it (it formed one as large as the mask when every floating input required one).
+        model = torch.nn.Sequential(torch.nn.Linear(128, 128), torch.nn.Dropout(0.5), torch.nn.Linear(128, 4))
+        graph = export_graph(model, (torch.randn(512, 128),), granularity="op")
+        tracked = {v["id"]: v.get("requires_grad", True) for v in graph["vertices"][1:]}
+        masks = [i for i in tracked if "empty_like" in i]
+        self.assertEqual(len(masks), 1, tracked)
+        self.assertEqual([i for i, t in tracked.items() if not t], masks)
+        product = next(v for v in graph["vertices"] if v["id"].endswith("/mul"))
+        self.assertLess(product["backward_workspace_bytes"], 512 * 128 * 4 * 1.5)
+
     def test_saves_other_names_backwards_that_keep_no_vertex_tensor(self):
         # A stochastic depth (torchvision's, Swin-T's blocks) multiplies by a mask made from the shape
         # alone: its backward keeps the mask, no vertex's tensor, so saved_by cannot say it saves. A

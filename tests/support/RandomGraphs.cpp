@@ -258,8 +258,13 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
     std::map<std::string, std::string> metadata;
     if (const auto executor = rng() % 3; executor < 2)
         metadata["plan_executor"] = executor == 0 ? "\"torch.utils.checkpoint\"" : "\"ckptx-torch\"";
+    const bool pythonExport = metadata.count("plan_executor") && metadata.at("plan_executor") == "\"torch.utils.checkpoint\"";
     return withMetadata(graph, metadata, [&](Vertex& vertex) {
+        const VertexIndex v = *graph.find(vertex.id);
         vertex.compute = static_cast<double>(rng() % 9 + 1);
+        // Now and then a tensor autograd does not track, in the Python exporter's graphs (P19).
+        if (pythonExport && !graph.successors(v).empty() && rng() % 10 == 0)
+            vertex.requiresGrad = false;
         vertex.parameterBytes = small(40, 12);
         vertex.savedBytes = small(20, 6);
         vertex.forwardWorkspaceBytes = small(30, 10);
@@ -270,7 +275,7 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
             vertex.checkpointedForwardWorkspaceBytes = small(40, 14);  // P17
         // Now and then an add, passing its gradient to some of its inputs (P15).
         if (rng() % 4 == 0)
-            for (VertexIndex u : graph.predecessors(*graph.find(vertex.id)))
+            for (VertexIndex u : graph.predecessors(v))
                 if (!graph.vertex(u).isVirtual && rng() % 2)
                     vertex.passesGradientTo.push_back(graph.vertex(u).id);
         // Savers: the vertex itself and its successors, each now and then; sometimes unknown.
@@ -279,7 +284,6 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
         std::vector<std::string> savers;
         if (rng() % 3 == 0)
             savers.push_back(vertex.id);
-        const VertexIndex v = *graph.find(vertex.id);
         for (VertexIndex w : graph.successors(v))
             if (!graph.vertex(w).isVirtual && rng() % 2)
                 savers.push_back(graph.vertex(w).id);

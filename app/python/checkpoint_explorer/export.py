@@ -90,12 +90,14 @@ class _FormedGradient(torch.autograd.Function):
 
 
 def _fresh_inputs(vertex_graph, vertex, values):
-    """Copies of the vertex's inputs, floating ones keeping the gradient the backward forms."""
+    """Copies of the vertex's inputs, those autograd tracked in the model keeping the gradient the
+    backward forms."""
     env, kept = {}, []
     anchor = torch.zeros((), requires_grad=True)
     for _, base, _ in vertex_graph.reads(vertex):
         tensor = values[base].detach()
-        env[base] = _FormedGradient.apply(tensor, anchor, kept) if tensor.is_floating_point() else tensor.clone()
+        tracked = vertex_graph.info_of(base).requires_grad
+        env[base] = _FormedGradient.apply(tensor, anchor, kept) if tracked else tensor.clone()
     return env
 
 

@@ -106,6 +106,8 @@ def graph_json(vertex_graph, name, metadata):
         entry["saved_by"] = saved_by[v.index]
         if v.saves_other:
             entry["saves_other"] = True
+        if not v.requires_grad and v.input_index < 0:
+            entry["requires_grad"] = False
         if v.passes_gradient_to:
             entry["passes_gradient_to"] = v.passes_gradient_to
         vertices.append(entry)

@@ -45,6 +45,7 @@ class TensorInfo:
     storage: object  # the recorder's storage id (the address for parameters, buffers), None if empty
     storage_bytes: int
     floating: bool
+    requires_grad: bool = False  # autograd tracks it (read after the op, see capture_backward_node)
 
 
 @dataclasses.dataclass
@@ -177,15 +178,18 @@ class _Recorder(_compat.TorchDispatchMode):
         op = RecordedOp(index, func, refs, spec, infos, out_spec, tuple(self.stack), static)
         op.fresh = fresh
         self.program.ops.append(op)
-        self.last_outputs = (index, [value for value in flat if isinstance(value, torch.Tensor)])
+        self.last_outputs = (index, [(position, value) for position, value in enumerate(flat)
+                                     if isinstance(value, torch.Tensor)])
         return out
 
     def capture_backward_node(self):
         """Autograd gives an op's outputs their backward node after the op dispatched (and an in-place
         op replaces it after its own dispatch): so the previous op's node is read here, at the next
-        op, before anything can replace it."""
+        op, before anything can replace it. So is whether autograd tracks each output."""
         index, tensors = self.last_outputs
-        for tensor in tensors:
+        for position, tensor in tensors:
+            if tensor.requires_grad:
+                self.program.ops[index].outputs[position].requires_grad = True
             node = tensor.grad_fn
             if node is not None and id(node) not in self.nodes:
                 self.nodes[id(node)] = (node, index)

@@ -31,6 +31,7 @@ class Vertex:
     saved_deps: list = dataclasses.field(default_factory=list)
     saves_output: bool = False
     saves_other: bool = False  # its backward unpacks a saved weight, constant or shape-made tensor
+    requires_grad: bool = True  # autograd tracks what it exports (a dropout's mask, a causal mask: no)
     forward_workspace_bytes: int = 0
     checkpointed_forward_workspace_bytes: int = 0  # P17: autograd keeping nothing it saves
     backward_workspace_bytes: int = 0
@@ -362,6 +363,8 @@ class VertexGraph:
                 if exported is not None:
                     v.shape, v.dtype = exported.shape, dtype_name(exported.dtype)
                 v.compute = sum(_op_compute(program.ops[i], program) for i in v.ops)
+                if v.exports:
+                    v.requires_grad = any(self.info_of(ref).requires_grad for ref in v.exports)
             n = seen_ids.get(base, 0) + 1
             seen_ids[base] = n
             v.id = base if n == 1 else f"{base}#{n}"

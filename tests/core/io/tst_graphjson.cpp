@@ -60,13 +60,15 @@ private Q_SLOTS:
         // Absent means 0 (old graphs); a value survives a round trip.
         const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1,
             "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
-            "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"]}],
+            "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"],
+            "requires_grad": false}],
             "edges": [{"from": "a", "to": "b"}]})");
         QCOMPARE(g.vertex(0).forwardWorkspaceBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).forwardWorkspaceBytes, std::int64_t(7));
         QCOMPARE(g.vertex(1).backwardWorkspaceBytes, std::int64_t(9));
         QVERIFY(!g.vertex(0).backwardWorkspaceReleasedBytes);  // absent: not measured, unlike 0
         QCOMPARE(g.vertex(1).backwardWorkspaceReleasedBytes, std::optional<std::int64_t>(0));
+        QVERIFY(g.vertex(0).requiresGrad && !g.vertex(1).requiresGrad);  // absent: tracked
         QVERIFY(!g.vertex(0).checkpointedForwardWorkspaceBytes);
         QCOMPARE(g.vertex(1).checkpointedForwardWorkspaceBytes, std::optional<std::int64_t>(11));
         QVERIFY(!g.vertex(0).savesOther && g.vertex(1).savesOther);
@@ -189,6 +191,8 @@ private Q_SLOTS:
                                               << "test.json: /vertices/0/saved_by/0: expected a string";
         QTest::newRow("batch_scaled not a boolean") << R"({"vertices": [{"id": "a", "bytes": 1, "batch_scaled": 1}]})"
                                                     << "test.json: /vertices/0/batch_scaled: expected a boolean";
+        QTest::newRow("requires_grad not a boolean") << R"({"vertices": [{"id": "a", "bytes": 1, "requires_grad": "no"}]})"
+                                                     << "test.json: /vertices/0/requires_grad: expected a boolean";
         QTest::newRow("negative workspace") << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_bytes": -1}]})"
                                             << "test.json: /vertices/0/backward_workspace_bytes: backward_workspace_bytes must be >= 0";
         QTest::newRow("passes_gradient_to not an input")

@@ -401,6 +401,41 @@ private Q_SLOTS:
         QCOMPARE(all, (QStringList{"x", "m", "c1", "c2", "d", "add", "y"}));
     }
 
+    // P19 on x -> a, x -> m, b = a * m (1, 10, 100, 1000 bytes), a Python export, regular step: m is
+    // a dropout's mask, made from x, which autograd does not track. b's backward (phase 4) frees b's
+    // gradient, a and m (b saved both) and forms a's gradient only: x and it, 11; m's backward (phase
+    // 5) has nothing to run. Tracked, m would get a gradient of 100 bytes at b's backward, gone at its
+    // own.
+    void untrackedTensors_data()
+    {
+        QTest::addColumn<bool>("maskTracked");
+        QTest::addColumn<QList<qint64>>("ends");  // backward phases of b, m, a
+        QTest::newRow("mask untracked") << false << QList<qint64>{11, 11, 1};
+        QTest::newRow("mask tracked") << true << QList<qint64>{111, 11, 1};
+    }
+
+    void untrackedTensors()
+    {
+        QFETCH(bool, maskTracked);
+        QFETCH(QList<qint64>, ends);
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        const std::vector<std::pair<std::string, std::int64_t>> vertices{{"x", 1}, {"a", 10}, {"m", 100}, {"b", 1000}};
+        for (const auto& [id, bytes] : vertices) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            v.savedBy = id == "a" || id == "m" ? std::vector<std::string>{"b"} : std::vector<std::string>{};
+            v.requiresGrad = id != "m" || maskTracked;
+            builder.addVertex(v);
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"x", "a"}, {"x", "m"}, {"a", "b"}, {"m", "b"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "a", "m", "b"}), MemoryModel::PyTorch);
+        QCOMPARE((QList<qint64>{p.phases[4].endBytes, p.phases[5].endBytes, p.phases[6].endBytes}), ends);
+    }
+
     void rootedExecutorGradients()
     {
         // P13 on the chain x -> a -> b -> c (1, 10, 100, 1000 bytes), plan {x, c}, the graph imported
