@@ -315,8 +315,9 @@ private:
     // P10, P13: each gradient is a tensor of its own instead of Hong's buffer: the output's from the
     // loss, each input's from the first backward that forms it, each until the end of its tensor's
     // own backward. P10, a step autograd's engine runs (a Python export): within v's backward, in
-    // the order measured traces show, v's own saved output goes, v's weight gradients come, the
-    // scratch memory (P8) peaks with v's gradient live, then the inputs' gradients are formed. P13,
+    // the order measured traces show, v's own saved output goes (P16: unless the workspace counted
+    // saw it go), v's weight gradients come, the scratch memory (P8) peaks with v's gradient live,
+    // then what the backward frees goes and the inputs' gradients are formed (P16). P13,
     // ckptx-torch's checkpointed step: it back-propagates each vertex from a root of its own, holding
     // v's gradient until that backward returns; a checkpoint is recomputed with autograd first, and
     // the inputs' gradients it forms peak beside the workspace, which its importer measures without
