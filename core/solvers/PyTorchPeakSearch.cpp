@@ -29,9 +29,7 @@ struct PhaseFloors {
     // Per vertex v (not the input), at the moment of v's backward workspace: v, its inputs and
     // the input, the accumulated gradients (P3) then live, the weight gradients formed so far
     // (P5) and the workspace. Every checkpoint before v that is none of these adds its bytes.
-    // Under P9/P10 (a Python export), whose plans run in an order of their own (P18): the input,
-    // v's gradient, v's weight gradients and the workspace; the forward: v, its inputs, the input
-    // and the workspace.
+    // Under P9/P10 (a Python export) less: ownRunFloors.
     std::vector<std::int64_t> backward;
 };
 
@@ -53,20 +51,54 @@ VertexIndex lastSuccessor(const Graph& g, VertexIndex u)
     return succ.empty() ? -1 : succ.back();  // successors are in ascending topological position
 }
 
-PhaseFloors phaseFloors(const Graph& g)
+// The bytes of v's inputs but the graph's input.
+std::int64_t inputBytes(const Graph& g, VertexIndex v)
+{
+    std::int64_t bytes = 0;
+    for (VertexIndex u : g.predecessors(v))
+        if (u != g.source())
+            bytes += g.bytes(u);
+    return bytes;
+}
+
+// P9/P10 (a Python export): a plan's steps may run in another order than the topological one
+// (P18), so only what v's own run holds: in the forward its inputs, v, the input and the workspace;
+// at its backward the input, v's gradient (the loss's of the output at the sink's; none where an add
+// may pass it on, P15), its weight gradients and the workspace, none of it where no backward runs (P19).
+PhaseFloors ownRunFloors(const Graph& g)
 {
     const int count = g.vertexCount();
-    const auto& topo = g.topologicalOrder();
     PhaseFloors floors;
     floors.backward.assign(count, 0);
-    const bool checkpointFunctions = runsCheckpointFunctions(g);
-    // Difference arrays over topological positions.
-    std::vector<std::int64_t> waiting(count + 1, 0), accumulated(count + 1, 0);
-    // P15: a gradient a successor passes on may share that successor's tensor: it counts nothing.
     std::vector<bool> mayShare(count, false);
     for (VertexIndex v = 0; v < count; ++v)
         for (const std::string& id : g.vertex(v).passesGradientTo)
             mayShare[*g.find(id)] = true;
+    for (VertexIndex v = 0; v < count; ++v) {
+        if (v == g.source())
+            continue;
+        const Vertex& vertex = g.vertex(v);
+        const std::int64_t inputs = inputBytes(g, v);
+        floors.forward = std::max(floors.forward, g.bytes(g.source()) + inputs + g.bytes(v) +
+                                                      leastForwardWorkspace(vertex));
+        floors.backward[v] = g.bytes(g.source());
+        if (vertex.requiresGrad)
+            floors.backward[v] += (mayShare[v] && v != g.sink() ? 0 : g.bytes(v)) + vertex.parameterBytes +
+                                  leastBackwardWorkspace(vertex);
+    }
+    return floors;
+}
+
+PhaseFloors phaseFloors(const Graph& g)
+{
+    if (runsCheckpointFunctions(g))
+        return ownRunFloors(g);
+    const int count = g.vertexCount();
+    const auto& topo = g.topologicalOrder();
+    PhaseFloors floors;
+    floors.backward.assign(count, 0);
+    // Difference arrays over topological positions.
+    std::vector<std::int64_t> waiting(count + 1, 0), accumulated(count + 1, 0);
     for (VertexIndex u = 0; u < count; ++u) {
         const VertexIndex last = lastSuccessor(g, u);
         if (u == g.source() || last < 0)
@@ -74,7 +106,7 @@ PhaseFloors phaseFloors(const Graph& g)
         const int from = g.topologicalPosition(u), to = g.topologicalPosition(last);
         waiting[from + 1] += g.bytes(u);
         waiting[to + 1] -= g.bytes(u);
-        if (!checkpointFunctions && g.successors(u).size() > 1) {
+        if (g.successors(u).size() > 1) {
             accumulated[from] += g.bytes(u);
             accumulated[to + 1] -= g.bytes(u);
         }
@@ -90,22 +122,7 @@ PhaseFloors phaseFloors(const Graph& g)
             continue;
         const VertexIndex v = topo[p];
         const Vertex& vertex = g.vertex(v);
-        std::int64_t inputs = 0;
-        for (VertexIndex u : g.predecessors(v))
-            if (u != g.source())
-                inputs += g.bytes(u);
-        if (checkpointFunctions) {
-            // P18: a plan's steps may run in another order than the topological one, so only what
-            // v's own run holds: its inputs, v, the workspace; at its backward v's gradient (the loss's
-            // of the output at the sink's), its weight gradients and the workspace.
-            floors.forward = std::max(floors.forward, g.bytes(g.source()) + inputs + g.bytes(v) +
-                                                          leastForwardWorkspace(vertex));
-            floors.backward[v] = g.bytes(g.source());
-            if (vertex.requiresGrad)  // P19: otherwise no backward runs
-                floors.backward[v] += (mayShare[v] && v != g.sink() ? 0 : g.bytes(v)) + vertex.parameterBytes +
-                                      leastBackwardWorkspace(vertex);
-            continue;
-        }
+        const std::int64_t inputs = inputBytes(g, v);
         floors.forward = std::max(floors.forward, g.bytes(g.source()) + wait + g.bytes(v) +
                                                       leastForwardWorkspace(vertex));
         floors.backward[v] = g.bytes(g.source()) + g.bytes(v) + inputs + grads + weights +
