@@ -546,6 +546,8 @@ void MainWindow::onProfileFinished(const std::optional<ProfileTrace>& trace, con
                        .arg(QString::fromStdString(trace->device))
                        .arg(trace->iterations)
                        .arg(describeErrors(m_measured->errors));
+    if (m_measured->stepTime)
+        text += QStringLiteral("<br>") + describeStepTime(*m_measured->stepTime);
     if (!trace->fromSnapshot() && !trace->gradientsMatch)
         text += tr("<br><b>Gradients differ</b>: %1").arg(QString::fromStdString(trace->mismatch).toHtmlEscaped());
     m_profileResult->setText(text);

@@ -11,6 +11,7 @@ MeasuredOverlay makeMeasuredOverlay(const Graph& graph, const Plan& plan, const 
         const MemoryProfile predicted = simulateMemory(graph, plan, model, false);
         overlay.errors.push_back({model, compareWithTrace(graph, predicted, trace, trace.checkpointed)});
     }
+    overlay.stepTime = compareStepTime(trace, planCosts(graph, plan).recomputeOverhead());
     // The measured line uses the comparison's phase matching and byte offset, so it shows exactly
     // the numbers the errors are computed from; a phase's peak is shifted by the same offset.
     const TraceComparison& c = overlay.errors.front().comparison;
@@ -43,6 +44,15 @@ QString describeErrors(const std::vector<ModelError>& errors)
                      .arg(e.comparison.meanAbsErrorPercent, 0, 'f', 1)
                      .arg(e.comparison.peakErrorPercent, 0, 'f', 1);
     return parts.join(QStringLiteral(" · "));
+}
+
+QString describeStepTime(const StepTimeComparison& stepTime)
+{
+    return QObject::tr("step time: predicted %1 % (recompute %2 × the forward's %3 ms), measured %4 %")
+        .arg(100 * stepTime.predictedOverhead(), 0, 'f', 0)
+        .arg(stepTime.overhead, 0, 'f', 2)
+        .arg(stepTime.regularForwardMs, 0, 'f', 1)
+        .arg(100 * stepTime.measuredOverhead(), 0, 'f', 0);
 }
 
 }  // namespace ckpt::ui

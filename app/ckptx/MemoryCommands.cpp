@@ -5,6 +5,7 @@
 #include "io/PlanJson.h"
 #include "io/TextFile.h"
 #include "io/TraceJson.h"
+#include "memory/StepTimeComparison.h"
 #include "memory/TraceComparison.h"
 #include "solvers/Comparison.h"
 
@@ -99,10 +100,14 @@ std::string joined(const std::vector<std::string>& items, char separator)
     return out;
 }
 
-// The --trace comparison: the measured step (--step, checkpointed unless "regular") of a
-// ckptx-torch profile trace against the simulated profile.
-std::optional<ckpt::TraceComparison> traceComparison(const Args& args, const ckpt::Graph& graph,
-                                                     const ckpt::MemoryProfile& profile)
+// The --trace measurement, and which of its steps (--step, checkpointed unless "regular") to compare.
+struct MeasuredStep {
+    ckpt::ProfileTrace trace;
+    bool regular = false;
+    std::string path;
+};
+
+std::optional<MeasuredStep> measuredStep(const Args& args)
 {
     const auto path = args.option("--trace");
     if (!path) {
@@ -113,11 +118,16 @@ std::optional<ckpt::TraceComparison> traceComparison(const Args& args, const ckp
     const std::string step = args.option("--step").value_or("checkpointed");
     if (step != "checkpointed" && step != "regular")
         throw UsageError("--step is checkpointed or regular, got \"" + step + "\"");
-    const auto trace = ckpt::parseTraceJson(ckpt::readInputFile(*path), *path);
+    return MeasuredStep{ckpt::parseTraceJson(ckpt::readInputFile(*path), *path), step == "regular", *path};
+}
+
+ckpt::TraceComparison traceComparison(const MeasuredStep& m, const ckpt::Graph& graph,
+                                      const ckpt::MemoryProfile& profile)
+{
     try {
-        return ckpt::compareWithTrace(graph, profile, trace, step == "regular" ? trace.regular : trace.checkpointed);
+        return ckpt::compareWithTrace(graph, profile, m.trace, m.regular ? m.trace.regular : m.trace.checkpointed);
     } catch (const std::invalid_argument& e) {
-        throw std::runtime_error(*path + ": " + e.what());
+        throw std::runtime_error(m.path + ": " + e.what());
     }
 }
 
@@ -152,7 +162,14 @@ int runSimulate(const std::vector<std::string>& argv)
         throw UsageError(e.what());
     }
     const auto profile = ckpt::simulateMemory(graph, plan, model);
-    const auto comparison = traceComparison(args, graph, profile);
+    const auto measured = measuredStep(args);
+    std::optional<ckpt::TraceComparison> comparison;
+    std::optional<ckpt::StepTimeComparison> stepTime;
+    if (measured) {
+        comparison = traceComparison(*measured, graph, profile);
+        if (!measured->regular)
+            stepTime = ckpt::compareStepTime(measured->trace, ckpt::planCosts(graph, plan).recomputeOverhead());
+    }
     if (args.flag("--json")) {
         nlohmann::json phases = nlohmann::json::array();
         for (const auto& p : profile.phases)
@@ -163,6 +180,14 @@ int runSimulate(const std::vector<std::string>& argv)
                               {"phases", phases}};
         if (comparison)
             out["trace"] = comparisonJson(*comparison);
+        if (stepTime)
+            out["trace"]["step_time"] = {{"recompute_overhead", stepTime->overhead},
+                                         {"regular_ms", stepTime->regularMs},
+                                         {"regular_forward_ms", stepTime->regularForwardMs},
+                                         {"predicted_ms", stepTime->predictedMs()},
+                                         {"measured_ms", stepTime->measuredMs},
+                                         {"predicted_overhead", stepTime->predictedOverhead()},
+                                         {"measured_overhead", stepTime->measuredOverhead()}};
         printJson(out);
         return Ok;
     }
@@ -179,6 +204,13 @@ int runSimulate(const std::vector<std::string>& argv)
                   << " % over " << comparison->phases.size() << " phases, peak error " << comparison->peakErrorPercent
                   << " % (measured " << comparison->measuredPeak << " bytes above the weights)\n"
                   << std::defaultfloat;
+    if (stepTime)
+        std::cout << "step time: predicted " << std::fixed << std::setprecision(1) << stepTime->predictedMs()
+                  << " ms (" << std::showpos << 100 * stepTime->predictedOverhead() << std::noshowpos
+                  << " %: the regular step + " << std::setprecision(3) << stepTime->overhead << " x its forward, "
+                  << std::setprecision(1) << stepTime->regularForwardMs << " ms), measured " << stepTime->measuredMs
+                  << " ms (" << std::showpos << 100 * stepTime->measuredOverhead() << std::noshowpos << " %)\n"
+                  << std::defaultfloat;
     for (const auto& p : profile.phases)
         std::cout << std::setw(6) << p.index << std::setw(16) << p.endBytes << std::setw(16) << p.peakBytes << "  "
                   << joined(p.live, ' ') << "\n";
@@ -192,7 +224,8 @@ const CommandRegistration compare{{"compare", "compare GRAPH [--solvers a,b,...]
 const CommandRegistration simulate{{"simulate", "simulate GRAPH --plan PLAN.json --model chen|pytorch [--trace TRACE.json "
                                     "[--step checkpointed|regular]] [--json|--csv]",
                                     "memory per training phase (end, peak, live at the peak) of a saved plan; "
-                                    "with --trace, the error against a ckptx-torch profile (docs/MEMORY-MODEL.md)",
+                                    "with --trace, the error against a profile trace and, for the checkpointed step, its "
+                                    "predicted against its measured time (docs/MEMORY-MODEL.md)",
                                     &runSimulate}};
 
 }  // namespace

@@ -15,7 +15,10 @@ json stepJson(const StepMemory& step)
     json phases = json::array();
     for (const auto& p : step.phases)
         phases.push_back({{"index", p.index}, {"end_bytes", p.endBytes}, {"peak_bytes", p.peakBytes}});
-    return {{"peak_bytes", step.peakBytes}, {"step_ms", step.stepMs}, {"phases", phases}};
+    json out = {{"peak_bytes", step.peakBytes}, {"step_ms", step.stepMs}, {"phases", phases}};
+    if (step.forwardMs > 0)
+        out["forward_ms"] = step.forwardMs;
+    return out;
 }
 
 StepMemory stepFromJson(const json& root, const std::string& key)
@@ -28,6 +31,9 @@ StepMemory stepFromJson(const json& root, const std::string& key)
     StepMemory step;
     step.peakBytes = requireByteCount(object, "peak_bytes", at);
     step.stepMs = optionalNumber(object, "step_ms", at).value_or(0);
+    step.forwardMs = optionalNumber(object, "forward_ms", at).value_or(0);
+    if (step.stepMs < 0 || step.forwardMs < 0 || step.forwardMs > step.stepMs)
+        throw GraphError("step_ms and forward_ms must satisfy 0 <= forward_ms <= step_ms", at);
     const json& phases = requireArray(object, "phases", at);
     for (std::size_t i = 0; i < phases.size(); ++i) {
         const std::string where = at + "/phases/" + std::to_string(i);

@@ -21,7 +21,8 @@ struct MeasuredPhase {
 
 struct StepMemory {
     std::int64_t peakBytes = 0;
-    double stepMs = 0;  // mean over the iterations after the first (all of them when just one)
+    double stepMs = 0;     // mean over the iterations after the first (all of them when just one)
+    double forwardMs = 0;  // the forward pass's part of stepMs, timed alike; 0 where not measured
     std::vector<MeasuredPhase> phases;
 };
 

@@ -39,9 +39,9 @@ PlanCosts planCosts(const Graph& graph, const Plan& plan)
             }
         return c;
     }
-    for (const Segment& s : plan.evaluation.segments)
-        for (VertexIndex v : s.vertices)
-            recompute(v);
+    const RecomputeCost cost = recomputeCost(graph, plan.evaluation);
+    c.recomputedCompute = cost.recomputed;
+    c.recomputedBytes = cost.recomputedBytes;
     return c;
 }
 

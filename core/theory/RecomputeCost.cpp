@@ -28,8 +28,10 @@ RecomputeCost recomputeCost(const Graph& graph, const PlanEvaluation& plan)
     const bool functions = runsCheckpointFunctions(graph) && !plan.segments.empty();
     const PlanEvaluation asRun = functions ? checkpointFunctions(graph, plan) : PlanEvaluation{};
     for (const Segment& s : functions ? asRun.segments : plan.segments)
-        for (VertexIndex v : s.vertices)
+        for (VertexIndex v : s.vertices) {
             cost.recomputed += forwardCompute(graph, v);
+            cost.recomputedBytes += graph.bytes(v);
+        }
     return cost;
 }
 

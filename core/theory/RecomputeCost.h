@@ -10,6 +10,8 @@
 #include "graph/Graph.h"
 #include "theory/PlanEvaluation.h"
 
+#include <cstdint>
+
 namespace ckpt {
 
 // One vertex's forward cost: its `compute`, 1 where the graph does not say; 0 for the input
@@ -20,6 +22,7 @@ double forwardPassCompute(const Graph& graph);
 
 struct RecomputeCost {
     double recomputed = 0;  // forward cost of every vertex the backward computes again
+    std::int64_t recomputedBytes = 0;  // the bytes of those vertices' tensors
     double forward = 0;     // forward cost of the whole pass
     // recomputed / forward: the fraction of a forward pass the plan adds (0 when nothing is recomputed).
     double overhead() const { return forward > 0 ? recomputed / forward : 0; }

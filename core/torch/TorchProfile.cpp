@@ -153,7 +153,8 @@ public:
     const std::vector<bool>& checkpoints() const { return m_isCheckpoint; }
 
     // One step; `checkpointed` selects the plan. Leaves the gradients in the parameters and input.
-    StepMemory step(bool checkpointed, double& ms)
+    // `ms` and `forwardMs`: its wall time and its forward pass's (the loss included).
+    StepMemory step(bool checkpointed, double& ms, double& forwardMs)
     {
         for (const at::Tensor& p : m_program.module().parameters())
             p.mutable_grad().reset();
@@ -174,6 +175,7 @@ public:
         synchronize();
         const std::size_t stepEnd = m_meter.mark();
         ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        forwardMs = std::chrono::duration<double, std::milli>(m_forwardDone - start).count();
         return phasesOf(m_meter.samples(), stepStart, m_forwardEnd, m_gradientDone, backwardEnd, stepEnd);
     }
 
@@ -190,6 +192,12 @@ public:
     }
 
 private:
+    void markForwardDone()
+    {
+        synchronize();
+        m_forwardDone = std::chrono::steady_clock::now();
+    }
+
     void synchronize()
     {
 #ifdef CKPT_TORCH_CUDA
@@ -314,6 +322,7 @@ private:
         at::Tensor out = m_program.output(env).toTensor();
         env.clear();
         at::Tensor loss = out.mean();
+        markForwardDone();
         loss.backward();
         const std::size_t end = m_meter.mark();
         return end;
@@ -343,6 +352,7 @@ private:
             torch::NoGradGuard noGrad;
             forward(m_schedule.order, env, m_isCheckpoint, true);
         }
+        markForwardDone();
         for (auto& [value, stored] : env)
             if (value->node() != value->owningGraph()->param_node())  // the inputs collect their own gradients
                 stored = asLeaf(stored);
@@ -466,6 +476,7 @@ private:
     at::Tensor m_sinkLoss;
     std::vector<int> m_position;
     std::vector<std::size_t> m_forwardEnd, m_gradientDone;
+    std::chrono::steady_clock::time_point m_forwardDone;
 };
 
 std::string compareGradients(const std::vector<std::pair<std::string, at::Tensor>>& regular,
@@ -527,21 +538,24 @@ ProfileTrace measureTraining(const Graph& graph, const ProfileOptions& options)
     // stays out of the mean time.
     auto measure = [&](bool checkpointed) {
         StepMemory step;
-        double total = 0, ms = 0;
+        double total = 0, forwardTotal = 0, ms = 0, forwardMs = 0;
         for (int i = 0; i < trace.iterations; ++i) {
-            step = profiler.step(checkpointed, ms);
-            if (i > 0 || trace.iterations == 1)
+            step = profiler.step(checkpointed, ms, forwardMs);
+            if (i > 0 || trace.iterations == 1) {
                 total += ms;
+                forwardTotal += forwardMs;
+            }
         }
         step.stepMs = total / std::max(1, trace.iterations - 1);
+        step.forwardMs = forwardTotal / std::max(1, trace.iterations - 1);
         return step;
     };
     trace.regular = measure(false);
     trace.checkpointed = measure(true);
     trace.baselineBytes = trace.regular.phases.front().endBytes;
     const auto checkpointedGradients = profiler.gradients();
-    double ms = 0;
-    profiler.step(false, ms);
+    double ms = 0, forwardMs = 0;
+    profiler.step(false, ms, forwardMs);
     trace.mismatch = compareGradients(profiler.gradients(), checkpointedGradients, options.rtol, options.atol);
     trace.gradientsMatch = trace.mismatch.empty();
     return trace;

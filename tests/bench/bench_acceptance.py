@@ -3,10 +3,15 @@ test: per model, every solver's plan is profiled where the user trains (`checkpo
 apply_plan), and its measured peak set against the `pytorch` model's prediction. The recommended plan
 (`ckptx compare`: least predicted peak, then least recompute) should have the lowest measured peak of all
 (within 1 %) and a prediction within 2 %. Also the step-time overhead: measured (checkpointed over
-regular step time) against the recompute cost's `overhead / 3` (a backward costs about two forwards).
+regular step time) against `ckptx simulate --trace`'s prediction (the recompute overhead times the
+regular step's measured forward time, core/memory/StepTimeComparison.h).
 
     PYTHONPATH=app/python /usr/bin/python3 tests/bench/bench_acceptance.py [--ckptx build/bin/ckptx]
         [--models gpt_bench:8x128:int64:1000,...] [--iterations 3] [--keep DIR]
+        [--module FILE.py] [--solvers checkpoint-all,feng-acg,...]
+
+--module takes the factories from another file (models this project has never seen); --solvers profiles
+only those plans.
 
 --keep DIR keeps each model's graph, plans and traces in DIR/MODEL/ (SOLVER.json, SOLVER.trace.json), so
 that another ckptx can predict the same measurements: `ckptx simulate DIR/M/graph.json --plan DIR/M/S.json
@@ -43,7 +48,10 @@ def main():
     parser.add_argument("--models", default=DEFAULT_MODELS)
     parser.add_argument("--iterations", type=int, default=3)
     parser.add_argument("--keep")
+    parser.add_argument("--module", default=MODELS)
+    parser.add_argument("--solvers", default=",".join(SOLVERS))
     args = parser.parse_args()
+    solvers = args.solvers.split(",")
     print(f"load {os.getloadavg()[0]:.1f}")
     for spec in args.models.split(","):
         name, shape = spec.split(":", 1)
@@ -51,11 +59,11 @@ def main():
             folder = os.path.join(args.keep, name) if args.keep else scratch
             os.makedirs(folder, exist_ok=True)
             graph = os.path.join(folder, "graph.json")
-            package("export", f"{MODELS}:{name}", "--input", shape, "-o", graph)
+            package("export", f"{args.module}:{name}", "--input", shape, "-o", graph)
             compare = json.loads(run(args.ckptx, "compare", graph, "--solvers", ",".join(
-                s for s in SOLVERS if ":" not in s), "--json"))
+                s for s in solvers if ":" not in s), "--json"))
             rows = []
-            for solver in SOLVERS:
+            for solver in solvers:
                 solver_name, _, option = solver.partition(":")
                 plan = os.path.join(folder, solver.replace(":", "-").replace("=", "-") + ".json")
                 options = ["--option", option] if option else []
@@ -67,29 +75,33 @@ def main():
                 with open(plan) as f:
                     planned = json.load(f)
                 trace = plan[:-len(".json")] + ".trace.json"
-                package("profile", f"{MODELS}:{name}", "--graph", graph, "--plan", plan, "--input", shape,
+                package("profile", f"{args.module}:{name}", "--graph", graph, "--plan", plan, "--input", shape,
                         "--iterations", str(args.iterations), "-o", trace)
                 simulated = json.loads(run(args.ckptx, "simulate", graph, "--plan", plan, "--model", "pytorch",
                                            "--trace", trace, "--json"))
-                with open(trace) as f:
-                    measured = json.load(f)
+                regular = json.loads(run(args.ckptx, "simulate", graph, "--plan", plan, "--model", "pytorch",
+                                         "--trace", trace, "--step", "regular", "--json"))["trace"]
                 comparison = simulated["trace"]
                 rows.append({"solver": solver, "predicted": simulated["peak_bytes"],
                              "measured": comparison["measured_peak_bytes"],
                              "error": comparison["peak_error_percent"],
                              "mean": comparison["mean_abs_error_percent"],
+                             "regular": f"{regular['mean_abs_error_percent']:.2f} % / "
+                                        f"{regular['peak_error_percent']:+.2f} %",
                              "overhead": planned["recompute"]["overhead"],
-                             "step": measured["checkpointed"]["step_ms"] / measured["regular"]["step_ms"] - 1})
+                             "step_predicted": comparison["step_time"]["predicted_overhead"],
+                             "step": comparison["step_time"]["measured_overhead"]})
             report(name, shape, rows, compare["recommended"])
 
 
 def report(name, shape, rows, recommended_by_compare):
     print(f"\n{name} {shape}")
-    print("| solver | predicted peak | measured peak | peak error | mean error | step overhead: predicted | measured |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| solver | predicted peak | measured peak | peak error | mean error | step overhead: predicted | measured "
+          "| regular step: mean / peak error |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {r['solver']} | {r['predicted']} | {r['measured']} | {r['error']:+.2f} % | {r['mean']:.2f} % | "
-              f"{r['overhead'] / 3:+.0%} | {r['step']:+.0%} |")
+              f"{r['step_predicted']:+.0%} | {r['step']:+.0%} | {r['regular']} |")
     best = min(rows, key=lambda r: (r["predicted"], r["overhead"]))
     lowest = min(r["measured"] for r in rows)
     print(f"recommended (least predicted peak): {best['solver']} (compare, over its solvers: "

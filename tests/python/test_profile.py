@@ -45,10 +45,13 @@ class Profile(unittest.TestCase):
             for step in ("regular", "checkpointed"):
                 self.assertEqual([p["index"] for p in document[step]["phases"]], list(range(2 * n + 2)))
                 self.assertGreater(document[step]["step_ms"], 0)
+                self.assertGreater(document[step]["forward_ms"], 0)
+                self.assertLess(document[step]["forward_ms"], document[step]["step_ms"])
             self.assertLess(document["checkpointed"]["peak_bytes"], document["regular"]["peak_bytes"])
             self.check_live_blocks(document)
             line = self.compare(graph, plan, trace, "checkpointed")
             print(f"{name}, {solver}: {line}", file=sys.stderr)
+            self.check_step_time(graph, plan, trace, document)
             if peak_within is not None:
                 self.check_peak_error(graph, trace, line, peak_within)
 
@@ -60,6 +63,19 @@ class Profile(unittest.TestCase):
         line = [x for x in run.stdout.splitlines() if x.startswith("vs trace")]
         self.assertEqual(len(line), 1, run.stdout[-500:])
         return line[0]
+
+    def check_step_time(self, graph, plan, trace, document):
+        # The checkpointed step's time as the recompute cost predicts it from the regular step's forward.
+        run = subprocess.run([support.CKPTX, "simulate", graph, "--plan", plan, "--model", "pytorch", "--trace", trace,
+                              "--json"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        step_time = json.loads(run.stdout)["trace"]["step_time"]
+        with open(plan) as f:
+            overhead = json.load(f)["recompute"]["overhead"]
+        self.assertAlmostEqual(step_time["recompute_overhead"], overhead)
+        regular = document["regular"]
+        self.assertAlmostEqual(step_time["predicted_ms"], regular["step_ms"] + overhead * regular["forward_ms"])
+        self.assertAlmostEqual(step_time["measured_ms"], document["checkpointed"]["step_ms"])
 
     def check_peak_error(self, graph, trace, checkpointed, within):
         # The prediction's peak against the measured one, for both steps (rules P10, P11 and the

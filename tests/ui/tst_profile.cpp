@@ -94,6 +94,17 @@ private Q_SLOTS:
         QCOMPARE(overlay.errors.front().model, MemoryModel::Chen);
         QCOMPARE(overlay.errors.front().comparison.meanAbsErrorPercent, 0.0);
         QVERIFY(describeErrors(overlay.errors).contains(QStringLiteral("chen: mean |error| 0.0 %")));
+        QVERIFY(!overlay.stepTime);  // the trace timed no forward
+        // A timed trace: the plan {1} re-forwards vertex 2 (unit compute) of a 3-vertex forward.
+        ProfileTrace timed = traceMatching(g, plan, 5000);
+        timed.regular.stepMs = 90;
+        timed.regular.forwardMs = 30;
+        timed.checkpointed.stepMs = 99;
+        const auto stepTime = makeMeasuredOverlay(g, plan, timed).stepTime;
+        QVERIFY(stepTime);
+        QCOMPARE(stepTime->overhead, 1.0 / 3);
+        QCOMPARE(describeStepTime(*stepTime),
+                 QStringLiteral("step time: predicted 11 % (recompute 0.33 × the forward's 30.0 ms), measured 10 %"));
         // A trace of another graph is refused, not drawn.
         const Graph other = test::makeChain({10, 20, 30});
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeMeasuredOverlay(other, planOf(other, {}), traceMatching(g, plan, 0)));

@@ -1,6 +1,7 @@
 """`python3 -m checkpoint_explorer profile`: a regular and a planned training step of the user's model,
 where the user trains (CPU or CUDA), measured per training phase on the index the simulators use, and
 written in the trace format `ckptx simulate --trace` and the app read (docs/FORMAT.md, "Profile traces")."""
+import collections
 import copy
 import json
 import statistics
@@ -48,6 +49,11 @@ def _loss(output):
     return sum(t.float().mean() for t in tensors)
 
 
+# A step's wall time and its forward pass's (the loss included): the forward's share of a step prices
+# the recompute of a plan in time (ckptx simulate --trace; core/memory/StepTimeComparison.h).
+_StepTime = collections.namedtuple("_StepTime", "step_ms forward_ms")
+
+
 def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="cpu"):
     for p in model.parameters():
         p.grad = None
@@ -59,24 +65,30 @@ def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="
         meter.start(baseline)
         meter.phase(0)
         module.observer = observer
-    if device.startswith("cuda"):
-        torch.cuda.synchronize()
+    _synchronize(device)
     start = time.perf_counter()
     # A memory snapshot taken around the run tells the steps apart by this label (docs/FORMAT.md).
     with torch.autograd.profiler.record_function(f"ckptx:step:{label}"):
         loss = _loss(module(*inputs))
+        _synchronize(device)
+        forward_end = time.perf_counter()
         loss.backward()
         if meter is not None:
             meter.phase(2 * n + 1)
         del loss
-    if device.startswith("cuda"):
-        torch.cuda.synchronize()
-    elapsed = (time.perf_counter() - start) * 1000.0
+    _synchronize(device)
+    end = time.perf_counter()
+    elapsed = _StepTime((end - start) * 1000.0, (forward_end - start) * 1000.0)
     if meter is None:
         return elapsed, None, inputs
     module.observer = None
     phases = meter.stop()
     return elapsed, (baseline, phases), inputs
+
+
+def _synchronize(device):
+    if str(device).startswith("cuda"):
+        torch.cuda.synchronize()
 
 
 def _phase_list(phases, n, baseline, live=None):
@@ -142,7 +154,9 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
                                                          _PhaseObserver(meter, position, n), meter, n, device)
         listed = _phase_list(phases, n, baseline, meter.live)
         results[name] = {"peak_bytes": max(p["peak_bytes"] for p in listed),
-                         "step_ms": statistics.median(times[name]), "step_ms_all": times[name],
+                         "step_ms": statistics.median(t.step_ms for t in times[name]),
+                         "forward_ms": statistics.median(t.forward_ms for t in times[name]),
+                         "step_ms_all": [t.step_ms for t in times[name]],
                          "phases": listed}
     mismatch = _first_difference(reference_model, planned_model, step_inputs["regular"], step_inputs["checkpointed"])
     with open(plan_path, encoding="utf-8") as f:

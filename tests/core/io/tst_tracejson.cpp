@@ -29,8 +29,8 @@ void TraceJsonTest::roundTrip()
     trace.rtol = 1e-4;
     trace.atol = 1e-5;
     trace.baselineBytes = 100;
-    trace.regular = {300, 1.5, {{0, 100, 100}, {1, 150, 160}}};
-    trace.checkpointed = {250, 2.5, {{0, 100, 100}, {1, 120, 250}}};
+    trace.regular = {300, 1.5, 0.5, {{0, 100, 100}, {1, 150, 160}}};
+    trace.checkpointed = {250, 2.5, 0, {{0, 100, 100}, {1, 120, 250}}};
     const ProfileTrace back = parseTraceJson(toTraceJson(trace));
     QCOMPARE(back.vertices, trace.vertices);
     QCOMPARE(back.checkpoints, trace.checkpoints);
@@ -40,6 +40,10 @@ void TraceJsonTest::roundTrip()
     QCOMPARE(back.baselineBytes, 100);
     QCOMPARE(back.regular.peakBytes, 300);
     QCOMPARE(back.checkpointed.stepMs, 2.5);
+    QCOMPARE(back.regular.forwardMs, 0.5);
+    QCOMPARE(back.checkpointed.forwardMs, 0.0);  // not measured: not written, read as 0
+    const std::string text = toTraceJson(trace);
+    QCOMPARE(text.find("\"forward_ms\""), text.rfind("\"forward_ms\""));  // the regular step's alone
     QCOMPARE(int(back.checkpointed.phases.size()), 2);
     QCOMPARE(back.checkpointed.phases[1].peakBytes, 250);
     QCOMPARE(back.rtol, 1e-4);
@@ -57,6 +61,10 @@ void TraceJsonTest::badInput_data()
                                       step + ", \"checkpointed\": {\"peak_bytes\": 1, \"phases\": [{\"index\": 0}]}}"
                                << "/checkpointed/phases/0/end_bytes";
     QTest::newRow("wrong schema") << "{\"schema\": \"other\"}" << "/schema";
+    QTest::newRow("forward longer than the step")
+        << "{\"device\": \"cpu\", \"gradients_match\": true, \"baseline_bytes\": 0, \"regular\": {\"peak_bytes\": 1, "
+           "\"step_ms\": 2, \"forward_ms\": 3, \"phases\": []}}"
+        << "/regular";
 }
 
 void TraceJsonTest::badInput()

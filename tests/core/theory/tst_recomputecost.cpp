@@ -71,7 +71,15 @@ private Q_SLOTS:
                      {"x", "a"}, {"a", "e1"}, {"e1", "c"}, {"c", "b"}, {"b", "e2"}, {"a", "e2"}, {"e2", "y"}})
                 b.addEdge(from, to);
             const Graph g = b.build();
-            QCOMPARE(recomputeCost(g, evaluateIds(g, {"x", "e1", "c", "e2"})).recomputed, functions ? 15.0 : 9.0);
+            const RecomputeCost cost = recomputeCost(g, evaluateIds(g, {"x", "e1", "c", "e2"}));
+            QCOMPARE(cost.recomputed, functions ? 15.0 : 9.0);
+            QCOMPARE(cost.recomputedBytes, std::int64_t(functions ? 32 : 16));
+            // compare, solve's plan file and the app read the same price (planCosts).
+            Plan plan;
+            plan.evaluation = evaluateIds(g, {"x", "e1", "c", "e2"});
+            const PlanCosts costs = planCosts(g, plan);
+            QCOMPARE(costs.recomputedCompute, cost.recomputed);
+            QCOMPARE(costs.recomputedBytes, cost.recomputedBytes);
         }
     }
 
