@@ -713,9 +713,30 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
         fail("the model output does not depend on its inputs");
     std::vector<int> renumber(groups.size(), -1);
     std::map<std::string, int> seenIds;
-    std::set<const c10::StorageImpl*> unclaimedParameters;
-    for (const at::Tensor& p : m_module.parameters())
-        unclaimedParameters.insert(storageOf(p));
+    // A parameter's gradient is formed at the backward of the last group that reads it (P5): that
+    // backward runs first; the other readers' backwards add their part into it (a GPT's embedding
+    // tied to its output layer).
+    std::vector<std::int64_t> parameterBytes(groups.size(), 0);
+    {
+        std::set<const c10::StorageImpl*> unclaimed;
+        for (const at::Tensor& p : m_module.parameters())
+            unclaimed.insert(storageOf(p));
+        for (std::size_t g = groups.size(); g-- > 0;) {
+            if (!needed[g])
+                continue;
+            for (const Node* n : groups[g].nodes)
+                for (const Value* v : n->inputs()) {
+                    auto it = m_statics.find(v);
+                    if (it == m_statics.end())
+                        continue;
+                    std::vector<at::Tensor> statics;
+                    collectTensors(it->second, statics);
+                    for (const auto& t : statics)
+                        if (unclaimed.erase(storageOf(t)))
+                            parameterBytes[g] += static_cast<std::int64_t>(t.storage().nbytes());
+                }
+        }
+    }
     for (std::size_t g = 0; g < groups.size(); ++g) {
         if (!needed[g])
             continue;
@@ -755,18 +776,7 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
         for (const auto& t : tensors)
             if (storageOf(t) && counted.insert(storageOf(t)).second)
                 group.bytes += static_cast<std::int64_t>(t.storage().nbytes());
-        // A parameter's gradient is formed at the backward of the first group that reads it.
-        for (const Node* n : group.nodes)
-            for (const Value* v : n->inputs()) {
-                auto it = m_statics.find(v);
-                if (it == m_statics.end())
-                    continue;
-                std::vector<at::Tensor> statics;
-                collectTensors(it->second, statics);
-                for (const auto& t : statics)
-                    if (unclaimedParameters.erase(storageOf(t)))
-                        group.parameterBytes += static_cast<std::int64_t>(t.storage().nbytes());
-            }
+        group.parameterBytes = parameterBytes[g];
         if (!tensors.empty()) {
             group.shape = tensors.front().sizes().vec();
             group.dtype = dtypeName(tensors.front().scalar_type());

@@ -31,7 +31,7 @@ struct OpGroup {
     std::vector<const Value*> exports;  // its values that other groups (or the model output) read
     std::vector<int> deps;              // the groups whose exports it reads, ascending
     std::int64_t bytes = 0;             // distinct storages of its exported tensors
-    std::int64_t parameterBytes = 0;    // parameters (storages) no earlier group reads
+    std::int64_t parameterBytes = 0;    // parameters (storages) no later group reads
     std::int64_t savedBytes = 0;        // what autograd saves beyond inputs and outputs (findSavedTensors)
     // Filled by findSavedTensors(): the deps whose tensors its backward saves, and whether its
     // backward saves its own exported tensor (an in-place ReLU saves its result).

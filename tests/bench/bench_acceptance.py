@@ -63,6 +63,9 @@ def main():
             compare = json.loads(run(args.ckptx, "compare", graph, "--solvers", ",".join(
                 s for s in solvers if ":" not in s), "--json"))
             rows = []
+            # The regular step keeps every vertex: each trace's regular step is predicted by that plan.
+            keep_all = os.path.join(folder, "regular.json")
+            run(args.ckptx, "solve", graph, "--solver", "checkpoint-all", "-o", keep_all)
             for solver in solvers:
                 solver_name, _, option = solver.partition(":")
                 plan = os.path.join(folder, solver.replace(":", "-").replace("=", "-") + ".json")
@@ -79,7 +82,7 @@ def main():
                         "--iterations", str(args.iterations), "-o", trace)
                 simulated = json.loads(run(args.ckptx, "simulate", graph, "--plan", plan, "--model", "pytorch",
                                            "--trace", trace, "--json"))
-                regular = json.loads(run(args.ckptx, "simulate", graph, "--plan", plan, "--model", "pytorch",
+                regular = json.loads(run(args.ckptx, "simulate", graph, "--plan", keep_all, "--model", "pytorch",
                                          "--trace", trace, "--step", "regular", "--json"))["trace"]
                 comparison = simulated["trace"]
                 rows.append({"solver": solver, "predicted": simulated["peak_bytes"],

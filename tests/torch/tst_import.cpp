@@ -267,6 +267,14 @@ void TorchImportTest::tokenInput()
     for (const Vertex& v : graph.vertices())
         softmaxes += v.op.find("aten::softmax") != std::string::npos;
     QCOMPARE(softmaxes, 2);
+    // The tied weight (wte = lm_head, 100 x 32 floats) belongs to its last reader, the head: that
+    // backward runs first and forms its gradient (P5); the token embedding adds into it.
+    QCOMPARE(logits.parameterBytes, std::int64_t(100 * 32 * 4));
+    std::int64_t embeddings = 0;
+    for (const Vertex& v : graph.vertices())
+        if (v.op.find("aten::embedding") != std::string::npos)
+            embeddings += v.parameterBytes;
+    QCOMPARE(embeddings, std::int64_t(16 * 32 * 4));  // the positions' own table alone
 
     const Graph legacy = importWith("gpt", {"--input", "2x16", "--dtype", "int64"}, "op", dir.path());
     QCOMPARE(legacy.vertexCount(), graph.vertexCount());
