@@ -3,9 +3,11 @@
 #include "TorchProgram.h"
 #include "theory/PlanEvaluation.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
 #include <torch/csrc/autograd/autograd.h>
 #ifdef CKPT_TORCH_CUDA
+#include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <torch/cuda.h>
@@ -19,6 +21,73 @@
 namespace ckpt::torchx {
 
 namespace {
+
+// The default generators' state as plain values. A re-forward replays the random numbers its
+// vertices drew in the forward (a dropout's mask), as torch.utils.checkpoint does; without it the
+// recomputed masks differ and so do the gradients. Plain values, not get_state()'s tensor: a
+// tensor would go through the allocator the meter counts.
+struct RandomState {
+    at::mt19937 cpuEngine;
+    c10::optional<float> cpuNextFloat;
+    c10::optional<double> cpuNextDouble;
+#ifdef CKPT_TORCH_CUDA
+    std::uint64_t cudaOffset = 0;
+#endif
+};
+
+RandomState randomState()
+{
+    RandomState state;
+    at::Generator cpu = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(cpu.mutex());
+    auto* impl = at::check_generator<at::CPUGeneratorImpl>(cpu);
+    state.cpuEngine = impl->engine();
+    state.cpuNextFloat = impl->next_float_normal_sample();
+    state.cpuNextDouble = impl->next_double_normal_sample();
+#ifdef CKPT_TORCH_CUDA
+    if (torch::cuda::is_available()) {
+        at::Generator cuda = at::cuda::detail::getDefaultCUDAGenerator();
+        std::lock_guard<std::mutex> cudaLock(cuda.mutex());
+        state.cudaOffset = at::check_generator<at::CUDAGeneratorImpl>(cuda)->philox_offset_per_thread();
+    }
+#endif
+    return state;
+}
+
+void setRandomState(const RandomState& state)
+{
+    at::Generator cpu = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(cpu.mutex());
+    auto* impl = at::check_generator<at::CPUGeneratorImpl>(cpu);
+    impl->set_engine(state.cpuEngine);
+    impl->set_next_float_normal_sample(state.cpuNextFloat);
+    impl->set_next_double_normal_sample(state.cpuNextDouble);
+#ifdef CKPT_TORCH_CUDA
+    if (torch::cuda::is_available()) {
+        at::Generator cuda = at::cuda::detail::getDefaultCUDAGenerator();
+        std::lock_guard<std::mutex> cudaLock(cuda.mutex());
+        at::check_generator<at::CUDAGeneratorImpl>(cuda)->set_philox_offset_per_thread(state.cudaOffset);
+    }
+#endif
+}
+
+// Every step starts from the same random numbers, so the regular and the checkpointed step draw
+// the same dropout masks and their gradients can be compared.
+void seedRandom()
+{
+    at::Generator cpu = at::detail::getDefaultCPUGenerator();
+    {
+        std::lock_guard<std::mutex> lock(cpu.mutex());
+        cpu.set_current_seed(0);
+    }
+#ifdef CKPT_TORCH_CUDA
+    if (torch::cuda::is_available()) {
+        at::Generator cuda = at::cuda::detail::getDefaultCUDAGenerator();
+        std::lock_guard<std::mutex> lock(cuda.mutex());
+        cuda.set_current_seed(0);
+    }
+#endif
+}
 
 // Allocated bytes over time: one sample per allocation or free on CPU, one per mark on CUDA;
 // each sample holds the bytes after it and the peak since the previous sample.
@@ -167,6 +236,8 @@ public:
         const std::size_t n = m_schedule.order.size();
         m_forwardEnd.assign(n, 0);
         m_gradientDone.assign(n, 0);
+        m_randomBefore.assign(m_program.groups().size(), RandomState{});
+        seedRandom();
         std::size_t backwardEnd = 0;
         if (checkpointed)
             backwardEnd = checkpointedStep();
@@ -295,6 +366,8 @@ private:
                     m_forwardEnd[k] = m_meter.mark();
                 continue;
             }
+            if (marks)
+                m_randomBefore[g] = randomState();
             m_program.runGroup(g, env);
             if (torch::GradMode::is_enabled() && !keep[g])
                 hookGradients(g, env);
@@ -422,7 +495,10 @@ private:
             for (const Value* v : m_program.groups()[d].exports)
                 if (auto it = env.find(v); it != env.end())
                     local[v] = it->second;
+        const RandomState now = randomState();
+        setRandomState(m_randomBefore[g]);
         m_program.runGroup(g, local);
+        setRandomState(now);
         const auto& exports = m_program.groups()[g].exports;
         m_roots[g].assign(exports.size(), at::Tensor());
         for (std::size_t i = 0; i < exports.size(); ++i) {
@@ -478,6 +554,7 @@ private:
     std::vector<int> m_position;
     std::vector<std::size_t> m_forwardEnd, m_gradientDone;
     std::chrono::steady_clock::time_point m_forwardDone;
+    std::vector<RandomState> m_randomBefore;  // per group: the generators before its forward ran
 };
 
 std::string compareGradients(const std::vector<std::pair<std::string, at::Tensor>>& regular,

@@ -139,12 +139,13 @@ class CausalSelfAttention(nn.Module):
 
 
 class GptBlock(nn.Module):
-    def __init__(self, d, heads, block):
+    def __init__(self, d, heads, block, dropout):
         super().__init__()
         self.ln_1 = nn.LayerNorm(d)
         self.attn = CausalSelfAttention(d, heads, block)
         self.ln_2 = nn.LayerNorm(d)
-        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+        drop = [nn.Dropout(dropout)] if dropout > 0 else []
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d), *drop)
 
     def forward(self, x):
         x = x + self.attn(self.ln_1(x))
@@ -153,13 +154,14 @@ class GptBlock(nn.Module):
 
 class Gpt(nn.Module):
     """A nanoGPT-style causal language model (token + position embeddings, tied head), small:
-    vocabulary 100, context 16, 2 layers, width 32. Fed int64 token ids."""
+    vocabulary 100, context 16, 2 layers, width 32. Fed int64 token ids. With dropout, traced in
+    training mode (gpt_train): a re-forward must draw the forward's masks again."""
 
-    def __init__(self, vocab=100, block=16, layers=2, d=32, heads=4):
+    def __init__(self, vocab=100, block=16, layers=2, d=32, heads=4, dropout=0.0):
         super().__init__()
         self.wte = nn.Embedding(vocab, d)
         self.wpe = nn.Embedding(block, d)
-        self.h = nn.ModuleList(GptBlock(d, heads, block) for _ in range(layers))
+        self.h = nn.ModuleList(GptBlock(d, heads, block, dropout) for _ in range(layers))
         self.ln_f = nn.LayerNorm(d)
         self.lm_head = nn.Linear(d, vocab, bias=False)
         self.wte.weight = self.lm_head.weight
@@ -217,6 +219,8 @@ with torch.no_grad():
     save(torch.jit.trace(model, torch.randn(4, 256), check_trace=False), "mlp")
 save(torch.jit.script(tvm.resnet18().eval()), "resnet18_scripted")
 save(torch.jit.script(Gpt().eval()), "gpt")
+# Traced in training mode, so its graph keeps the dropouts (the importer puts scripted modules in eval mode).
+save(torch.jit.trace(Gpt(dropout=0.5).train(), torch.randint(0, 100, (2, 16)), check_trace=False), "gpt_train")
 save(torch.jit.script(TwoInputs().eval()), "two_inputs")
 save(torch.jit.script(ControlFlow().eval()), "control_flow")
 

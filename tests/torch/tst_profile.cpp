@@ -126,6 +126,8 @@ void TorchProfileTest::gradientsAndPhases_data()
                                                         {"dense", {"2x3x16x16"}},
                                                         {"inception_like", {"2x3x16x16"}},
                                                         {"gpt", {"2x16:int64:100"}},
+                                                        // Dropout in training mode: re-forwards replay its masks.
+                                                        {"gpt_train", {"2x16:int64:100"}},
                                                         {"two_inputs", {"3x8", "3:int64:5"}},
                                                         {"control_flow", {"4x16"}}};
     for (const auto& [model, inputs] : models)
