@@ -172,6 +172,7 @@ private Q_SLOTS:
         w.window.profiler()->waitForFinished();
         QVERIFY2(w.window.measuredOverlay(), qPrintable(w.window.profileText()));
         QVERIFY2(w.window.profileText().contains(QStringLiteral("pytorch: mean |error|")), qPrintable(w.window.profileText()));
+        QVERIFY2(w.window.profileText().contains(QStringLiteral("step time: predicted")), qPrintable(w.window.profileText()));
         const MemoryChart* chart = w.window.memoryChart();
         const auto& timelines = chart->timelines();
         QCOMPARE(timelines.size(), std::size_t(2));  // the plan's prediction and the measured step
@@ -221,6 +222,7 @@ private Q_SLOTS:
         w.window.profiler()->waitForFinished();
         QVERIFY2(w.window.measuredOverlay(), qPrintable(w.window.profileText()));
         QVERIFY2(w.window.profileText().contains(QStringLiteral("pytorch: mean |error|")), qPrintable(w.window.profileText()));
+        QVERIFY2(w.window.profileText().contains(QStringLiteral("step time: predicted")), qPrintable(w.window.profileText()));
         // A model that is not this graph's is refused by the package, in one line, and the window stays.
         ProfileRequest other{models + QStringLiteral(":gpt"), QStringLiteral("2x32:int64:100")};
         other.python = python;
