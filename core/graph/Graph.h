@@ -53,6 +53,9 @@ struct Vertex {
     // The inputs (ids of predecessors) whose gradient the backward forms as this vertex's own
     // gradient, the same tensor (an add passes it to both summands; rule P15).
     std::vector<std::string> passesGradientTo;
+    // The inputs (ids of predecessors) it reads without a gradient flowing back to them: only their
+    // shape (aten::size), say. Its backward forms no gradient for them (ckptx-torch import; P13).
+    std::vector<std::string> readsWithoutGradient;
     // Computed from the model inputs' data, so its bytes, saved and workspace bytes grow in
     // proportion to the batch size (docs/FORMAT.md); false for what parameters, constants or
     // shapes alone make (a position index, a causal mask). True when unknown.

@@ -51,6 +51,18 @@ VertexIndex lastSuccessor(const Graph& g, VertexIndex u)
     return succ.empty() ? -1 : succ.back();  // successors are in ascending topological position
 }
 
+// u's successors whose backward sends u a gradient, in topological order.
+std::vector<VertexIndex> gradientSenders(const Graph& g, VertexIndex u)
+{
+    std::vector<VertexIndex> senders;
+    for (VertexIndex w : g.successors(u)) {
+        const auto& without = g.vertex(w).readsWithoutGradient;
+        if (std::find(without.begin(), without.end(), g.vertex(u).id) == without.end())
+            senders.push_back(w);
+    }
+    return senders;
+}
+
 // The bytes of v's inputs but the graph's input.
 std::int64_t inputBytes(const Graph& g, VertexIndex v)
 {
@@ -82,9 +94,15 @@ PhaseFloors ownRunFloors(const Graph& g)
         floors.forward = std::max(floors.forward, g.bytes(g.source()) + inputs + g.bytes(v) +
                                                       leastForwardWorkspace(vertex));
         floors.backward[v] = g.bytes(g.source());
+        // v's gradient exists at its backward only where the loss or a tracked successor forms it
+        // (P19: behind untracked vertices alone, v's backward runs for its weights without one).
+        const auto senders = gradientSenders(g, v);
+        const bool getsGradient = v == g.sink() || std::any_of(senders.begin(), senders.end(), [&g](VertexIndex w) {
+                                      return g.vertex(w).requiresGrad;
+                                  });
         if (vertex.requiresGrad)
-            floors.backward[v] += (mayShare[v] && v != g.sink() ? 0 : g.bytes(v)) + vertex.parameterBytes +
-                                  leastBackwardWorkspace(vertex);
+            floors.backward[v] += ((mayShare[v] && v != g.sink()) || !getsGradient ? 0 : g.bytes(v)) +
+                                  vertex.parameterBytes + leastBackwardWorkspace(vertex);
     }
     return floors;
 }
@@ -106,9 +124,12 @@ PhaseFloors phaseFloors(const Graph& g)
         const int from = g.topologicalPosition(u), to = g.topologicalPosition(last);
         waiting[from + 1] += g.bytes(u);
         waiting[to + 1] -= g.bytes(u);
-        if (g.successors(u).size() > 1) {
+        // Its gradient accumulates from the last successor whose backward sends it one (P13: one
+        // that reads u for its shape alone sends none).
+        const auto sending = gradientSenders(g, u);
+        if (sending.size() > 1) {
             accumulated[from] += g.bytes(u);
-            accumulated[to + 1] -= g.bytes(u);
+            accumulated[g.topologicalPosition(sending.back()) + 1] -= g.bytes(u);
         }
     }
     std::int64_t weights = 0;  // P5: the weight gradients of every vertex from p on

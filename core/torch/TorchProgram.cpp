@@ -899,6 +899,42 @@ private:
     std::int64_t m_bytes = 0, m_peak = 0, m_base = 0;
 };
 
+// The deps of `group` whose exports its backward (from `roots`) sends no gradient, in its run with
+// autograd (`recorded`): read for their shape alone, or not differentiable. A dep that exports
+// anything but tensors is left out (whether a list reaches a gradient is not looked at).
+std::vector<int> depsWithoutGradient(const std::vector<OpGroup>& groups, const OpGroup& group, const Env& recorded,
+                                     const std::vector<at::Tensor>& roots, const std::vector<at::Tensor>& ones)
+{
+    std::vector<at::Tensor> reads;
+    std::vector<int> readBy;
+    std::set<int> unknown;
+    for (int d : group.deps)
+        for (const Value* v : groups[d].exports) {
+            auto it = recorded.find(v);
+            if (it == recorded.end())
+                continue;
+            if (!it->second.isTensor())
+                unknown.insert(d);
+            else if (it->second.toTensor().requires_grad()) {
+                reads.push_back(it->second.toTensor());
+                readBy.push_back(d);
+            }
+        }
+    std::set<int> reached;
+    if (!roots.empty() && !reads.empty()) {
+        const auto grads = torch::autograd::grad(roots, reads, ones, /*retain_graph=*/true, /*create_graph=*/false,
+                                                 /*allow_unused=*/true);
+        for (std::size_t i = 0; i < grads.size(); ++i)
+            if (grads[i].defined())
+                reached.insert(readBy[i]);
+    }
+    std::vector<int> without;
+    for (int d : group.deps)
+        if (!reached.count(d) && !unknown.count(d))
+            without.push_back(d);
+    return without;
+}
+
 }  // namespace
 
 // A group's backward keeps a tensor when its autograd nodes hold a reference to it: the input
@@ -1003,6 +1039,7 @@ void TorchProgram::findSavedTensors()
                 roots.push_back(it->second.toTensor());
                 ones.push_back(torch::ones_like(roots.back()));
             }
+        group.depsWithoutGradient = depsWithoutGradient(m_groups, group, recorded, roots, ones);
         // The backward's scratch memory counts the saved extras it releases as it goes (P13: an
         // in-place ReLU6's copy of its input is gone before the BatchNorm under it forms the input
         // gradient), not the gradients it leaves (the model counts those).
@@ -1069,6 +1106,9 @@ Graph TorchProgram::toGraph() const
         v.batchScaled = group.batchScaled;
         if (m_savedKnown)
             v.savedBy = std::move(savers[&group - m_groups.data()]);
+        for (int d : group.depsWithoutGradient)
+            if (m_groups[d].input < 0)
+                v.readsWithoutGradient.push_back(m_groups[d].id);
         builder.addVertex(std::move(v));
     }
     for (const auto& group : m_groups)

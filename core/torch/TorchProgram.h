@@ -37,6 +37,9 @@ struct OpGroup {
     // backward saves its own exported tensor (an in-place ReLU saves its result).
     std::vector<int> savedDeps;
     bool savesOutput = false;
+    // And the deps its backward sends no gradient: read for their shape alone (an attention's
+    // aten::size of k), or not differentiable (a boolean mask).
+    std::vector<int> depsWithoutGradient;
     // Filled by findSavedTensors() too: the bytes its forward with autograd and its backward
     // allocate above what they leave allocated (operator scratch memory, rule P8).
     std::int64_t forwardWorkspaceBytes = 0;

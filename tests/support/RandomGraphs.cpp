@@ -259,6 +259,7 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
     if (const auto executor = rng() % 3; executor < 2)
         metadata["plan_executor"] = executor == 0 ? "\"torch.utils.checkpoint\"" : "\"ckptx-torch\"";
     const bool pythonExport = metadata.count("plan_executor") && metadata.at("plan_executor") == "\"torch.utils.checkpoint\"";
+    const bool rootedExecutor = metadata.count("plan_executor") && !pythonExport;
     return withMetadata(graph, metadata, [&](Vertex& vertex) {
         const VertexIndex v = *graph.find(vertex.id);
         vertex.compute = static_cast<double>(rng() % 9 + 1);
@@ -278,6 +279,11 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
             for (VertexIndex u : graph.predecessors(v))
                 if (!graph.vertex(u).isVirtual && rng() % 2)
                     vertex.passesGradientTo.push_back(graph.vertex(u).id);
+        // Now and then inputs read for their shape alone, in ckptx-torch's graphs (P13).
+        if (rootedExecutor && rng() % 5 == 0)
+            for (VertexIndex u : graph.predecessors(v))
+                if (!graph.vertex(u).isVirtual && rng() % 2)
+                    vertex.readsWithoutGradient.push_back(graph.vertex(u).id);
         // Savers: the vertex itself and its successors, each now and then; sometimes unknown.
         if (rng() % 4 == 0)
             return;

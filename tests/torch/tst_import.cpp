@@ -275,6 +275,12 @@ void TorchImportTest::tokenInput()
         if (v.op.find("aten::embedding") != std::string::npos)
             embeddings += v.parameterBytes;
     QCOMPARE(embeddings, std::int64_t(16 * 32 * 4));  // the positions' own table alone
+    // Inputs a backward sends no gradient (P13): the boolean mask masked_fill reads, and the layer
+    // norm's output, which the scores' matmul reads only through x.size().
+    QCOMPARE(graph.vertex(*graph.find("h.0.attn/masked_fill")).readsWithoutGradient,
+             std::vector<std::string>{"h.0.attn/eq"});
+    QCOMPARE(graph.vertex(*graph.find("h.0.attn/matmul")).readsWithoutGradient,
+             std::vector<std::string>{"h.0.ln_1/layer_norm"});
 
     const Graph legacy = importWith("gpt", {"--input", "2x16", "--dtype", "int64"}, "op", dir.path());
     QCOMPARE(legacy.vertexCount(), graph.vertexCount());

@@ -61,7 +61,7 @@ private Q_SLOTS:
         const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1,
             "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
             "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"],
-            "requires_grad": false}],
+            "requires_grad": false, "reads_without_gradient": ["a"]}],
             "edges": [{"from": "a", "to": "b"}]})");
         QCOMPARE(g.vertex(0).forwardWorkspaceBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).forwardWorkspaceBytes, std::int64_t(7));
@@ -73,6 +73,8 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).checkpointedForwardWorkspaceBytes, std::optional<std::int64_t>(11));
         QVERIFY(!g.vertex(0).savesOther && g.vertex(1).savesOther);
         QCOMPARE(g.vertex(1).passesGradientTo, std::vector<std::string>{"a"});
+        QVERIFY(g.vertex(0).readsWithoutGradient.empty());  // absent: every input gets a gradient
+        QCOMPARE(g.vertex(1).readsWithoutGradient, std::vector<std::string>{"a"});
         const Graph back = parseGraphJson(toGraphJson(g), "back.json");
         for (VertexIndex v = 0; v < 2; ++v)
             QVERIFY(back.vertex(v) == g.vertex(v));
@@ -198,6 +200,9 @@ private Q_SLOTS:
         QTest::newRow("passes_gradient_to not an input")
             << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "passes_gradient_to": ["b"]}], "edges": [{"from": "a", "to": "b"}]})"
             << "test.json: /vertices/1/passes_gradient_to/0: \"b\" is not an input of the vertex";
+        QTest::newRow("reads_without_gradient not an input")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "reads_without_gradient": ["b"]}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/1/reads_without_gradient/0: \"b\" is not an input of the vertex";
         QTest::newRow("negative checkpointed forward workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "checkpointed_forward_workspace_bytes": -3}]})"
             << "test.json: /vertices/0/checkpointed_forward_workspace_bytes: checkpointed_forward_workspace_bytes must be >= 0";

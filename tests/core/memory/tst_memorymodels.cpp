@@ -474,6 +474,37 @@ private Q_SLOTS:
         QCOMPARE(regularEnds(g), regularEnds(published));
     }
 
+    void inputsReadForTheirShapeGetNoGradient()
+    {
+        // P13 on x -> a -> b -> c and a -> c, plan {x, c}: where c reads a for its shape alone
+        // (reads_without_gradient, ckptx-torch's import), c's backward forms b's gradient but not
+        // a's (10 bytes); b's backward forms a's, and from there on the phases are the same.
+        auto phases = [](bool shapeOnly) {
+            GraphBuilder builder;
+            builder.setMetadata("plan_executor", "\"ckptx-torch\"");
+            for (int i = 0; i < 4; ++i) {
+                Vertex v;
+                v.id = std::string(1, "xabc"[i]);
+                v.bytes = static_cast<std::int64_t>(std::pow(10, i));
+                if (i == 3 && shapeOnly)
+                    v.readsWithoutGradient = {"a"};
+                builder.addVertex(v);
+                if (i > 0)
+                    builder.addEdge(std::string(1, "xabc"[i - 1]), v.id);
+            }
+            builder.addEdge("a", "c");
+            const Graph g = builder.build();
+            return simulatePlanMemory(g, evaluateIds(g, {"x", "c"}), MemoryModel::PyTorch).phases;
+        };
+        const auto every = phases(false), shapeOnly = phases(true);
+        QCOMPARE(every.size(), shapeOnly.size());
+        for (std::size_t i = 0; i < every.size(); ++i) {
+            const std::int64_t less = i == 4 ? 10 : 0;  // phase 4: c's backward
+            QCOMPARE(shapeOnly[i].endBytes, every[i].endBytes - less);
+            QCOMPARE(shapeOnly[i].peakBytes, every[i].peakBytes - less);
+        }
+    }
+
     void reforwardedExits_data()
     {
         QTest::addColumn<bool>("exitSavesNothing");
