@@ -236,7 +236,7 @@ public:
         const std::size_t n = m_schedule.order.size();
         m_forwardEnd.assign(n, 0);
         m_gradientDone.assign(n, 0);
-        m_randomBefore.assign(m_program.groups().size(), RandomState{});
+        m_randomBefore.assign(m_program.groups().size(), RandomState());
         seedRandom();
         std::size_t backwardEnd = 0;
         if (checkpointed)

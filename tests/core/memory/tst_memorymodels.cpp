@@ -107,6 +107,27 @@ Graph workspaceChain(bool workspace)
     return builder.build();
 }
 
+// x -> a -> b -> c (1, 10, 100, 1000 bytes) imported by ckptx-torch (P13); `shortcut` adds a -> c,
+// which c reads for its shape alone (reads_without_gradient) when `shapeOnly`.
+Graph rootedChain(bool shortcut = false, bool shapeOnly = false)
+{
+    GraphBuilder builder;
+    builder.setMetadata("plan_executor", "\"ckptx-torch\"");
+    for (int i = 0; i < 4; ++i) {
+        Vertex v;
+        v.id = std::string(1, "xabc"[i]);
+        v.bytes = static_cast<std::int64_t>(std::pow(10, i));
+        if (v.id == "c" && shapeOnly)
+            v.readsWithoutGradient = {"a"};
+        builder.addVertex(v);
+        if (i > 0)
+            builder.addEdge(std::string(1, "xabc"[i - 1]), v.id);
+    }
+    if (shortcut)
+        builder.addEdge("a", "c");
+    return builder.build();
+}
+
 // x -> a -> b -> c (1, 10, 100, 1000 bytes), a Python export (P10), `savers` per vertex: b reads
 // 20000 bytes of weights and its backward needs 5000 bytes of scratch with its inputs held and
 // `released` with them freed as autograd frees them (P14; nullopt: not measured).
@@ -443,17 +464,7 @@ private Q_SLOTS:
         // At c's backward the loss forms c's gradient (1000), the segment {a, b} is re-forwarded, and
         // b's gradient is formed while c's is held: 1001 + 1000 + 110 + 100 at the peak; c and its
         // gradient go at the end (211). b's backward forms a's beside its own (221), and so on.
-        GraphBuilder builder;
-        builder.setMetadata("plan_executor", "\"ckptx-torch\"");
-        for (int i = 0; i < 4; ++i) {
-            Vertex v;
-            v.id = std::string(1, "xabc"[i]);
-            v.bytes = static_cast<std::int64_t>(std::pow(10, i));
-            builder.addVertex(v);
-            if (i > 0)
-                builder.addEdge(std::string(1, "xabc"[i - 1]), v.id);
-        }
-        const Graph g = builder.build();
+        const Graph g = rootedChain();
         const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "c"}), MemoryModel::PyTorch);
         QList<qint64> ends, peaks;
         for (const auto& phase : p.phases) {
@@ -480,20 +491,7 @@ private Q_SLOTS:
         // (reads_without_gradient, ckptx-torch's import), c's backward forms b's gradient but not
         // a's (10 bytes); b's backward forms a's, and from there on the phases are the same.
         auto phases = [](bool shapeOnly) {
-            GraphBuilder builder;
-            builder.setMetadata("plan_executor", "\"ckptx-torch\"");
-            for (int i = 0; i < 4; ++i) {
-                Vertex v;
-                v.id = std::string(1, "xabc"[i]);
-                v.bytes = static_cast<std::int64_t>(std::pow(10, i));
-                if (i == 3 && shapeOnly)
-                    v.readsWithoutGradient = {"a"};
-                builder.addVertex(v);
-                if (i > 0)
-                    builder.addEdge(std::string(1, "xabc"[i - 1]), v.id);
-            }
-            builder.addEdge("a", "c");
-            const Graph g = builder.build();
+            const Graph g = rootedChain(true, shapeOnly);
             return simulatePlanMemory(g, evaluateIds(g, {"x", "c"}), MemoryModel::PyTorch).phases;
         };
         const auto every = phases(false), shapeOnly = phases(true);
