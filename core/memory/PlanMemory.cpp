@@ -1,5 +1,6 @@
 #include "memory/PlanMemory.h"
 
+#include "graph/GradientFlow.h"
 #include "theory/CheckpointFunctions.h"
 #include "memory/MemoryTrace.h"
 
@@ -351,7 +352,7 @@ private:
         std::vector<VertexIndex> formed;
         std::int64_t formedBytes = 0;
         for (VertexIndex u : m_graph.predecessors(v))
-            if (u != m_graph.source() && tracked(u) && sendsGradient(v, u) && !m_trace.hasGradient(u)) {
+            if (u != m_graph.source() && tracked(u) && sendsGradient(m_graph, v, u) && !m_trace.hasGradient(u)) {
                 formed.push_back(u);
                 formedBytes += m_graph.bytes(u);
             }
@@ -362,7 +363,7 @@ private:
         if (m_trace.sharesGradient(v))
             m_trace.freeGradient(v);
         for (VertexIndex u : m_graph.predecessors(v))
-            if (u != m_graph.source() && sendsGradient(v, u) && m_trace.hasGradient(u) &&
+            if (u != m_graph.source() && sendsGradient(m_graph, v, u) && m_trace.hasGradient(u) &&
                 std::find(formed.begin(), formed.end(), u) == formed.end())
                 accumulateIntoShared(u);
         // P16: under autograd's engine the inputs' gradients come out of v's last backward node,
@@ -379,14 +380,6 @@ private:
 
     // P19: autograd tracks the tensor (a Python export says which it does not).
     bool tracked(VertexIndex v) const { return !m_checkpointFunctions || m_graph.vertex(v).requiresGrad; }
-
-    // v's backward sends input u a gradient unless v reads u for its shape alone (P13: the
-    // ckptx-torch importer finds which inputs its backward reaches).
-    bool sendsGradient(VertexIndex v, VertexIndex u) const
-    {
-        const auto& without = m_graph.vertex(v).readsWithoutGradient;
-        return std::find(without.begin(), without.end(), m_graph.vertex(u).id) == without.end();
-    }
 
     // P15 is autograd's engine (P10): ckptx-torch's executor (P13) gives each vertex a root of its own.
     bool passesGradient(VertexIndex v, VertexIndex u) const

@@ -1,5 +1,6 @@
 #include "solvers/PyTorchPeakSearch.h"
 
+#include "graph/GradientFlow.h"
 #include "memory/PlanMemory.h"
 #include "theory/RecomputeCost.h"
 
@@ -55,11 +56,9 @@ VertexIndex lastSuccessor(const Graph& g, VertexIndex u)
 std::vector<VertexIndex> gradientSenders(const Graph& g, VertexIndex u)
 {
     std::vector<VertexIndex> senders;
-    for (VertexIndex w : g.successors(u)) {
-        const auto& without = g.vertex(w).readsWithoutGradient;
-        if (std::find(without.begin(), without.end(), g.vertex(u).id) == without.end())
+    for (VertexIndex w : g.successors(u))
+        if (sendsGradient(g, w, u))
             senders.push_back(w);
-    }
     return senders;
 }
 

@@ -1,0 +1,13 @@
+#include "graph/GradientFlow.h"
+
+#include <algorithm>
+
+namespace ckpt {
+
+bool sendsGradient(const Graph& graph, VertexIndex reader, VertexIndex input)
+{
+    const auto& without = graph.vertex(reader).readsWithoutGradient;
+    return std::find(without.begin(), without.end(), graph.vertex(input).id) == without.end();
+}
+
+}  // namespace ckpt
