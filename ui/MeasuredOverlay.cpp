@@ -11,7 +11,7 @@ MeasuredOverlay makeMeasuredOverlay(const Graph& graph, const Plan& plan, const 
         const MemoryProfile predicted = simulateMemory(graph, plan, model, false);
         overlay.errors.push_back({model, compareWithTrace(graph, predicted, trace, trace.checkpointed)});
     }
-    overlay.stepTime = compareStepTime(trace, planCosts(graph, plan).recomputeOverhead());
+    overlay.stepTime = compareStepTime(trace, planRecompute(graph, plan).recomputeOverhead());
     // The measured line uses the comparison's phase matching and byte offset, so it shows exactly
     // the numbers the errors are computed from; a phase's peak is shifted by the same offset.
     const TraceComparison& c = overlay.errors.front().comparison;

@@ -168,7 +168,7 @@ int runSimulate(const std::vector<std::string>& argv)
     if (measured) {
         comparison = traceComparison(*measured, graph, profile);
         if (!measured->regular)
-            stepTime = ckpt::compareStepTime(measured->trace, ckpt::planCosts(graph, plan).recomputeOverhead());
+            stepTime = ckpt::compareStepTime(measured->trace, ckpt::planRecompute(graph, plan).recomputeOverhead());
     }
     if (args.flag("--json")) {
         nlohmann::json phases = nlohmann::json::array();

@@ -14,34 +14,39 @@ MemoryProfile simulateMemory(const Graph& graph, const Plan& plan, MemoryModel m
     return simulatePlanMemory(graph, plan.evaluation, model, recordLive);
 }
 
-PlanCosts planCosts(const Graph& graph, const Plan& plan)
+PlanRecompute planRecompute(const Graph& graph, const Plan& plan)
 {
-    PlanCosts c;
-    c.checkpointCount = static_cast<int>(plan.checkpoints().size());
-    c.objective = plan.objective();
-    c.isISPlan = plan.evaluation.isISPlan;
-    c.peakChen = simulateMemory(graph, plan, MemoryModel::Chen, false).peakBytes;
-    c.peakPyTorch = simulateMemory(graph, plan, MemoryModel::PyTorch, false).peakBytes;
-    c.forwardCompute = forwardPassCompute(graph);
-    auto recompute = [&](VertexIndex v) {
-        c.recomputedBytes += graph.bytes(v);
-        c.recomputedCompute += forwardCompute(graph, v);
-    };
+    PlanRecompute r;
+    r.forwardCompute = forwardPassCompute(graph);
     if (plan.schedule) {
         // Forward actions after the first sweep (which computes each d_i once) are recomputations.
         std::vector<bool> computed(graph.vertexCount(), false);
         const auto& d = graph.topologicalOrder();
         for (const ScheduleAction& a : plan.schedule->actions)
             if (a.kind == ScheduleAction::Kind::Forward) {
-                if (computed[d[a.step]])
-                    recompute(d[a.step]);
+                if (computed[d[a.step]]) {
+                    r.recomputedBytes += graph.bytes(d[a.step]);
+                    r.recomputedCompute += forwardCompute(graph, d[a.step]);
+                }
                 computed[d[a.step]] = true;
             }
-        return c;
+        return r;
     }
     const RecomputeCost cost = recomputeCost(graph, plan.evaluation);
-    c.recomputedCompute = cost.recomputed;
-    c.recomputedBytes = cost.recomputedBytes;
+    r.recomputedCompute = cost.recomputed;
+    r.recomputedBytes = cost.recomputedBytes;
+    return r;
+}
+
+PlanCosts planCosts(const Graph& graph, const Plan& plan)
+{
+    PlanCosts c;
+    static_cast<PlanRecompute&>(c) = planRecompute(graph, plan);
+    c.checkpointCount = static_cast<int>(plan.checkpoints().size());
+    c.objective = plan.objective();
+    c.isISPlan = plan.evaluation.isISPlan;
+    c.peakChen = simulateMemory(graph, plan, MemoryModel::Chen, false).peakBytes;
+    c.peakPyTorch = simulateMemory(graph, plan, MemoryModel::PyTorch, false).peakBytes;
     return c;
 }
 

@@ -11,21 +11,27 @@
 
 namespace ckpt {
 
-struct PlanCosts {
-    int checkpointCount = 0;  // source and sink included
-    std::int64_t objective = 0;  // Feng & Huang Eq. 2
-    bool isISPlan = true;
-    std::int64_t peakChen = 0;
-    std::int64_t peakPyTorch = 0;
+// What a plan computes again during the backward, as it executes (theory/RecomputeCost.h; a
+// schedule: its forward actions after the first sweep). No memory simulation: cheap at any size.
+struct PlanRecompute {
     std::int64_t recomputedBytes = 0;  // bytes of all tensors computed again during the backward
-    double recomputedCompute = 0;      // their forward cost (theory/RecomputeCost.h)
+    double recomputedCompute = 0;      // their forward cost
     double forwardCompute = 0;         // the whole forward pass's
     // recomputedCompute / forwardCompute: 1 = the plan re-forwards the network once (S2).
     double recomputeOverhead() const { return forwardCompute > 0 ? recomputedCompute / forwardCompute : 0; }
 };
 
+struct PlanCosts : PlanRecompute {
+    int checkpointCount = 0;  // source and sink included
+    std::int64_t objective = 0;  // Feng & Huang Eq. 2
+    bool isISPlan = true;
+    std::int64_t peakChen = 0;
+    std::int64_t peakPyTorch = 0;
+};
+
 // A plan's memory under a model: the schedule's when it has one, else the checkpoint plan's.
 MemoryProfile simulateMemory(const Graph& graph, const Plan& plan, MemoryModel model, bool recordLive = true);
+PlanRecompute planRecompute(const Graph& graph, const Plan& plan);
 PlanCosts planCosts(const Graph& graph, const Plan& plan);
 
 struct ComparisonRow {

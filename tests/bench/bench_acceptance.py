@@ -8,8 +8,9 @@ regular step's measured forward time, core/memory/StepTimeComparison.h).
 
     PYTHONPATH=app/python /usr/bin/python3 tests/bench/bench_acceptance.py [--ckptx build/bin/ckptx]
         [--models gpt_bench:8x128:int64:1000,...] [--iterations 3] [--keep DIR]
-        [--module FILE.py] [--solvers checkpoint-all,feng-acg,...]
+        [--module FILE.py] [--solvers checkpoint-all,feng-acg,...] [--granularity module|op]
 
+--granularity op exports (and so profiles) one vertex per traced op instead of per module call.
 --module takes the factories from another file (models this project has never seen); --solvers profiles
 only those plans.
 
@@ -50,6 +51,7 @@ def main():
     parser.add_argument("--keep")
     parser.add_argument("--module", default=MODELS)
     parser.add_argument("--solvers", default=",".join(SOLVERS))
+    parser.add_argument("--granularity", choices=("module", "op"), default="module")
     args = parser.parse_args()
     solvers = args.solvers.split(",")
     print(f"load {os.getloadavg()[0]:.1f}")
@@ -59,7 +61,8 @@ def main():
             folder = os.path.join(args.keep, name) if args.keep else scratch
             os.makedirs(folder, exist_ok=True)
             graph = os.path.join(folder, "graph.json")
-            package("export", f"{args.module}:{name}", "--input", shape, "-o", graph)
+            package("export", f"{args.module}:{name}", "--input", shape, "--granularity", args.granularity,
+                    "-o", graph)
             compare = json.loads(run(args.ckptx, "compare", graph, "--solvers", ",".join(
                 s for s in solvers if ":" not in s), "--json"))
             rows = []
