@@ -27,6 +27,10 @@ struct Vertex {
     // Bytes of the model parameters this vertex's operation reads first (its weights): their
     // gradients appear at its backward. 0 when unknown (published graphs) or none.
     std::int64_t parameterBytes = 0;
+    // Bytes of the gradients its backward forms for values parameters alone compute (Swin-V2's
+    // position bias) beyond those parameters' own gradients: held to the end of the backward, when
+    // autograd runs the nodes that made those values (rule P20; the Python exporter). 0 when none.
+    std::int64_t staticGradientBytes = 0;
     // Bytes autograd saves for this vertex's backward beyond its inputs and output (max-pool
     // indices); live from the vertex's forward with autograd to its backward. 0 when unknown.
     std::int64_t savedBytes = 0;

@@ -113,6 +113,7 @@ Graph GraphBuilder::build() const
         if (!g.m_index.emplace(v.id, i).second)
             throw GraphError("duplicate vertex id \"" + v.id + "\"", vertexPointer(i) + "/id");
         for (auto [key, bytes] : {std::pair{"bytes", v.bytes}, std::pair{"parameter_bytes", v.parameterBytes},
+                                  std::pair{"static_gradient_bytes", v.staticGradientBytes},
                                   std::pair{"saved_bytes", v.savedBytes},
                                   std::pair{"forward_workspace_bytes", v.forwardWorkspaceBytes},
                                   std::pair{"backward_workspace_bytes", v.backwardWorkspaceBytes},

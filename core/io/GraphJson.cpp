@@ -85,6 +85,7 @@ Vertex vertexFromJson(const json& value, const std::string& at)
         return bytes;
     };
     v.parameterBytes = optionalBytes("parameter_bytes");
+    v.staticGradientBytes = optionalBytes("static_gradient_bytes");
     v.savedBytes = optionalBytes("saved_bytes");
     v.savedBy = optionalStringArray(item, "saved_by", at);
     v.forwardWorkspaceBytes = optionalBytes("forward_workspace_bytes");
@@ -239,6 +240,8 @@ std::string toGraphJson(const Graph& graph)
             item["module"] = v.module;
         if (v.parameterBytes > 0)
             item["parameter_bytes"] = v.parameterBytes;
+        if (v.staticGradientBytes > 0)
+            item["static_gradient_bytes"] = v.staticGradientBytes;
         if (v.savedBytes > 0)
             item["saved_bytes"] = v.savedBytes;
         if (v.savedBy)

@@ -308,6 +308,8 @@ private:
                 m_trace.allocGradient(u);
         if (m_graph.vertex(v).parameterBytes > 0)
             m_trace.allocParameterGradient(v);
+        if (m_graph.vertex(v).staticGradientBytes > 0)
+            m_trace.allocStaticGradient(v);
         // P8: the backward's scratch memory on top of everything it reads and forms.
         m_trace.touchWorkspace(v, m_graph.vertex(v).backwardWorkspaceBytes);
         endBackward(v);
@@ -349,6 +351,8 @@ private:
         }
         if (m_graph.vertex(v).parameterBytes > 0)
             m_trace.allocParameterGradient(v);
+        if (m_graph.vertex(v).staticGradientBytes > 0)
+            m_trace.allocStaticGradient(v);
         std::vector<VertexIndex> formed;
         std::int64_t formedBytes = 0;
         for (VertexIndex u : m_graph.predecessors(v))
@@ -498,6 +502,10 @@ private:
             if (v != m_graph.source())
                 m_trace.freeValue(v);
         m_trace.freeBuffer();
+        // P20: autograd ran the statics' nodes last; their gradients are gone when the backward returns.
+        for (VertexIndex v = 0; v < m_graph.vertexCount(); ++v)
+            if (m_trace.hasStaticGradient(v))
+                m_trace.freeStaticGradient(v);
     }
 
     const Graph& m_graph;

@@ -127,6 +127,33 @@ def vit_bench():
     return ViT(patch=8, dim=128, depth=4, heads=4, image=64)
 
 
+class BiasedAttention(nn.Module):
+    """Pre-norm attention whose position bias an MLP makes from a coordinate buffer, from parameters
+    alone (Swin-V2's continuous position bias)."""
+
+    def __init__(self, dim, heads, seq):
+        super().__init__()
+        self.heads = heads
+        self.norm = nn.LayerNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.out = nn.Linear(dim, dim)
+        self.bias_mlp = nn.Sequential(nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, heads))
+        i = torch.arange(seq, dtype=torch.float32) / seq
+        self.register_buffer("coords", torch.stack(torch.meshgrid(i, i, indexing="ij"), -1).reshape(-1, 2))
+
+    def forward(self, x):
+        b, t, c = x.shape
+        bias = self.bias_mlp(self.coords).t().reshape(self.heads, t, t)
+        q, k, v = self.qkv(self.norm(x)).reshape(b, t, 3, self.heads, c // self.heads).permute(2, 0, 3, 1, 4)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(c // self.heads) + bias
+        y = (scores.softmax(-1) @ v).transpose(1, 2).reshape(b, t, c)
+        return x + self.out(y)
+
+
+def position_bias():
+    return nn.Sequential(*[BiasedAttention(32, 8, 32) for _ in range(4)])
+
+
 def not_a_module():
     return 42
 

@@ -143,6 +143,21 @@ class Cli(unittest.TestCase):
         product = next(v for v in graph["vertices"] if v["id"].endswith("/mul"))
         self.assertLess(product["backward_workspace_bytes"], 512 * 128 * 4 * 1.5)
 
+    def test_gradients_of_what_parameters_alone_compute(self):
+        # P20: each block's position bias (8 heads x 32 x 32 floats) is made by an MLP from a coordinate
+        # buffer, parameters alone; the vertex adding it forms its gradient, held to the end of the
+        # backward, beyond the MLP's own weight gradients (counted at the same vertex, P5). The linear
+        # layers' transposed weights are statics too, with gradients no larger than their weights.
+        torch.manual_seed(0)
+        graph = export_graph(models.position_bias(), (torch.randn(2, 32, 32),))
+        mlp = sum(p.numel() * 4 for p in models.position_bias()[0].bias_mlp.parameters())
+        held = {v["id"]: v["static_gradient_bytes"] for v in graph["vertices"] if "static_gradient_bytes" in v}
+        self.assertEqual(len(held), 4, held)
+        for vertex_id, extra in held.items():
+            self.assertEqual(extra, 8 * 32 * 32 * 4 - mlp, vertex_id)
+            vertex = next(v for v in graph["vertices"] if v["id"] == vertex_id)
+            self.assertEqual(vertex["parameter_bytes"], mlp)
+
     def test_saves_other_names_backwards_that_keep_no_vertex_tensor(self):
         # A stochastic depth (torchvision's, Swin-T's blocks) multiplies by a mask made from the shape
         # alone: its backward keeps the mask, no vertex's tensor, so saved_by cannot say it saves. A

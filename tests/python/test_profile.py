@@ -13,7 +13,7 @@ import support
 
 MODELS = os.path.join(support.HERE, "models.py")
 INPUTS = {"gpt": "8x32:int64:100", "vit": "8x3x32x32", "resnet18": "8x3x64x64", "densenet121": "8x3x64x64",
-          "mobilenet_v2": "8x3x64x64"}
+          "mobilenet_v2": "8x3x64x64", "position_bias": "8x32x32"}
 ENV = dict(os.environ, PYTHONPATH=os.path.join(support.SOURCE, "app", "python"))
 
 
@@ -155,7 +155,12 @@ class Profile(unittest.TestCase):
 # 2026-11-24: regular 0.00 %, checkpointed +2.86 %, once -8.73 % in a full ctest run (the exporter's
 # measurement of a depthwise convolution's backward saw a smaller peak that time; BENCHMARKS.md); before
 # P11 and that measurement -27.3 % and -17.4 %.
-PEAK_WITHIN = {"mobilenet_v2": {"regular": 2.0, "checkpointed": 10.0}}
+# position_bias: each block's backward forms the gradient of its bias, which an MLP makes from parameters
+# alone, and autograd holds it to the end of the backward (P20); without the rule the checkpointed peak
+# was -4.18 %, with it -0.69 % (regular -0.00 %). What is left: the CPU random-number state each
+# checkpointed function keeps and the input's gradient (MEMORY-MODEL.md, "Not counted").
+PEAK_WITHIN = {"mobilenet_v2": {"regular": 2.0, "checkpointed": 10.0},
+               "position_bias": {"regular": 1.0, "checkpointed": 1.0}}
 for _name in INPUTS:
     setattr(Profile, f"test_{_name}", lambda self, n=_name: self.check(n, PEAK_WITHIN.get(n)))
 

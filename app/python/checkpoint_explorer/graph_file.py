@@ -110,6 +110,8 @@ def graph_json(vertex_graph, name, metadata):
             entry["requires_grad"] = False
         if v.passes_gradient_to:
             entry["passes_gradient_to"] = v.passes_gradient_to
+        if v.static_gradient_bytes:
+            entry["static_gradient_bytes"] = int(v.static_gradient_bytes)
         vertices.append(entry)
     edges = [{"from": vertex_graph.vertices[d].id, "to": v.id} for v in vertex_graph.vertices for d in v.deps]
     return {"schema": "checkpoint-explorer/graph", "version": 1, "name": name, "metadata": metadata,

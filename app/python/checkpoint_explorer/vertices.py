@@ -4,6 +4,9 @@ the in-place operations on its storage; views and reshapes are no vertices (thei
 tensor viewed); what parameters, buffers and shapes alone compute is no vertex; at module granularity
 consecutive vertices of one module call merge when only the last is read from outside."""
 import dataclasses
+import math
+
+import torch
 
 from . import _compat
 from .program import ConstantRef, ExportError, InputRef, OutputRef
@@ -37,6 +40,7 @@ class Vertex:
     backward_workspace_bytes: int = 0
     backward_workspace_released_bytes: int = 0
     passes_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P15)
+    static_gradient_bytes: int = 0  # P20
 
 
 def dtype_name(dtype):
@@ -378,10 +382,34 @@ class VertexGraph:
                         claimed.add(key)
                         v.parameter_bytes += program.parameters[key][1]
                         v.parameter_keys.append(key)
+        self._static_gradients()
         # The sink's shape is the model output's, which may be a view of the sink's tensor.
         if len(self.sinks) == 1 and len(program.output_refs) == 1:
             self.vertices[self.sinks[0]].shape = self.info_of(program.output_refs[0]).shape
         self._saved()
+
+    def _static_gradients(self):
+        """P20: what parameters alone compute and a vertex reads with a gradient (Swin-V2's position
+        bias, made by an MLP over a coordinate buffer; a class token expanded to the batch) gets its
+        gradient at the backward of its topologically last reader, in the static's own shape. The
+        static's nodes are autograd's oldest (apply_plan computes statics before the first vertex), so
+        the engine runs them last: the gradient is held to the end of the backward, and only then are
+        the parameters' own gradients (P5, counted at the same vertex) formed. The bytes beyond those
+        are the vertex's `static_gradient_bytes`; a transposed weight's are none."""
+        program = self.program
+        claimed = set()
+        for v in reversed(self.vertices):
+            for index in v.ops:
+                for ref in program.ops[index].tensor_refs():
+                    if not isinstance(ref, OutputRef) or ref in claimed or not program.ops[ref.op].static:
+                        continue
+                    info = program.ops[ref.op].outputs[ref.position]
+                    if info is None or not info.floating or not info.requires_grad:
+                        continue
+                    claimed.add(ref)
+                    gradient = math.prod(info.shape) * torch.empty((), dtype=info.dtype).element_size()
+                    weights = sum(program.parameters[key][1] for key in self._parameters_read(program.ops[ref.op]))
+                    v.static_gradient_bytes += max(0, gradient - weights)
 
     def _parameters_read(self, op, seen=None):
         """Storage keys of the parameters an op reads, directly or through static ops (a transposed weight)."""

@@ -61,7 +61,7 @@ private Q_SLOTS:
         const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1,
             "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
             "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"],
-            "requires_grad": false, "reads_without_gradient": ["a"]}],
+            "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13}],
             "edges": [{"from": "a", "to": "b"}]})");
         QCOMPARE(g.vertex(0).forwardWorkspaceBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).forwardWorkspaceBytes, std::int64_t(7));
@@ -75,6 +75,8 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).passesGradientTo, std::vector<std::string>{"a"});
         QVERIFY(g.vertex(0).readsWithoutGradient.empty());  // absent: every input gets a gradient
         QCOMPARE(g.vertex(1).readsWithoutGradient, std::vector<std::string>{"a"});
+        QCOMPARE(g.vertex(0).staticGradientBytes, std::int64_t(0));
+        QCOMPARE(g.vertex(1).staticGradientBytes, std::int64_t(13));
         const Graph back = parseGraphJson(toGraphJson(g), "back.json");
         for (VertexIndex v = 0; v < 2; ++v)
             QVERIFY(back.vertex(v) == g.vertex(v));
@@ -206,6 +208,9 @@ private Q_SLOTS:
         QTest::newRow("negative checkpointed forward workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "checkpointed_forward_workspace_bytes": -3}]})"
             << "test.json: /vertices/0/checkpointed_forward_workspace_bytes: checkpointed_forward_workspace_bytes must be >= 0";
+        QTest::newRow("negative static gradient")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "static_gradient_bytes": -2}]})"
+            << "test.json: /vertices/0/static_gradient_bytes: static_gradient_bytes must be >= 0";
         QTest::newRow("negative released workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_released_bytes": -3}]})"
             << "test.json: /vertices/0/backward_workspace_released_bytes: backward_workspace_released_bytes must be >= 0";

@@ -130,9 +130,10 @@ Graph rootedChain(bool shortcut = false, bool shapeOnly = false)
 
 // x -> a -> b -> c (1, 10, 100, 1000 bytes), a Python export (P10), `savers` per vertex: b reads
 // 20000 bytes of weights and its backward needs 5000 bytes of scratch with its inputs held and
-// `released` with them freed as autograd frees them (P14; nullopt: not measured).
+// `released` with them freed as autograd frees them (P14; nullopt: not measured); it forms
+// `staticGradient` bytes of gradient for what its weights alone compute (P20).
 Graph weightedChain(const std::vector<std::vector<std::string>>& savers,
-                    std::optional<std::int64_t> released = std::nullopt)
+                    std::optional<std::int64_t> released = std::nullopt, std::int64_t staticGradient = 0)
 {
     GraphBuilder builder;
     builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
@@ -145,6 +146,7 @@ Graph weightedChain(const std::vector<std::vector<std::string>>& savers,
             v.parameterBytes = 20000;
             v.backwardWorkspaceBytes = 5000;
             v.backwardWorkspaceReleasedBytes = released;
+            v.staticGradientBytes = staticGradient;
         }
         builder.addVertex(v);
         if (i > 0)
@@ -455,6 +457,40 @@ private Q_SLOTS:
         const Graph g = builder.build();
         const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "a", "m", "b"}), MemoryModel::PyTorch);
         QCOMPARE((QList<qint64>{p.phases[4].endBytes, p.phases[5].endBytes, p.phases[6].endBytes}), ends);
+    }
+
+    void staticGradientsHeldToTheBackwardsEnd_data()
+    {
+        QTest::addColumn<QStringList>("plan");
+        QTest::newRow("every vertex kept") << QStringList{"x", "a", "b", "c"};
+        QTest::newRow("b recomputed") << QStringList{"x", "a", "c"};
+        QTest::newRow("a and b recomputed") << QStringList{"x", "c"};
+    }
+
+    void staticGradientsHeldToTheBackwardsEnd()
+    {
+        // P20: b's backward (phase 5) forms a 300000-byte gradient for a value its weights alone
+        // compute (Swin-V2's position bias); autograd runs the nodes that made it last, so it is
+        // held through a's backward (phase 6) and gone once the backward returns (phase 7), whatever
+        // the plan recomputes.
+        QFETCH(QStringList, plan);
+        std::vector<std::string> ids;
+        for (const QString& id : plan)
+            ids.push_back(id.toStdString());
+        const std::vector<std::vector<std::string>> savers{{"a"}, {"b"}, {"c"}, {}};
+        auto ends = [&](std::int64_t staticGradient) {
+            const Graph g = weightedChain(savers, std::nullopt, staticGradient);
+            QList<qint64> out;
+            for (const auto& phase : simulatePlanMemory(g, evaluateIds(g, ids), MemoryModel::PyTorch).phases)
+                out.push_back(phase.endBytes);
+            return out;
+        };
+        const QList<qint64> without = ends(0), with = ends(300000);
+        QCOMPARE(with.size(), 8);
+        QList<qint64> held;
+        for (int i = 0; i < with.size(); ++i)
+            held.push_back(with[i] - without[i]);
+        QCOMPARE(held, (QList<qint64>{0, 0, 0, 0, 0, 300000, 300000, 0}));
     }
 
     void rootedExecutorGradients()
