@@ -30,7 +30,9 @@ struct PhaseMemory {
     // What was live at that peak: vertex ids for values, "grad:ID" for a gradient kept for a
     // tensor with several consumers, "grad-buffer" for Alg. 4's output-gradient buffer,
     // "param-grad:ID" for the gradients of the parameters vertex ID reads, "saved:ID" for its
-    // saved extras, "workspace:ID" for its operator scratch memory (pytorch model).
+    // saved extras, "workspace:ID" for its operator scratch memory, "copy:ID" for a re-forward's
+    // second copy of it, "static-grad:ID" for the gradients it forms for what parameters alone
+    // compute (pytorch model).
     std::vector<std::string> live;
 };
 
