@@ -158,6 +158,25 @@ class Cli(unittest.TestCase):
             vertex = next(v for v in graph["vertices"] if v["id"] == vertex_id)
             self.assertEqual(vertex["parameter_bytes"], mlp)
 
+    def test_a_dead_view_of_a_buffer_leaves_no_ref(self):
+        # The planned module records each forward holding no tensor: a ref goes when its tensor dies,
+        # since Python gives a new tensor the id of a dead one. A view of a buffer kept its ref, and
+        # now and then a later op's argument with the same id (Swin-V2's 0-dim mask fill value) was
+        # read as that 2-D view: apply_plan failed in fill_.
+        from checkpoint_explorer import _compat
+        from checkpoint_explorer.program import Program, _Recorder
+        model = torch.nn.Module()
+        model.register_buffer("table", torch.zeros(4, 4))
+        program = Program(model)
+        program.buffers[_compat.storage_key(model.table)] = ("table", 64)
+        recorder = _Recorder(program, [], {}, keep=False)
+        with recorder:
+            views = [model.table.view(16) for _ in range(5)]
+            self.assertEqual([recorder.ref_of(v).op for v in views], [0, 1, 2, 3, 4])
+            del views
+            total = model.table.sum()  # the recorder lets go of the previous op's outputs at the next op
+        self.assertEqual(list(recorder.refs.values()), [recorder.ref_of(total)])
+
     def test_saves_other_names_backwards_that_keep_no_vertex_tensor(self):
         # A stochastic depth (torchvision's, Swin-T's blocks) multiplies by a mask made from the shape
         # alone: its backward keeps the mask, no vertex's tensor, so saved_by cannot say it saves. A

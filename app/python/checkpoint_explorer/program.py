@@ -122,6 +122,10 @@ class _Recorder(_compat.TorchDispatchMode):
         """A storage's identity for the whole recording: parameters and buffers by address, other
         storages by a serial number, so that an address freed and reused is a new storage."""
         key = _compat.storage_key(tensor)
+        # Its ref goes when it dies, views of a weight too: Python reuses the id of a dead tensor, and a
+        # stale ref made Swin-V2's mask fill read a 2-D buffer view as its 0-dim value, now and then.
+        if self.keep is None:
+            weakref.finalize(tensor, self._release, key, id(tensor))
         if key is None or key in self.program.parameters or key in self.program.buffers:
             return key, False
         entry = self.live.get(key)
@@ -129,8 +133,6 @@ class _Recorder(_compat.TorchDispatchMode):
         if fresh:
             entry = self.live[key] = [next(self.serials), 0]
         entry[1] += 1
-        if self.keep is None:
-            weakref.finalize(tensor, self._release, key, id(tensor))
         return entry[0], fresh
 
     def _release(self, key, tensor_id):
