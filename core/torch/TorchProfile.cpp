@@ -212,9 +212,9 @@ public:
         matchGraph();
         for (const at::Tensor& p : m_program.module().parameters())
             p.requires_grad_(true);
-        // Gradients flow into float inputs only (token ids have none).
-        for (at::Tensor& input : m_program.randomInputs())
-            m_inputs.push_back(input.is_floating_point() ? input.requires_grad_(true) : input);
+        // As in training, the inputs get no gradient: the first vertex's backward forms none (an
+        // image's was the step's last allocation, SqueezeNet's checkpointed peak).
+        m_inputs = m_program.randomInputs();
     }
 
     const Schedule& schedule() const { return m_schedule; }
@@ -227,8 +227,6 @@ public:
     {
         for (const at::Tensor& p : m_program.module().parameters())
             p.mutable_grad().reset();
-        for (at::Tensor& input : m_inputs)
-            input.mutable_grad().reset();
         synchronize();
         const auto start = std::chrono::steady_clock::now();
         m_program.refreshStatics();
@@ -250,15 +248,13 @@ public:
         return phasesOf(m_meter.samples(), stepStart, m_forwardEnd, m_gradientDone, backwardEnd, stepEnd);
     }
 
-    // Parameter and input gradients by name ("layer1.0.conv1.weight", "input", "input.y").
+    // Parameter gradients by name ("layer1.0.conv1.weight").
     std::vector<std::pair<std::string, at::Tensor>> gradients()
     {
         std::vector<std::pair<std::string, at::Tensor>> out;
         auto copy = [](const at::Tensor& grad) { return grad.defined() ? grad.clone() : at::Tensor(); };
         for (const auto& p : m_program.module().named_parameters())
             out.emplace_back(p.name, copy(p.value.grad()));
-        for (std::size_t i = 0; i < m_inputs.size(); ++i)
-            out.emplace_back(m_program.inputId(static_cast<int>(i)), copy(m_inputs[i].grad()));
         return out;
     }
 
@@ -428,7 +424,7 @@ private:
         }
         markForwardDone();
         for (auto& [value, stored] : env)
-            if (value->node() != value->owningGraph()->param_node())  // the inputs collect their own gradients
+            if (value->node() != value->owningGraph()->param_node())  // the inputs need no gradient
                 stored = asLeaf(stored);
         m_roots.assign(m_program.groups().size(), {});
         // The inputs (and a virtual source) have no operation to back-propagate through.

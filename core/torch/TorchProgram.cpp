@@ -930,7 +930,7 @@ std::vector<int> depsWithoutGradient(const std::vector<OpGroup>& groups, const O
     }
     std::vector<int> without;
     for (int d : group.deps)
-        if (!reached.count(d) && !unknown.count(d))
+        if (!reached.count(d) && !unknown.count(d) && groups[d].input < 0)  // the inputs need none
             without.push_back(d);
     return without;
 }
@@ -993,7 +993,8 @@ void TorchProgram::findSavedTensors()
                     continue;
                 }
                 at::Tensor copy = value.toTensor().detach().clone();
-                if (grad && copy.is_floating_point())
+                // The model's inputs get no gradient, as in training (and in the profiler).
+                if (grad && copy.is_floating_point() && m_groups[d].input < 0)
                     copy = copy.requires_grad_(true).clone();
                 env[v] = copy;
             }

@@ -57,7 +57,9 @@ _StepTime = collections.namedtuple("_StepTime", "step_ms forward_ms")
 def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="cpu"):
     for p in model.parameters():
         p.grad = None
-    inputs = tuple(t.detach().requires_grad_(t.is_floating_point()) for t in inputs)
+    # As in training, no gradient for the inputs: the first layer's backward forms none (an image's
+    # would be the step's last allocation, and on a checkpointed ShuffleNet its peak).
+    inputs = tuple(t.detach() for t in inputs)
     if meter is not None:
         baseline = meter.allocated()
         if baseline is None:
@@ -80,10 +82,10 @@ def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="
     end = time.perf_counter()
     elapsed = _StepTime((end - start) * 1000.0, (forward_end - start) * 1000.0)
     if meter is None:
-        return elapsed, None, inputs
+        return elapsed, None
     module.observer = None
     phases = meter.stop()
-    return elapsed, (baseline, phases), inputs
+    return elapsed, (baseline, phases)
 
 
 def _synchronize(device):
@@ -104,11 +106,8 @@ def _phase_list(phases, n, baseline, live=None):
     return out
 
 
-def _first_difference(reference, planned, reference_inputs, planned_inputs):
-    pairs = list(zip(reference.named_parameters(), planned.named_parameters()))
-    for i, (a, b) in enumerate(zip(reference_inputs, planned_inputs)):
-        pairs.append(((f"input {i}", a), (f"input {i}", b)))
-    for (name, a), (_, b) in pairs:
+def _first_difference(reference, planned):
+    for (name, a), (_, b) in zip(reference.named_parameters(), planned.named_parameters()):
         if (a.grad is None) != (b.grad is None):
             return f"{name}: gradient missing in the {'planned' if b.grad is None else 'regular'} step"
         if a.grad is not None and not torch.allclose(b.grad, a.grad, rtol=RTOL, atol=ATOL):
@@ -146,19 +145,17 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
     reference_model.load_state_dict(state)
     planned_model.load_state_dict(state)
     results = {}
-    step_inputs = {}
     for name, module, m in (("regular", regular, reference_model), ("checkpointed", planned, planned_model)):
         meter = PhaseMeter(device)
         torch.manual_seed(0)
-        _, (baseline, phases), step_inputs[name] = _step(module, m, inputs, name,
-                                                         _PhaseObserver(meter, position, n), meter, n, device)
+        _, (baseline, phases) = _step(module, m, inputs, name, _PhaseObserver(meter, position, n), meter, n, device)
         listed = _phase_list(phases, n, baseline, meter.live)
         results[name] = {"peak_bytes": max(p["peak_bytes"] for p in listed),
                          "step_ms": statistics.median(t.step_ms for t in times[name]),
                          "forward_ms": statistics.median(t.forward_ms for t in times[name]),
                          "step_ms_all": [t.step_ms for t in times[name]],
                          "phases": listed}
-    mismatch = _first_difference(reference_model, planned_model, step_inputs["regular"], step_inputs["checkpointed"])
+    mismatch = _first_difference(reference_model, planned_model)
     with open(plan_path, encoding="utf-8") as f:
         checkpoints = set(json.load(f)["checkpoints"])
     checkpoints.update(ids[i] for i in vertex_graph.sinks)
