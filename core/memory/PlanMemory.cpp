@@ -323,8 +323,9 @@ private:
     // then what the backward frees goes and the inputs' gradients are formed (P16). P13,
     // ckptx-torch's checkpointed step: it back-propagates each vertex from a root of its own, holding
     // v's gradient until that backward returns; a checkpoint is recomputed with autograd first, and
-    // the inputs' gradients it forms peak beside the workspace, which its importer measures without
-    // the gradients a backward leaves (the Python exporter's measure holds them).
+    // the inputs' gradients it forms (new or added into existing ones) peak beside the workspace,
+    // which its importer measures without the gradients a backward leaves (the Python exporter's
+    // measure holds them).
     void ownGradientsBackward(VertexIndex v)
     {
         if (v == m_graph.sink() && !m_trace.hasGradient(v)) {
@@ -354,11 +355,12 @@ private:
         if (m_graph.vertex(v).staticGradientBytes > 0)
             m_trace.allocStaticGradient(v);
         std::vector<VertexIndex> formed;
-        std::int64_t formedBytes = 0;
+        std::int64_t formedBytes = 0;  // P13: those it accumulates too, formed before they are added in
         for (VertexIndex u : m_graph.predecessors(v))
-            if (u != m_graph.source() && tracked(u) && sendsGradient(m_graph, v, u) && !m_trace.hasGradient(u)) {
-                formed.push_back(u);
+            if (u != m_graph.source() && tracked(u) && sendsGradient(m_graph, v, u)) {
                 formedBytes += m_graph.bytes(u);
+                if (!m_trace.hasGradient(u))
+                    formed.push_back(u);
             }
         const Vertex& vertex = m_graph.vertex(v);
         m_trace.touchWorkspace(v, (released ? *vertex.backwardWorkspaceReleasedBytes : vertex.backwardWorkspaceBytes) +

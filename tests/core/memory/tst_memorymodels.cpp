@@ -525,7 +525,9 @@ private Q_SLOTS:
     {
         // P13 on x -> a -> b -> c and a -> c, plan {x, c}: where c reads a for its shape alone
         // (reads_without_gradient, ckptx-torch's import), c's backward forms b's gradient but not
-        // a's (10 bytes); b's backward forms a's, and from there on the phases are the same.
+        // a's (10 bytes); b's backward forms a's, and from there on the phases end the same. Where c
+        // formed a's gradient, b's backward forms a second one before it adds it in: 10 bytes more
+        // at the peak of b's backward (phase 5), as ResNet's conv1 measured (2 MB, BENCHMARKS.md).
         auto phases = [](bool shapeOnly) {
             const Graph g = rootedChain(true, shapeOnly);
             return simulatePlanMemory(g, evaluateIds(g, {"x", "c"}), MemoryModel::PyTorch).phases;
@@ -535,7 +537,7 @@ private Q_SLOTS:
         for (std::size_t i = 0; i < every.size(); ++i) {
             const std::int64_t less = i == 4 ? 10 : 0;  // phase 4: c's backward
             QCOMPARE(shapeOnly[i].endBytes, every[i].endBytes - less);
-            QCOMPARE(shapeOnly[i].peakBytes, every[i].peakBytes - less);
+            QCOMPARE(shapeOnly[i].peakBytes, every[i].peakBytes - (i == 5 ? 10 : less));
         }
     }
 
