@@ -306,10 +306,7 @@ private:
         for (VertexIndex u : m_graph.predecessors(v))
             if (u != m_graph.source() && m_graph.successors(u).size() > 1 && !m_trace.hasGradient(u))
                 m_trace.allocGradient(u);
-        if (m_graph.vertex(v).parameterBytes > 0)
-            m_trace.allocParameterGradient(v);
-        if (m_graph.vertex(v).staticGradientBytes > 0)
-            m_trace.allocStaticGradient(v);
+        weightGradients(v);
         // P8: the backward's scratch memory on top of everything it reads and forms.
         m_trace.touchWorkspace(v, m_graph.vertex(v).backwardWorkspaceBytes);
         endBackward(v);
@@ -350,10 +347,7 @@ private:
             if (heldByAutograd(v) && std::count(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), v) == 1)
                 m_trace.freeValue(v);
         }
-        if (m_graph.vertex(v).parameterBytes > 0)
-            m_trace.allocParameterGradient(v);
-        if (m_graph.vertex(v).staticGradientBytes > 0)
-            m_trace.allocStaticGradient(v);
+        weightGradients(v);
         std::vector<VertexIndex> formed;
         std::int64_t formedBytes = 0;  // P13: those it accumulates too, formed before they are added in
         for (VertexIndex u : m_graph.predecessors(v))
@@ -496,6 +490,15 @@ private:
     {
         const Vertex& vertex = m_graph.vertex(v);
         m_trace.touchWorkspace(v, vertex.checkpointedForwardWorkspaceBytes.value_or(vertex.forwardWorkspaceBytes));
+    }
+
+    // P5, P20: what v's backward forms for its weights, and for what they alone compute.
+    void weightGradients(VertexIndex v)
+    {
+        if (m_graph.vertex(v).parameterBytes > 0)
+            m_trace.allocParameterGradient(v);
+        if (m_graph.vertex(v).staticGradientBytes > 0)
+            m_trace.allocStaticGradient(v);
     }
 
     void afterTraining()
