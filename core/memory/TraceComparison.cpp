@@ -48,13 +48,20 @@ TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predic
     const auto& topo = graph.topologicalOrder();
     const int n = graph.vertexCount() - 1;  // the simulators' N
     const int traceN = static_cast<int>(trace.vertices.size());
-    if (traceN != graph.vertexCount())
+    // A model with several inputs (token ids and a padding mask) has a virtual source joining them
+    // (GraphBuilder), which a trace written from the graph file (the Python profiler) does not
+    // list. Its phases are then the simulators' own: its phase 0, before the step, stands for the
+    // virtual source's forward, and each input is a vertex with phases of its own.
+    const bool virtualSourceUnlisted = graph.vertex(graph.source()).isVirtual && traceN == n;
+    const int unlisted = virtualSourceUnlisted ? 1 : 0;
+    if (traceN + unlisted != graph.vertexCount())
         throw std::invalid_argument("the trace has " + std::to_string(traceN) + " vertices, the graph " +
                                     std::to_string(graph.vertexCount()));
-    for (int k = 0; k <= n; ++k)
-        if (trace.vertices[k] != graph.vertex(topo[k]).id)
+    for (int k = 0; k < traceN; ++k)
+        if (trace.vertices[k] != graph.vertex(topo[k + unlisted]).id)
             throw std::invalid_argument("the trace's vertex " + std::to_string(k) + " is \"" + trace.vertices[k] +
-                                        "\", the graph's \"" + graph.vertex(topo[k]).id + "\" (not this graph?)");
+                                        "\", the graph's \"" + graph.vertex(topo[k + unlisted]).id +
+                                        "\" (not this graph?)");
     if (static_cast<int>(measured.phases.size()) != 2 * traceN + 2)
         throw std::invalid_argument("the trace step has " + std::to_string(measured.phases.size()) +
                                     " phases, expected " + std::to_string(2 * traceN + 2));
@@ -68,7 +75,7 @@ TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predic
     for (const PhaseMemory& phase : predicted.phases) {
         PhaseComparison c;
         c.index = phase.index;
-        c.traceIndex = tracePhaseOf(phase.index, n);
+        c.traceIndex = virtualSourceUnlisted ? phase.index : tracePhaseOf(phase.index, n);
         c.predicted = phase.endBytes;
         c.measured = measured.phases[c.traceIndex].endBytes - offset;
         c.errorPercent = percentError(c.predicted, c.measured);

@@ -98,6 +98,44 @@ private Q_SLOTS:
         QCOMPARE(c.peakErrorPercent, -50.0);
     }
 
+    void severalInputsWithoutTheVirtualSource()
+    {
+        // Token ids and a padding mask (x, m) -> a -> b: GraphBuilder joins the inputs with a virtual
+        // source, which the Python profiler's trace (written from the graph file) does not list;
+        // its phases are the simulators' own, phase 0 before the step standing for the virtual
+        // source's forward.
+        GraphBuilder builder;
+        for (const auto& [id, bytes] : std::vector<std::pair<std::string, std::int64_t>>{{"x", 8}, {"m", 4}, {"a", 20}, {"b", 30}}) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            builder.addVertex(std::move(v));
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"x", "a"}, {"m", "a"}, {"a", "b"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        QVERIFY(g.vertex(g.source()).isVirtual);
+        const MemoryProfile p = simulatePlanMemory(g, evaluate(g, g.topologicalOrder()), MemoryModel::PyTorch);
+        const int n = g.vertexCount() - 1;
+        ProfileTrace t;
+        for (int k = 1; k <= n; ++k)
+            t.vertices.push_back(g.vertex(g.topologicalOrder()[k]).id);
+        t.baselineBytes = 1000 + 12;  // weights and both inputs
+        t.checkpointed.phases.resize(2 * n + 2);
+        for (const PhaseMemory& phase : p.phases) {
+            t.checkpointed.phases[phase.index].index = phase.index;
+            t.checkpointed.phases[phase.index].endBytes = phase.endBytes + 1000;
+        }
+        t.checkpointed.peakBytes = p.peakBytes + 1000;
+        const TraceComparison c = compareWithTrace(g, p, t, t.checkpointed);
+        QCOMPARE(c.meanAbsErrorPercent, 0.0);
+        QCOMPARE(c.peakErrorPercent, 0.0);
+        for (const PhaseComparison& phase : c.phases)
+            QCOMPARE(phase.traceIndex, phase.index);
+        t.vertices[0] = "y";
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, compareWithTrace(g, p, t, t.checkpointed));
+    }
+
     void otherGraphIsRefused()
     {
         const Graph g = test::makeChain({10, 8, 9});
