@@ -154,6 +154,26 @@ def position_bias():
     return nn.Sequential(*[BiasedAttention(32, 8, 32) for _ in range(4)])
 
 
+class MaskedEncoder(nn.Module):
+    """Fed token ids and a padding mask (1 = token, 0 = padding), as Hugging Face encoders are."""
+
+    def __init__(self, vocab=1000, seq=128, dim=64, heads=4):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, dim)
+        self.pos = nn.Parameter(torch.zeros(1, seq, dim))
+        layer = nn.TransformerEncoderLayer(dim, heads, 4 * dim, dropout=0.0, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2)
+        self.head = nn.Linear(dim, 2)
+
+    def forward(self, ids, mask):
+        x = self.tok(ids) + self.pos[:, : ids.shape[1]]
+        return self.head(self.encoder(x, src_key_padding_mask=mask == 0)[:, 0])
+
+
+def masked_encoder():
+    return MaskedEncoder()
+
+
 def not_a_module():
     return 42
 
