@@ -221,7 +221,7 @@ public:
     const std::vector<OpGroup>& groups() const { return m_program.groups(); }
     const std::vector<bool>& checkpoints() const { return m_isCheckpoint; }
 
-    // One step; `checkpointed` selects the plan. Leaves the gradients in the parameters and input.
+    // One step; `checkpointed` selects the plan. Leaves the gradients in the parameters.
     // `ms` and `forwardMs`: its wall time and its forward pass's (the loss included).
     StepMemory step(bool checkpointed, double& ms, double& forwardMs)
     {
