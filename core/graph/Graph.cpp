@@ -67,6 +67,24 @@ std::vector<bool> Graph::flood(VertexIndex start, bool forward) const
     return seen;
 }
 
+bool Graph::isInput(VertexIndex v) const
+{
+    if (v == m_source)
+        return true;
+    const auto preds = predecessors(v);
+    return m_vertices[m_source].isVirtual && preds.size() == 1 && preds.front() == m_source;
+}
+
+std::int64_t Graph::inputBytes() const
+{
+    if (!m_vertices[m_source].isVirtual)
+        return bytes(m_source);
+    std::int64_t total = 0;
+    for (VertexIndex v : successors(m_source))
+        total += bytes(v);
+    return total;
+}
+
 bool Graph::hasVirtualVertices() const
 {
     return std::any_of(m_vertices.begin(), m_vertices.end(), [](const Vertex& v) { return v.isVirtual; });

@@ -101,6 +101,10 @@ public:
 
     VertexIndex source() const { return m_source; }
     VertexIndex sink() const { return m_sink; }
+    // A tensor the training step is given: the source, or each source a virtual one joins (token
+    // ids and a padding mask). The training loop holds them through the whole step.
+    bool isInput(VertexIndex v) const;
+    std::int64_t inputBytes() const;  // of every input
     // A topological order; stable: ties keep the order the vertices were given in.
     const std::vector<VertexIndex>& topologicalOrder() const { return m_topo; }
     int topologicalPosition(VertexIndex v) const { return m_topoPos[v]; }

@@ -60,6 +60,10 @@ public:
         const int n = m_graph.vertexCount() - 1;
         m_trace.beginPhase(0);
         m_trace.allocValue(m_order[0]);
+        // P21: every input of a step that several are given exists before it.
+        for (VertexIndex v = 0; m_model == MemoryModel::PyTorch && v < m_graph.vertexCount(); ++v)
+            if (v != m_order[0] && m_graph.isInput(v))
+                m_trace.allocValue(v);
         forward();
         for (auto it = m_order.rbegin(); it + 1 != m_order.rend(); ++it) {
             m_trace.beginPhase(2 * n + 1 - m_graph.topologicalPosition(*it));
@@ -79,7 +83,8 @@ private:
         for (std::size_t k = 1; k < m_order.size(); ++k) {
             const VertexIndex v = m_order[k];
             m_trace.beginPhase(m_graph.topologicalPosition(v));
-            m_trace.allocValue(v);
+            if (!heldByStep(v))
+                m_trace.allocValue(v);
             // P6: only regular training (nothing to recompute) records autograd in the forward, and
             // under apply_plan every vertex computed outside the checkpointed functions (P12).
             const bool inFunction = m_checkpointFunctions && m_functionOf[v] >= 0;
@@ -91,7 +96,8 @@ private:
                 forwardWorkspace(v);
             // P7: in regular training a tensor no backward keeps goes with its last consumer.
             for (VertexIndex u : m_graph.predecessors(v))
-                if (--consumersLeft[u] == 0 && (!m_isCheckpoint[u] || (m_unsaved[u] && heldByAutograd(u))))
+                if (--consumersLeft[u] == 0 && !heldByStep(u) &&
+                    (!m_isCheckpoint[u] || (m_unsaved[u] && heldByAutograd(u))))
                     m_trace.freeValue(u);
         }
     }
@@ -137,9 +143,16 @@ private:
     // under torch.utils.checkpoint functions (P9, P12) only autograd and the functions hold any.
     bool heldByAutograd(VertexIndex u) const
     {
-        if (u == m_graph.source() || u == m_graph.sink())
+        if (heldByStep(u) || u == m_graph.sink())
             return false;
         return m_plan.segments.empty() || m_checkpointFunctions;
+    }
+
+    // The training loop holds the input, and under the pytorch model every input of a step given
+    // several (P21): none is freed, recomputed or given a gradient.
+    bool heldByStep(VertexIndex u) const
+    {
+        return u == m_graph.source() || (m_model == MemoryModel::PyTorch && m_graph.isInput(u));
     }
 
     // Re-forwards, whole and in topological order, every segment holding a tensor the backward
@@ -175,6 +188,8 @@ private:
         const auto& segment = m_plan.segments[s];
         if (!m_checkpointFunctions) {
             for (VertexIndex w : segment.vertices) {
+                if (heldByStep(w))
+                    continue;
                 m_trace.allocValue(w);
                 allocSaved(w);
                 forwardWorkspace(w);
@@ -279,6 +294,8 @@ private:
                     m_trace.freeValue(w);
             return;
         }
+        if (heldByStep(v))  // P21: nothing computes an input, so it has no backward
+            return;
         if (m_checkpointFunctions || (m_rootedExecutor && !m_plan.segments.empty())) {
             ownGradientsBackward(v);
             return;
@@ -300,11 +317,11 @@ private:
             }
             m_trace.allocBuffer(largest);
             // With recomputation the checkpoint itself is recomputed (with autograd) here.
-            if (!m_plan.segments.empty() && v != m_graph.source())
+            if (!m_plan.segments.empty())
                 forwardWorkspace(v);
         }
         for (VertexIndex u : m_graph.predecessors(v))
-            if (u != m_graph.source() && m_graph.successors(u).size() > 1 && !m_trace.hasGradient(u))
+            if (!heldByStep(u) && m_graph.successors(u).size() > 1 && !m_trace.hasGradient(u))
                 m_trace.allocGradient(u);
         weightGradients(v);
         // P8: the backward's scratch memory on top of everything it reads and forms.
@@ -331,7 +348,7 @@ private:
             m_trace.allocGradient(v);
         }
         reforwardNeeded(v);
-        if (m_rootedExecutor && m_isCheckpoint[v] && v != m_graph.source())
+        if (m_rootedExecutor && m_isCheckpoint[v])
             forwardWorkspace(v);
         if (!tracked(v)) {  // P19: no backward to run; its tensors go as P7 and P12 say
             endBackward(v);
@@ -351,7 +368,7 @@ private:
         std::vector<VertexIndex> formed;
         std::int64_t formedBytes = 0;  // P13: those it accumulates too, formed before they are added in
         for (VertexIndex u : m_graph.predecessors(v))
-            if (u != m_graph.source() && tracked(u) && sendsGradient(m_graph, v, u)) {
+            if (!heldByStep(u) && tracked(u) && sendsGradient(m_graph, v, u)) {
                 formedBytes += m_graph.bytes(u);
                 if (!m_trace.hasGradient(u))
                     formed.push_back(u);
@@ -363,7 +380,7 @@ private:
         if (m_trace.sharesGradient(v))
             m_trace.freeGradient(v);
         for (VertexIndex u : m_graph.predecessors(v))
-            if (u != m_graph.source() && sendsGradient(m_graph, v, u) && m_trace.hasGradient(u) &&
+            if (!heldByStep(u) && sendsGradient(m_graph, v, u) && m_trace.hasGradient(u) &&
                 std::find(formed.begin(), formed.end(), u) == formed.end())
                 accumulateIntoShared(u);
         // P16: under autograd's engine the inputs' gradients come out of v's last backward node,
@@ -461,7 +478,8 @@ private:
 
     void endBackward(VertexIndex v)
     {
-        m_trace.freeValue(v);
+        if (!heldByStep(v))
+            m_trace.freeValue(v);
         m_trace.freeCopy(v);
         m_trace.freeGradient(v);
         m_trace.freeSaved(v);
@@ -504,7 +522,7 @@ private:
     void afterTraining()
     {
         for (VertexIndex v = 0; v < m_graph.vertexCount(); ++v)
-            if (v != m_graph.source())
+            if (!heldByStep(v))
                 m_trace.freeValue(v);
         m_trace.freeBuffer();
         // P20: autograd ran the statics' nodes last; their gradients are gone when the backward returns.

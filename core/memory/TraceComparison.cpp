@@ -15,17 +15,6 @@ double percentError(std::int64_t predicted, std::int64_t measured)
     return 100.0 * static_cast<double>(predicted - measured) / static_cast<double>(std::llabs(measured));
 }
 
-// The trace's baseline holds the inputs: the source, or the sources a virtual one joins.
-std::int64_t inputBytes(const Graph& graph)
-{
-    if (!graph.vertex(graph.source()).isVirtual)
-        return graph.bytes(graph.source());
-    std::int64_t bytes = 0;
-    for (VertexIndex v : graph.successors(graph.source()))
-        bytes += graph.bytes(v);
-    return bytes;
-}
-
 }  // namespace
 
 // Forward of vertex k (p = k) is trace phase k+1; the backward of vertex k (p = 2N+1−k) is trace
@@ -69,7 +58,7 @@ TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predic
         throw std::invalid_argument("the simulated profile has " + std::to_string(predicted.phases.size()) +
                                     " phases, expected " + std::to_string(2 * n + 2));
 
-    const std::int64_t offset = trace.baselineBytes - inputBytes(graph);
+    const std::int64_t offset = trace.baselineBytes - graph.inputBytes();
     TraceComparison result;
     double sum = 0;
     for (const PhaseMemory& phase : predicted.phases) {

@@ -25,10 +25,10 @@ bool lessRecompute(double a, double b)
 // frees tensors earlier (P7) and is evaluated on its own.
 struct PhaseFloors {
     // The largest forward phase: vertex j, every tensor computed before it that a vertex from j
-    // on still reads, the input, and j's workspace.
+    // on still reads, the step's inputs (P21), and j's workspace.
     std::int64_t forward = 0;
-    // Per vertex v (not the input), at the moment of v's backward workspace: v, its inputs and
-    // the input, the accumulated gradients (P3) then live, the weight gradients formed so far
+    // Per vertex v (not an input), at the moment of v's backward workspace: v, its operands and
+    // the step's inputs, the accumulated gradients (P3) then live, the weight gradients formed so far
     // (P5) and the workspace. Every checkpoint before v that is none of these adds its bytes.
     // Under P9/P10 (a Python export) less: ownRunFloors.
     std::vector<std::int64_t> backward;
@@ -62,19 +62,19 @@ std::vector<VertexIndex> gradientSenders(const Graph& g, VertexIndex u)
     return senders;
 }
 
-// The bytes of v's inputs but the graph's input.
+// The bytes of v's inputs but the graph's inputs (counted on their own: the step holds them, P21).
 std::int64_t inputBytes(const Graph& g, VertexIndex v)
 {
     std::int64_t bytes = 0;
     for (VertexIndex u : g.predecessors(v))
-        if (u != g.source())
+        if (!g.isInput(u))
             bytes += g.bytes(u);
     return bytes;
 }
 
 // P9/P10 (a Python export): a plan's steps may run in another order than the topological one
-// (P18), so only what v's own run holds: in the forward its inputs, v, the input and the workspace;
-// at its backward the input, v's gradient (the loss's of the output at the sink's; none where an add
+// (P18), so only what v's own run holds: in the forward its operands, v, the step's inputs and the workspace;
+// at its backward the step's inputs, v's gradient (the loss's of the output at the sink's; none where an add
 // may pass it on, P15), its weight gradients and the workspace, none of it where no backward runs (P19).
 PhaseFloors ownRunFloors(const Graph& g)
 {
@@ -86,13 +86,13 @@ PhaseFloors ownRunFloors(const Graph& g)
         for (const std::string& id : g.vertex(v).passesGradientTo)
             mayShare[*g.find(id)] = true;
     for (VertexIndex v = 0; v < count; ++v) {
-        if (v == g.source())
+        if (g.isInput(v))
             continue;
         const Vertex& vertex = g.vertex(v);
         const std::int64_t inputs = inputBytes(g, v);
-        floors.forward = std::max(floors.forward, g.bytes(g.source()) + inputs + g.bytes(v) +
+        floors.forward = std::max(floors.forward, g.inputBytes() + inputs + g.bytes(v) +
                                                       leastForwardWorkspace(vertex));
-        floors.backward[v] = g.bytes(g.source());
+        floors.backward[v] = g.inputBytes();
         // v's gradient exists at its backward only where the loss or a tracked successor forms it
         // (P19: behind untracked vertices alone, v's backward runs for its weights without one).
         const auto senders = gradientSenders(g, v);
@@ -118,7 +118,7 @@ PhaseFloors phaseFloors(const Graph& g)
     std::vector<std::int64_t> waiting(count + 1, 0), accumulated(count + 1, 0);
     for (VertexIndex u = 0; u < count; ++u) {
         const VertexIndex last = lastSuccessor(g, u);
-        if (u == g.source() || last < 0)
+        if (g.isInput(u) || last < 0)
             continue;
         const int from = g.topologicalPosition(u), to = g.topologicalPosition(last);
         waiting[from + 1] += g.bytes(u);
@@ -133,19 +133,20 @@ PhaseFloors phaseFloors(const Graph& g)
     }
     std::int64_t weights = 0;  // P5: the weight gradients of every vertex from p on
     for (int p = 1; p < count; ++p)
-        weights += g.vertex(topo[p]).parameterBytes;
+        if (!g.isInput(topo[p]))  // P21: an input has no backward
+            weights += g.vertex(topo[p]).parameterBytes;
     std::int64_t wait = 0, grads = 0;
     for (int p = 0; p < count; ++p) {
         wait += waiting[p];
         grads += accumulated[p];
-        if (p == 0)
-            continue;
         const VertexIndex v = topo[p];
+        if (g.isInput(v))
+            continue;
         const Vertex& vertex = g.vertex(v);
         const std::int64_t inputs = inputBytes(g, v);
-        floors.forward = std::max(floors.forward, g.bytes(g.source()) + wait + g.bytes(v) +
+        floors.forward = std::max(floors.forward, g.inputBytes() + wait + g.bytes(v) +
                                                       leastForwardWorkspace(vertex));
-        floors.backward[v] = g.bytes(g.source()) + g.bytes(v) + inputs + grads + weights +
+        floors.backward[v] = g.inputBytes() + g.bytes(v) + inputs + grads + weights +
                              leastBackwardWorkspace(vertex);
         weights -= vertex.parameterBytes;
     }
@@ -206,7 +207,7 @@ public:
     {
         std::int64_t b = m_floors.forward;
         for (VertexIndex v = 0; v < m_g.vertexCount(); ++v)
-            if (v != m_g.source())
+            if (!m_g.isInput(v))
                 b = std::max(b, m_floors.backward[v]);
         return b;
     }
@@ -304,7 +305,6 @@ private:
     // any completion but the regular step, which run() evaluated first.
     bool branchAndBound()
     {
-        const auto& topo = m_g.topologicalOrder();
         const int count = m_g.vertexCount();
         m_mask.assign(count, 0);
         m_mask[m_g.source()] = m_mask[m_g.sink()] = 1;
@@ -312,7 +312,7 @@ private:
         m_left.assign(count, 0);
         for (VertexIndex v = 0; v < count; ++v)
             m_left[v] = static_cast<int>(m_g.successors(v).size());
-        m_forwardLive = m_g.bytes(topo[0]);
+        m_forwardLive = m_g.inputBytes();
         m_forwardPeak = 0;
         m_recomputed = 0;
         m_nodes = 0;
@@ -336,10 +336,11 @@ private:
         if (m_checkpointFunctions)
             return undo;
         const VertexIndex x = m_g.topologicalOrder()[p];
-        m_forwardLive += m_g.bytes(x);
+        if (!m_g.isInput(x))  // P21: the inputs are live from the start
+            m_forwardLive += m_g.bytes(x);
         m_forwardPeak = std::max(m_forwardPeak, m_forwardLive + leastForwardWorkspace(m_g.vertex(x)));
         for (VertexIndex u : m_g.predecessors(x))
-            if (--m_left[u] == 0 && !m_mask[u])
+            if (--m_left[u] == 0 && !m_mask[u] && !m_g.isInput(u))
                 m_forwardLive -= m_g.bytes(u);
         return undo;
     }
@@ -360,7 +361,7 @@ private:
     // bounds, in the forward neither.
     void addCheckpoint(VertexIndex c, int sign)
     {
-        if (m_checkpointFunctions)
+        if (m_checkpointFunctions || m_g.isInput(c))  // the floors hold every input (P21)
             return;
         const auto& topo = m_g.topologicalOrder();
         for (int q = m_g.topologicalPosition(c) + 1; q < m_g.vertexCount(); ++q)
@@ -372,7 +373,7 @@ private:
     {
         std::int64_t b = std::max(m_forwardPeak, m_staticBound);
         for (VertexIndex v = 0; v < m_g.vertexCount(); ++v)
-            if (v != m_g.source())
+            if (!m_g.isInput(v))
                 b = std::max(b, m_floors.backward[v] + m_extra[v]);
         return b;
     }

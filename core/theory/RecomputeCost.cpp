@@ -7,7 +7,7 @@ namespace ckpt {
 double forwardCompute(const Graph& graph, VertexIndex v)
 {
     const Vertex& vertex = graph.vertex(v);
-    if (v == graph.source() || vertex.isVirtual)
+    if (graph.isInput(v) || vertex.isVirtual)
         return 0;
     return vertex.compute.value_or(1.0);
 }
@@ -29,6 +29,8 @@ RecomputeCost recomputeCost(const Graph& graph, const PlanEvaluation& plan)
     const PlanEvaluation asRun = functions ? checkpointFunctions(graph, plan) : PlanEvaluation{};
     for (const Segment& s : functions ? asRun.segments : plan.segments)
         for (VertexIndex v : s.vertices) {
+            if (graph.isInput(v))  // the training loop holds it (P21)
+                continue;
             cost.recomputed += forwardCompute(graph, v);
             cost.recomputedBytes += graph.bytes(v);
         }

@@ -14,8 +14,8 @@
 
 namespace ckpt {
 
-// One vertex's forward cost: its `compute`, 1 where the graph does not say; 0 for the input
-// (nothing computes it) and for virtual vertices (they compute nothing).
+// One vertex's forward cost: its `compute`, 1 where the graph does not say; 0 for the inputs
+// (nothing computes them) and for virtual vertices (they compute nothing).
 double forwardCompute(const Graph& graph, VertexIndex v);
 // The whole forward pass: the sum of forwardCompute over every vertex.
 double forwardPassCompute(const Graph& graph);

@@ -493,6 +493,57 @@ private Q_SLOTS:
         QCOMPARE(held, (QList<qint64>{0, 0, 0, 0, 0, 300000, 300000, 0}));
     }
 
+    void inputsHeldThroughTheStep_data()
+    {
+        QTest::addColumn<QString>("executor");
+        QTest::addColumn<QStringList>("plan");
+        for (const QString executor : {QString(), QStringLiteral("ckptx-torch"), QStringLiteral("torch.utils.checkpoint")}) {
+            const QString name = executor.isEmpty() ? QStringLiteral("Hong's Alg. 4") : executor;
+            QTest::newRow(qPrintable(name + ", regular")) << executor << QStringList{"x", "m", "a", "b", "c"};
+            QTest::newRow(qPrintable(name + ", a and b recomputed")) << executor << QStringList{"x", "m", "c"};
+            QTest::newRow(qPrintable(name + ", the mask no checkpoint")) << executor << QStringList{"x", "c"};
+        }
+    }
+
+    void inputsHeldThroughTheStep()
+    {
+        // P21: x -> a -> b -> c with a second input m (a padding mask) that b reads. The step is
+        // given both: m is live from phase 0 to the end, never freed, recomputed or given a
+        // gradient, whatever the executor and the plan — every phase ends and peaks m's bytes above
+        // the same graph with a 0-byte mask.
+        QFETCH(QString, executor);
+        QFETCH(QStringList, plan);
+        std::vector<std::string> ids;
+        for (const QString& id : plan)
+            ids.push_back(id.toStdString());
+        auto graph = [&](std::int64_t maskBytes) {
+            GraphBuilder builder;
+            if (!executor.isEmpty())
+                builder.setMetadata("plan_executor", "\"" + executor.toStdString() + "\"");
+            const std::vector<std::pair<std::string, std::int64_t>> vertices{
+                {"x", 1}, {"m", maskBytes}, {"a", 10}, {"b", 100}, {"c", 1000}};
+            for (const auto& [id, bytes] : vertices) {
+                Vertex v;
+                v.id = id;
+                v.bytes = bytes;
+                builder.addVertex(v);
+            }
+            for (const auto& [from, to] : {std::pair{"x", "a"}, {"a", "b"}, {"m", "b"}, {"b", "c"}})
+                builder.addEdge(from, to);
+            return builder.build();
+        };
+        const Graph masked = graph(7), unmasked = graph(0);
+        QVERIFY(masked.isInput(*masked.find("m")) && !masked.isInput(*masked.find("a")));
+        QCOMPARE(masked.inputBytes(), 8);
+        const auto with = simulatePlanMemory(masked, evaluateIds(masked, ids), MemoryModel::PyTorch).phases;
+        const auto without = simulatePlanMemory(unmasked, evaluateIds(unmasked, ids), MemoryModel::PyTorch).phases;
+        QCOMPARE(with.size(), without.size());
+        for (std::size_t i = 0; i < with.size(); ++i) {
+            QCOMPARE(with[i].endBytes - without[i].endBytes, 7);
+            QCOMPARE(with[i].peakBytes - without[i].peakBytes, 7);
+        }
+    }
+
     void rootedExecutorGradients()
     {
         // P13 on the chain x -> a -> b -> c (1, 10, 100, 1000 bytes), plan {x, c}, the graph imported

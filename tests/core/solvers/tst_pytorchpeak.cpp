@@ -2,9 +2,10 @@
 // pytorch memory model's simulator (simulatePlanMemory, the code `ckptx simulate --model pytorch`
 // runs) over every checkpoint set of small graphs — the least peak (ties: least recompute), and
 // with a budget the least recompute among the sets that fit — on the random families of the
-// project plus chains, residual, inception and dense blocks, half of them with random importer
-// fields (weights, saved extras, savers, workspace). The bounds are checked on their own
-// (branch and bound without the local search) and the lower bound never exceeds the minimum.
+// project plus chains, residual, inception and dense blocks, a third of them with a second input,
+// half of them with random importer fields (weights, saved extras, savers, workspace). The bounds
+// are checked on their own (branch and bound without the local search) and the lower bound never
+// exceeds the minimum.
 // CKPT_LONG=1 runs 10,000 graphs per check instead of a few hundred.
 #include "RandomGraphs.h"
 #include "TestData.h"
@@ -18,6 +19,7 @@
 #include <QtTest>
 
 #include <random>
+#include <set>
 
 using namespace ckpt;
 
@@ -65,8 +67,22 @@ Truth bruteForce(const Graph& g, std::int64_t budget)
     return t;
 }
 
+// A second input (a padding mask, say) that one or two vertices after the source read: the graph
+// gets a virtual source, and the step holds both inputs (P21).
+void addSecondInput(test::RandomGraphSpec& spec, std::mt19937_64& rng)
+{
+    const int input = static_cast<int>(spec.bytes.size());
+    spec.bytes.push_back(1 + static_cast<std::int64_t>(rng() % 20));
+    std::set<int> readers;
+    for (int k = 0; k < 1 + static_cast<int>(rng() % 2); ++k)
+        readers.insert(1 + static_cast<int>(rng() % (input - 1)));
+    for (int reader : readers)
+        spec.edges.push_back({input, reader});
+}
+
 // The families: randomDag, every shape of randomGraph (chains, residual chains, inception and
-// dense blocks, crossings, series-parallel, random DAGs); importer fields on every other graph.
+// dense blocks, crossings, series-parallel, random DAGs), a third of those with a second input;
+// importer fields on every other graph.
 Graph randomGraph(std::mt19937_64& rng, int index, int maxVertices)
 {
     const int n = 3 + static_cast<int>(rng() % (maxVertices - 2));
@@ -74,7 +90,9 @@ Graph randomGraph(std::mt19937_64& rng, int index, int maxVertices)
         if (index % 8 == 7)
             return test::randomDag(rng, n, 3);
         const auto shape = static_cast<test::RandomShape>(index % test::kRandomShapeCount);
-        const test::RandomGraphSpec spec = test::randomGraph(shape, n, rng);
+        test::RandomGraphSpec spec = test::randomGraph(shape, n, rng);
+        if (index / 2 % 3 == 1)
+            addSecondInput(spec, rng);
         return test::makeGraph(spec.bytes, spec.edges);
     }();
     return index % 2 ? test::withImporterFields(g, rng) : g;
