@@ -67,6 +67,9 @@ struct Vertex {
     // Autograd tracks it: false for a tensor no gradient reaches (a dropout's mask, a causal mask made
     // in the forward; the Python exporter), whose backward forms nothing (rule P19).
     bool requiresGrad = true;
+    // The model returns it though other vertices read it too (nanoGPT's logits beside its loss):
+    // apply_plan keeps it out of its checkpointed functions, as it does the sinks.
+    bool output = false;
     bool isVirtual = false;  // added to join several sources or sinks; never written out
     bool backward = false;   // a gradient node of a training graph (Checkmate *_train_nx.json)
 

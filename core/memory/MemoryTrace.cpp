@@ -20,8 +20,8 @@ MemoryModel parseMemoryModel(const std::string& name)
 }
 
 MemoryTrace::MemoryTrace(const Graph& graph, bool recordLive)
-    : m_graph(graph), m_n(graph.vertexCount()), m_recordLive(recordLive), m_itemBytes(7 * m_n + 1, 0),
-      m_position(7 * m_n + 1, -1)
+    : m_graph(graph), m_n(graph.vertexCount()), m_recordLive(recordLive), m_itemBytes(8 * m_n + 2, 0),
+      m_position(8 * m_n + 2, -1)
 {
 }
 
@@ -108,7 +108,11 @@ std::string MemoryTrace::itemName(int item) const
         return "workspace:" + m_graph.vertex(item - 4 * m_n - 1).id;
     if (item <= 6 * m_n)
         return "copy:" + m_graph.vertex(item - 5 * m_n - 1).id;
-    return "static-grad:" + m_graph.vertex(item - 6 * m_n - 1).id;
+    if (item <= 7 * m_n)
+        return "static-grad:" + m_graph.vertex(item - 6 * m_n - 1).id;
+    if (item <= 8 * m_n)
+        return "rng-state:" + m_graph.vertex(item - 7 * m_n - 1).id;
+    return "rng-fork";
 }
 
 MemoryProfile MemoryTrace::finish(MemoryModel model)

@@ -37,6 +37,12 @@ public:
     void freeSaved(VertexIndex v) { release(3 * m_n + 1 + v); }
     bool hasSaved(VertexIndex v) const { return m_position[3 * m_n + 1 + v] >= 0; }
     void freeBuffer() { release(2 * m_n); }
+    // P22: the random-number state the checkpointed function whose first vertex is v stashes.
+    void allocRngState(VertexIndex v, std::int64_t bytes) { alloc(7 * m_n + 1 + v, bytes); }
+    void freeRngState(VertexIndex v) { release(7 * m_n + 1 + v); }
+    // P22: the state a re-forward's fork_rng stashes while it runs.
+    void allocRngFork(std::int64_t bytes) { alloc(8 * m_n + 1, bytes); }
+    void freeRngFork() { release(8 * m_n + 1); }
     // A second copy of v made while its checkpointed function is re-forwarded (P9).
     void allocCopy(VertexIndex v) { alloc(5 * m_n + 1 + v, m_graph.bytes(v)); }
     void freeCopy(VertexIndex v) { release(5 * m_n + 1 + v); }

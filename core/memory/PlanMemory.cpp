@@ -17,6 +17,16 @@ bool metadataIs(const Graph& graph, const std::string& key, const std::string& j
     return it != graph.metadata().end() && it->second == json;
 }
 
+// P22: a non-negative integer, 0 where absent or anything else.
+std::int64_t metadataBytes(const Graph& graph, const std::string& key)
+{
+    auto it = graph.metadata().find(key);
+    if (it == graph.metadata().end() || it->second.empty() ||
+        it->second.find_first_not_of("0123456789") != std::string::npos || it->second.size() > 15)
+        return 0;
+    return std::stoll(it->second);
+}
+
 class PlanSimulation {
 public:
     PlanSimulation(const Graph& graph, const PlanEvaluation& plan, MemoryModel model, bool recordLive)
@@ -32,6 +42,7 @@ public:
           m_lastSaverOf(graph.vertexCount()),
           m_earlyStop(m_checkpointFunctions && metadataIs(graph, "checkpoint_early_stop", "true")),
           m_rootedExecutor(model == MemoryModel::PyTorch && metadataIs(graph, "plan_executor", "\"ckptx-torch\"")),
+          m_rngStateBytes(m_checkpointFunctions ? metadataBytes(graph, "checkpoint_rng_state_bytes") : 0),
           m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false),
           m_sharersOf(graph.vertexCount()),
           m_order(m_functions ? applyPlanOrder(graph, *m_functions) : graph.topologicalOrder()),
@@ -48,6 +59,8 @@ public:
             }
         if (m_checkpointFunctions)
             findTriggers();
+        if (m_rngStateBytes > 0)
+            findRngStates();
         if (model == MemoryModel::PyTorch)
             findSavers();
     }
@@ -64,6 +77,7 @@ public:
         for (VertexIndex v = 0; m_model == MemoryModel::PyTorch && v < m_graph.vertexCount(); ++v)
             if (v != m_order[0] && m_graph.isInput(v))
                 m_trace.allocValue(v);
+        stashRngStateBefore(1);
         forward();
         for (auto it = m_order.rbegin(); it + 1 != m_order.rend(); ++it) {
             m_trace.beginPhase(2 * n + 1 - m_graph.topologicalPosition(*it));
@@ -83,11 +97,12 @@ private:
         for (std::size_t k = 1; k < m_order.size(); ++k) {
             const VertexIndex v = m_order[k];
             m_trace.beginPhase(m_graph.topologicalPosition(v));
+            const int function = m_checkpointFunctions ? m_functionOf[v] : -1;
             if (!heldByStep(v))
                 m_trace.allocValue(v);
             // P6: only regular training (nothing to recompute) records autograd in the forward, and
             // under apply_plan every vertex computed outside the checkpointed functions (P12).
-            const bool inFunction = m_checkpointFunctions && m_functionOf[v] >= 0;
+            const bool inFunction = function >= 0;
             if (m_plan.segments.empty() || (m_checkpointFunctions && !inFunction))
                 allocSaved(v);
             if (inFunction)
@@ -99,6 +114,45 @@ private:
                 if (--consumersLeft[u] == 0 && !heldByStep(u) &&
                     (!m_isCheckpoint[u] || (m_unsaved[u] && heldByAutograd(u))))
                     m_trace.freeValue(u);
+            if (m_rngStateBytes > 0 && inFunction && --m_rngUnrun[function] == 0 && m_rngHolder[function] < 0)
+                m_trace.freeRngState(m_rngKey[function]);  // P22: nothing saved holds it
+            stashRngStateBefore(k + 1);
+        }
+    }
+
+    // P22: a function stashes the state before its first vertex runs, in the phase before.
+    void stashRngStateBefore(std::size_t k)
+    {
+        if (m_rngStateBytes <= 0 || k >= m_order.size())
+            return;
+        const VertexIndex next = m_order[k];
+        const int function = m_functionOf[next];
+        if (function >= 0 && m_rngKey[function] == next)
+            m_trace.allocRngState(next, m_rngStateBytes);
+    }
+
+    // P22: each checkpointed function stashes the CPU random-number state before its first vertex
+    // runs (the phase before that vertex's ends with it); the hooks of the tensors it saves hold it (torch.utils.checkpoint's unpack closure), so
+    // it goes with the backward of the function's first member that saved (P12's release) — at the
+    // end of the function's forward where none did, at its trigger's backward where savers are
+    // unknown (P9).
+    void findRngStates()
+    {
+        const std::size_t functions = m_plan.segments.size();
+        m_rngKey.assign(functions, -1);
+        m_rngUnrun.assign(functions, 0);
+        m_rngHolder.assign(functions, -1);
+        m_rngReleasedBy.assign(m_graph.vertexCount(), {});
+        for (std::size_t s = 0; s < functions; ++s) {
+            for (const auto* part : {&m_plan.segments[s].vertices, &m_plan.segments[s].exits})
+                for (VertexIndex w : *part) {
+                    ++m_rngUnrun[s];
+                    if (m_rngKey[s] < 0 || m_runAt[w] < m_runAt[m_rngKey[s]])
+                        m_rngKey[s] = w;
+                }
+            m_rngHolder[s] = m_release[s] >= 0 ? m_release[s] : m_trigger[s];
+            if (m_rngHolder[s] >= 0)
+                m_rngReleasedBy[m_rngHolder[s]].push_back(static_cast<int>(s));
         }
     }
 
@@ -215,6 +269,8 @@ private:
         const VertexIndex trigger = m_trigger[s];
         const int last = m_graph.topologicalPosition(trigger);
         std::vector<VertexIndex> copies;
+        if (m_rngStateBytes > 0)  // P22: fork_rng keeps the backward's own state while it runs
+            m_trace.allocRngFork(m_rngStateBytes);
         for (VertexIndex w : order) {
             const int position = m_graph.topologicalPosition(w);
             if (m_earlyStop && (position > last || (w == trigger && !savesAfterRunning(w))))
@@ -231,6 +287,7 @@ private:
             for (VertexIndex p : m_graph.predecessors(w))
                 consumed(p);
         }
+        m_trace.freeRngFork();
         for (VertexIndex e : copies)
             if (!m_savesOwnOutput[e] || m_graph.topologicalPosition(e) > last)
                 m_trace.freeCopy(e);
@@ -486,6 +543,9 @@ private:
         for (VertexIndex u : m_lastSaverOf[v])
             if (heldByAutograd(u))
                 m_trace.freeValue(u);
+        if (m_rngStateBytes > 0)
+            for (int s : m_rngReleasedBy[v])
+                m_trace.freeRngState(m_rngKey[s]);
     }
 
     // Once per vertex: an exit two segments share is recomputed by each of their re-forwards (P9).
@@ -546,6 +606,7 @@ private:
     std::vector<std::vector<VertexIndex>> m_lastSaverOf;  // per vertex: tensors P7 frees after its backward
     const bool m_earlyStop;                          // P9: torch.utils.checkpoint stops its re-forward early
     const bool m_rootedExecutor;                     // P13: ckptx-torch's executor runs the plans
+    const std::int64_t m_rngStateBytes;              // P22: stashed per checkpointed function
     std::vector<VertexIndex> m_trigger;              // per segment: the vertex whose backward re-forwards it (P9)
     std::vector<bool> m_savesOwnOutput;              // the vertex is in its own savedBy (P9)
     std::vector<bool> m_saves;                       // its backward unpacks something it saved (P9)
@@ -554,6 +615,10 @@ private:
     std::vector<int> m_functionOf;                   // per vertex: the function computing it, or -1 (P12)
     const std::vector<VertexIndex> m_order;          // P18: the order the vertices run in
     std::vector<int> m_runAt;                        // per vertex: its place in m_order
+    std::vector<VertexIndex> m_rngKey;               // per function: its first vertex to run (P22)
+    std::vector<int> m_rngUnrun;                     // per function: vertices whose forward is to come
+    std::vector<VertexIndex> m_rngHolder;            // per function: whose backward frees the state, or -1
+    std::vector<std::vector<int>> m_rngReleasedBy;   // per vertex: the functions its backward frees
 };
 
 }  // namespace

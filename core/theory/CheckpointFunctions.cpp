@@ -89,6 +89,9 @@ PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& pla
     std::vector<char> kept(n, 0);
     for (VertexIndex c : plan.checkpoints)
         kept[c] = 1;
+    for (VertexIndex v = 0; v < n; ++v)
+        if (graph.vertex(v).output)
+            kept[v] = 1;
     if (graph.vertex(graph.source()).isVirtual)
         for (VertexIndex v : graph.successors(graph.source()))
             kept[v] = 1;

@@ -16,9 +16,11 @@ namespace ckpt {
 bool runsCheckpointFunctions(const Graph& graph);
 
 // The plan as apply_plan executes it: `checkpoints` what it keeps (the plan's, less those a function
-// does not return; plus a graph's real outputs under a virtual sink, which plan_steps keeps), one segment per function — `vertices` its members that it does not return (non-checkpoints and
-// those checkpoints, topological order), `entries` what it reads from outside, `exits` what it
-// returns — ordered by their first member. Eq. 2's fields are left as they were.
+// does not return; plus the inputs and the model's outputs, which plan_steps keeps: a virtual
+// sink's predecessors and every `Vertex::output`), one segment per function — `vertices` its
+// members that it does not return (non-checkpoints and those checkpoints, topological order),
+// `entries` what it reads from outside, `exits` what it returns — ordered by their first member.
+// Eq. 2's fields are left as they were.
 PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& plan);
 
 // The order apply_plan runs the vertices in (P18): each function, and each checkpoint outside them,

@@ -104,13 +104,17 @@ class GPT(nn.Module):
         self.lm_head = nn.Linear(dim, vocab, bias=False)
         self.transformer.wte.weight = self.lm_head.weight
 
-    def forward(self, idx):
+    def forward(self, idx, targets=None):
         b, t = idx.size()
         pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
         x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))
         for block in self.transformer.h:
             x = block(x)
-        return self.lm_head(self.transformer.ln_f(x))
+        logits = self.lm_head(self.transformer.ln_f(x))
+        if targets is None:
+            return logits
+        # nanoGPT's training interface: `logits, loss = model(x, y)`.
+        return logits, F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
 
 
 def gpt():

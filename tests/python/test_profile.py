@@ -144,6 +144,29 @@ class Profile(unittest.TestCase):
             # P21: the step holds both inputs from its first phase to its last.
             self.assertLessEqual(float(line.split("mean |error| ")[1].split(" %")[0]), 2.0, line)
 
+    def test_returned_loss(self):
+        # nanoGPT's `logits, loss = model(x, y)`: the step back-propagates the returned loss alone, and
+        # the logits, which the loss reads, are an output apply_plan keeps out of its functions.
+        with support.scratch() as folder:
+            graph, plan, trace = (os.path.join(folder, f) for f in ("graph.json", "plan.json", "trace.json"))
+            inputs = ["--input", "8x32:int64:100", "--input", "8x32:int64:100"]
+            run = package("export", f"{MODELS}:gpt", *inputs, "-o", graph)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            with open(graph) as f:
+                document = json.load(f)
+            self.assertEqual([v["id"] for v in document["vertices"] if v.get("output")], ["lm_head"])
+            self.assertGreater(document["metadata"]["checkpoint_rng_state_bytes"], 0)  # a CPU export (P22)
+            support.solve(graph, "feng-acg", plan)
+            run = package("profile", f"{MODELS}:gpt", "--graph", graph, "--plan", plan, *inputs,
+                          "--iterations", "1", "-o", trace)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            every = os.path.join(folder, "every.json")
+            support.solve(graph, "checkpoint-all", every)
+            for step, simulated in (("regular", every), ("checkpointed", plan)):
+                line = self.compare(graph, simulated, trace, step)
+                print(f"gpt with targets, feng-acg, {step}: {line}", file=sys.stderr)
+                self.assertLessEqual(abs(float(line.split("peak error ")[1].split(" %")[0])), 2.0, line)
+
     def test_plan_for_another_model_leaves_no_file(self):
         with support.scratch() as folder:
             _, plan = prepare(folder, "gpt")

@@ -260,6 +260,9 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
         metadata["plan_executor"] = executor == 0 ? "\"torch.utils.checkpoint\"" : "\"ckptx-torch\"";
     const bool pythonExport = metadata.count("plan_executor") && metadata.at("plan_executor") == "\"torch.utils.checkpoint\"";
     const bool rootedExecutor = metadata.count("plan_executor") && !pythonExport;
+    // Half the Python exports were made on the CPU: each checkpointed function's state counts (P22).
+    if (pythonExport && rng() % 2)
+        metadata["checkpoint_rng_state_bytes"] = std::to_string(1 + rng() % 6);
     return withMetadata(graph, metadata, [&](Vertex& vertex) {
         const VertexIndex v = *graph.find(vertex.id);
         vertex.compute = static_cast<double>(rng() % 9 + 1);

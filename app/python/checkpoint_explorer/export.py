@@ -196,7 +196,7 @@ def _example_like(info, device):
     return torch.zeros(info.shape, dtype=info.dtype, device=device)
 
 
-def metadata(vertex_graph, granularity, depth):
+def metadata(vertex_graph, granularity, depth, device="cpu"):
     program = vertex_graph.program
     params = sum(b for _, b in program.parameters.values())
     buffers = sum(b for _, b in program.buffers.values())
@@ -209,6 +209,11 @@ def metadata(vertex_graph, granularity, depth):
             "model_class": type(program.model).__name__, "torch_version": torch.__version__}
     if depth is not None:
         meta["depth"] = depth
+    if torch.device(device).type == "cpu":
+        # P22: each checkpointed function stashes the CPU generator's state, which a CPU step counts
+        # (on CUDA it is host memory, which memory_allocated does not count).
+        state = torch.get_rng_state()
+        meta["checkpoint_rng_state_bytes"] = state.numel() * state.element_size()
     return meta
 
 
@@ -226,7 +231,7 @@ def export_graph(model, example_inputs, path=None, granularity="module", depth=N
     finally:
         model.train(was_training)
     document = graph_file.graph_json(vertex_graph, name or type(model).__name__,
-                                     metadata(vertex_graph, granularity, depth))
+                                     metadata(vertex_graph, granularity, depth, device))
     document["metadata"]["fingerprint"] = graph_file.graph_fingerprint(vertex_graph)
     if path is not None:
         graph_file.write_atomically(path, graph_file.dumps(document))

@@ -90,6 +90,7 @@ def write_atomically(path, text):
 def graph_json(vertex_graph, name, metadata):
     """The graph file's JSON object for a VertexGraph."""
     saved_by = vertex_graph.saved_by()
+    read = {d for v in vertex_graph.vertices for d in v.deps}
     vertices = []
     for v in vertex_graph.vertices:
         entry = {"id": v.id, "name": v.id, "op": v.op, "bytes": int(v.bytes), "shape": [int(d) for d in v.shape],
@@ -110,6 +111,8 @@ def graph_json(vertex_graph, name, metadata):
             entry["requires_grad"] = False
         if v.passes_gradient_to:
             entry["passes_gradient_to"] = v.passes_gradient_to
+        if v.index in vertex_graph.sinks and v.index in read:  # a sink is an output anyway
+            entry["output"] = True
         if v.static_gradient_bytes:
             entry["static_gradient_bytes"] = int(v.static_gradient_bytes)
         vertices.append(entry)

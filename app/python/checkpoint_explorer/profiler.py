@@ -44,8 +44,16 @@ def _storage_total(tensors):
 
 
 def _loss(output):
+    """What the training script back-propagates: the loss the model returns where it returns one (a
+    floating scalar autograd tracks: nanoGPT's `logits, loss = model(x, y)`, a Hugging Face output given
+    labels), as `loss.backward()` does; else the mean of every floating output. Adding a mean of the
+    logits to the returned loss formed a second logits gradient, and a nanoGPT-style LM's peak
+    measured 38 % above the prediction (docs/BENCHMARKS.md, "A loss the model returns")."""
     flat, _ = _compat.tree_flatten(output)
     tensors = [t for t in flat if isinstance(t, torch.Tensor) and t.is_floating_point()]
+    losses = [t for t in tensors if t.dim() == 0 and t.requires_grad]
+    if losses:
+        return losses[0] if len(losses) == 1 else sum(losses)
     return sum(t.float().mean() for t in tensors)
 
 

@@ -379,6 +379,79 @@ private Q_SLOTS:
         QVERIFY(ends(other, {"x", "e1", "c", "e2"}) != ends(other, {"x", "e2"}));
     }
 
+    void rngStatePerFunction()
+    {
+        // P22 on x -> a -> b -> c -> d (savers as in savedInputsChain: a saves x, b saves a, d saves
+        // c and itself), a CPU export. Plan {x, d}: one function {a, b, c} returning d. It stashes
+        // the 5056-byte state before a runs (phase 0 ends with it), and the state goes at the end of
+        // the backward of a, its first member that saved (phase 8); d's backward (phase 5)
+        // re-forwards it inside fork_rng, a second state while it runs. Every other byte is the same
+        // as without the field (a CUDA export).
+        auto phases = [](bool cpu) {
+            const Graph chain = savedInputsChain(true, true);
+            GraphBuilder builder;
+            builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+            if (cpu)
+                builder.setMetadata("checkpoint_rng_state_bytes", "5056");
+            for (const Vertex& v : chain.vertices())
+                builder.addVertex(v);
+            for (const Edge& e : chain.edges())
+                builder.addEdge(chain.vertex(e.from).id, chain.vertex(e.to).id);
+            const Graph g = builder.build();
+            return simulatePlanMemory(g, evaluateIds(g, {"x", "d"}), MemoryModel::PyTorch).phases;
+        };
+        const auto cpu = phases(true), cuda = phases(false);
+        QList<qint64> ends, peaks;
+        for (std::size_t i = 0; i < cpu.size(); ++i) {
+            ends.push_back(cpu[i].endBytes - cuda[i].endBytes);
+            peaks.push_back(cpu[i].peakBytes - cuda[i].peakBytes);
+        }
+        QCOMPARE(ends, (QList<qint64>{5056, 5056, 5056, 5056, 5056, 5056, 5056, 5056, 0, 0}));
+        QCOMPARE(peaks, (QList<qint64>{5056, 5056, 5056, 5056, 5056, 10112, 5056, 5056, 5056, 0}));
+    }
+
+    void returnedOutputsStayOutOfFunctions()
+    {
+        // nanoGPT's `logits, loss = model(x, y)` on x -> a -> b -> c -> d -> e (1 .. 10^5 bytes):
+        // b, the logits, is returned though c reads it. Plan {x, e}: apply_plan keeps b out of its
+        // functions as it keeps the sink, so {a} and {c, d} run as two, b computed plainly between
+        // them; b is held by the function it enters until that function's first saver, d, has run
+        // its backward (P12). Without the mark b is a member that the one function frees in the
+        // forward (phase 3 ends 100 bytes lower) and recomputes.
+        auto graph = [](bool returned) {
+            GraphBuilder builder;
+            builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+            const std::vector<std::string> ids{"x", "a", "b", "c", "d", "e"};
+            for (std::size_t i = 0; i < ids.size(); ++i) {
+                Vertex v;
+                v.id = ids[i];
+                v.bytes = static_cast<std::int64_t>(std::pow(10, i));
+                v.savedBy = ids[i] == "c" ? std::vector<std::string>{"d"} : std::vector<std::string>{};
+                v.output = returned && ids[i] == "b";
+                builder.addVertex(v);
+                if (i > 0)
+                    builder.addEdge(ids[i - 1], ids[i]);
+            }
+            return builder.build();
+        };
+        const Graph g = graph(true), unmarked = graph(false);
+        const PlanEvaluation asRun = checkpointFunctions(g, evaluateIds(g, {"x", "e"}));
+        QStringList kept;
+        for (VertexIndex v : asRun.checkpoints)
+            kept << QString::fromStdString(g.vertex(v).id);
+        QCOMPARE(kept, (QStringList{"x", "b", "e"}));
+        QCOMPARE(asRun.segments.size(), std::size_t(2));
+        QCOMPARE(checkpointFunctions(unmarked, evaluateIds(unmarked, {"x", "e"})).segments.size(), std::size_t(1));
+        auto ends = [](const Graph& graph) {
+            QList<qint64> out;
+            for (const auto& phase : simulatePlanMemory(graph, evaluateIds(graph, {"x", "e"}), MemoryModel::PyTorch).phases)
+                out.push_back(phase.endBytes);
+            return out;
+        };
+        const QList<qint64> returned = ends(g), member = ends(unmarked);
+        QCOMPARE(returned[3] - member[3], 100);
+    }
+
     // P18 on a ResNet block's shape: x -> m -> c1 -> c2 -> add -> y and m -> d -> add (1 .. 10^6
     // bytes; d, the downsampling, comes after c2 in the file, as torchvision records it), each tensor
     // saved by its readers but the add's. Plan {x, m, d, y}: d's only input is a checkpoint, so it
@@ -497,7 +570,7 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("executor");
         QTest::addColumn<QStringList>("plan");
-        for (const QString executor : {QString(), QStringLiteral("ckptx-torch"), QStringLiteral("torch.utils.checkpoint")}) {
+        for (const QString& executor : {QString(), QStringLiteral("ckptx-torch"), QStringLiteral("torch.utils.checkpoint")}) {
             const QString name = executor.isEmpty() ? QStringLiteral("Hong's Alg. 4") : executor;
             QTest::newRow(qPrintable(name + ", regular")) << executor << QStringList{"x", "m", "a", "b", "c"};
             QTest::newRow(qPrintable(name + ", a and b recomputed")) << executor << QStringList{"x", "m", "c"};
