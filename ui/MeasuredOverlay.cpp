@@ -24,12 +24,18 @@ MeasuredOverlay makeMeasuredOverlay(const Graph& graph, const Plan& plan, const 
     t.peakBytes.assign(phases, 0);
     t.backward.assign(phases, false);
     t.liveAtPeak.assign(phases, {});
+    std::vector<bool> matched(phases, false);
     for (const PhaseComparison& p : c.phases) {
         const MeasuredPhase& m = trace.checkpointed.phases.at(std::size_t(p.traceIndex));
         const std::int64_t offset = m.endBytes - p.measured;
         t.endBytes.at(std::size_t(p.index)) = p.measured;
         t.peakBytes.at(std::size_t(p.index)) = m.peakBytes - offset;
+        matched.at(std::size_t(p.index)) = true;
     }
+    // A virtual vertex's phases (no trace lists it) hold what the phase before ended with.
+    for (std::size_t i = 1; i < phases; ++i)
+        if (!matched[i])
+            t.endBytes[i] = t.peakBytes[i] = t.endBytes[i - 1];
     for (std::size_t i = 0; i < phases; ++i)
         t.backward[i] = int(i) > n && int(i) <= 2 * n;
     return overlay;

@@ -77,7 +77,6 @@ public:
         for (VertexIndex v = 0; m_model == MemoryModel::PyTorch && v < m_graph.vertexCount(); ++v)
             if (v != m_order[0] && m_graph.isInput(v))
                 m_trace.allocValue(v);
-        stashRngStateBefore(1);
         forward();
         for (auto it = m_order.rbegin(); it + 1 != m_order.rend(); ++it) {
             m_trace.beginPhase(2 * n + 1 - m_graph.topologicalPosition(*it));
@@ -97,6 +96,8 @@ private:
         for (std::size_t k = 1; k < m_order.size(); ++k) {
             const VertexIndex v = m_order[k];
             m_trace.beginPhase(m_graph.topologicalPosition(v));
+            if (k == 1)  // the step starts with the function: phase 0 is before it
+                stashRngStateBefore(k);
             const int function = m_checkpointFunctions ? m_functionOf[v] : -1;
             if (!heldByStep(v))
                 m_trace.allocValue(v);
@@ -120,7 +121,8 @@ private:
         }
     }
 
-    // P22: a function stashes the state before its first vertex runs, in the phase before.
+    // P22: a function stashes the state before its first vertex runs, in the phase before (the
+    // previous vertex's, after its frees).
     void stashRngStateBefore(std::size_t k)
     {
         if (m_rngStateBytes <= 0 || k >= m_order.size())
@@ -132,7 +134,7 @@ private:
     }
 
     // P22: each checkpointed function stashes the CPU random-number state before its first vertex
-    // runs (the phase before that vertex's ends with it); the hooks of the tensors it saves hold it (torch.utils.checkpoint's unpack closure), so
+    // runs (the phase before that vertex's ends with it, but for the step's first); the hooks of the tensors it saves hold it (torch.utils.checkpoint's unpack closure), so
     // it goes with the backward of the function's first member that saved (P12's release) — at the
     // end of the function's forward where none did, at its trigger's backward where savers are
     // unknown (P9).

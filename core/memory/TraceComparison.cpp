@@ -37,26 +37,38 @@ TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predic
     const auto& topo = graph.topologicalOrder();
     const int n = graph.vertexCount() - 1;  // the simulators' N
     const int traceN = static_cast<int>(trace.vertices.size());
-    // A model with several inputs (token ids and a padding mask) has a virtual source joining them
-    // (GraphBuilder), which a trace written from the graph file (the Python profiler) does not
-    // list. Its phases are then the simulators' own: its phase 0, before the step, stands for the
-    // virtual source's forward, and each input is a vertex with phases of its own.
-    const bool virtualSourceUnlisted = graph.vertex(graph.source()).isVirtual && traceN == n;
-    const int unlisted = virtualSourceUnlisted ? 1 : 0;
-    if (traceN + unlisted != graph.vertexCount())
+    // The trace lists the graph's real vertices in topological order. A virtual vertex (the source
+    // joining a model's several inputs, the sink joining its several outputs; GraphBuilder) is in no
+    // graph file, so in no trace: its phases have no measured counterpart and are skipped, and with a
+    // virtual source the trace's phase 0, before the step, stands for its forward.
+    std::vector<int> traceVertex(graph.vertexCount(), -1);  // per topological position
+    int real = 0;
+    for (int p = 0; p <= n; ++p)
+        if (!graph.vertex(topo[p]).isVirtual)
+            traceVertex[p] = real++;
+    if (traceN != real)
         throw std::invalid_argument("the trace has " + std::to_string(traceN) + " vertices, the graph " +
-                                    std::to_string(graph.vertexCount()));
-    for (int k = 0; k < traceN; ++k)
-        if (trace.vertices[k] != graph.vertex(topo[k + unlisted]).id)
+                                    std::to_string(real) +
+                                    (real != graph.vertexCount() ? " (and a virtual one, which traces do not list)" : ""));
+    for (int p = 0; p <= n; ++p)
+        if (const int k = traceVertex[p]; k >= 0 && trace.vertices[k] != graph.vertex(topo[p]).id)
             throw std::invalid_argument("the trace's vertex " + std::to_string(k) + " is \"" + trace.vertices[k] +
-                                        "\", the graph's \"" + graph.vertex(topo[k + unlisted]).id +
-                                        "\" (not this graph?)");
+                                        "\", the graph's \"" + graph.vertex(topo[p]).id + "\" (not this graph?)");
     if (static_cast<int>(measured.phases.size()) != 2 * traceN + 2)
         throw std::invalid_argument("the trace step has " + std::to_string(measured.phases.size()) +
                                     " phases, expected " + std::to_string(2 * traceN + 2));
     if (static_cast<int>(predicted.phases.size()) != 2 * n + 2)
         throw std::invalid_argument("the simulated profile has " + std::to_string(predicted.phases.size()) +
                                     " phases, expected " + std::to_string(2 * n + 2));
+    // The trace's phase of simulated phase p (tracePhaseOf's mapping by vertex), -1 for none.
+    auto tracePhase = [&](int p) {
+        if (p == 0 || p == 2 * n + 1)
+            return p == 0 ? 0 : 2 * traceN + 1;
+        const int k = traceVertex[p <= n ? p : 2 * n + 1 - p];
+        if (k < 0)
+            return -1;
+        return p <= n ? k + 1 : 2 * traceN - k;
+    };
 
     const std::int64_t offset = trace.baselineBytes - graph.inputBytes();
     TraceComparison result;
@@ -64,7 +76,9 @@ TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predic
     for (const PhaseMemory& phase : predicted.phases) {
         PhaseComparison c;
         c.index = phase.index;
-        c.traceIndex = virtualSourceUnlisted ? phase.index : tracePhaseOf(phase.index, n);
+        c.traceIndex = tracePhase(phase.index);
+        if (c.traceIndex < 0)
+            continue;
         c.predicted = phase.endBytes;
         c.measured = measured.phases[c.traceIndex].endBytes - offset;
         c.errorPercent = percentError(c.predicted, c.measured);

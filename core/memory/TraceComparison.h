@@ -13,7 +13,8 @@
 // topological vertex k) is the trace's forward phase of the same vertex id, the backward of
 // vertex k the trace's backward of that id; 0 and 2N+1 match 0 and the trace's last phase.
 // The trace's own phases of the input (its empty forward, the tail of the backward pass) have
-// no simulated counterpart and are skipped.
+// no simulated counterpart and are skipped; so have the simulated phases of virtual vertices (a
+// source joining several inputs, a sink joining several outputs), which no trace lists.
 #include "graph/Graph.h"
 #include "io/TraceJson.h"
 #include "memory/MemoryProfile.h"
@@ -32,7 +33,7 @@ struct PhaseComparison {
 };
 
 struct TraceComparison {
-    std::vector<PhaseComparison> phases;
+    std::vector<PhaseComparison> phases;  // the simulated phases that have a measured counterpart
     double meanAbsErrorPercent = 0;  // mean of |errorPercent| over phases
     std::int64_t predictedPeak = 0;  // simulated peak_bytes
     std::int64_t measuredPeak = 0;   // trace peak_bytes − (baseline − input bytes)

@@ -136,6 +136,53 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, compareWithTrace(g, p, t, t.checkpointed));
     }
 
+    void severalOutputsWithoutTheVirtualSink()
+    {
+        // A model with two heads, x -> a -> {c, r}: GraphBuilder joins the outputs with a virtual
+        // sink, which no trace lists. The trace's phases are the real vertices' (x as phase 1, as
+        // ckptx-torch writes them); the virtual sink's forward and backward phases are skipped, every
+        // other simulated phase is matched with its vertex's, and the errors are those phases'.
+        GraphBuilder builder;
+        for (const auto& [id, bytes] : std::vector<std::pair<std::string, std::int64_t>>{{"x", 8}, {"a", 20}, {"c", 4}, {"r", 8}}) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            builder.addVertex(std::move(v));
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"x", "a"}, {"a", "c"}, {"a", "r"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        QVERIFY(g.vertex(g.sink()).isVirtual);
+        const MemoryProfile p = simulatePlanMemory(g, evaluate(g, g.topologicalOrder()), MemoryModel::PyTorch);
+        const int n = g.vertexCount() - 1;  // 4: x a c r and the sink
+        ProfileTrace t;
+        for (int k = 0; k < n; ++k)
+            t.vertices.push_back(g.vertex(g.topologicalOrder()[k]).id);
+        const int traceN = n;
+        t.baselineBytes = 1000 + 8;
+        t.checkpointed.phases.resize(2 * traceN + 2);
+        // Measured: each vertex's phase ends as simulated, but 10 bytes more at c's backward.
+        for (const PhaseMemory& phase : p.phases) {
+            const int v = phase.index <= n ? phase.index : 2 * n + 1 - phase.index;
+            if (phase.index == 0 || phase.index == 2 * n + 1 || v == n)
+                continue;
+            const int at = phase.index <= n ? v + 1 : 2 * traceN - v;
+            t.checkpointed.phases[at].endBytes = phase.endBytes + 1000 + (phase.index > n && v == 2 ? 10 : 0);
+        }
+        t.checkpointed.phases[0].endBytes = p.phases[0].endBytes + 1000;
+        t.checkpointed.phases[2 * traceN + 1].endBytes = p.phases.back().endBytes + 1000;
+        t.checkpointed.peakBytes = p.peakBytes + 1000;
+        const TraceComparison c = compareWithTrace(g, p, t, t.checkpointed);
+        QCOMPARE(c.phases.size(), std::size_t(2 * n));  // all but the sink's two
+        for (const PhaseComparison& phase : c.phases) {
+            QVERIFY(phase.index != n && phase.index != n + 1);
+            QCOMPARE(phase.errorPercent == 0.0, phase.index != 2 * n + 1 - 2);
+        }
+        QCOMPARE(c.peakErrorPercent, 0.0);
+        t.vertices.pop_back();
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, compareWithTrace(g, p, t, t.checkpointed));
+    }
+
     void otherGraphIsRefused()
     {
         const Graph g = test::makeChain({10, 8, 9});
