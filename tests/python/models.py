@@ -178,6 +178,25 @@ def masked_encoder():
     return MaskedEncoder()
 
 
+class TwoHeads(nn.Module):
+    """A shared trunk with a classification and a reconstruction head: two outputs."""
+
+    def __init__(self, dim=64, hidden=256, classes=10):
+        super().__init__()
+        self.trunk = nn.Sequential(nn.Linear(dim, hidden), nn.GELU(), nn.Dropout(0.1), nn.Linear(hidden, hidden),
+                                   nn.GELU())
+        self.classify = nn.Linear(hidden, classes)
+        self.reconstruct = nn.Linear(hidden, dim)
+
+    def forward(self, x):
+        h = self.trunk(x)
+        return self.classify(h), self.reconstruct(h)
+
+
+def two_heads():
+    return TwoHeads()
+
+
 def not_a_module():
     return 42
 
