@@ -134,10 +134,10 @@ private:
     }
 
     // P22: each checkpointed function stashes the CPU random-number state before its first vertex
-    // runs (the phase before that vertex's ends with it, but for the step's first); the hooks of the tensors it saves hold it (torch.utils.checkpoint's unpack closure), so
-    // it goes with the backward of the function's first member that saved (P12's release) — at the
-    // end of the function's forward where none did, at its trigger's backward where savers are
-    // unknown (P9).
+    // runs (the phase before that vertex's ends with it, but for the step's first); the hooks of the
+    // tensors it saves hold it (torch.utils.checkpoint's unpack closure), so it goes with the
+    // backward of the function's first member that saved (P12's release) — at the end of the
+    // function's forward where none did, at its trigger's backward where savers are unknown (P9).
     void findRngStates()
     {
         const std::size_t functions = m_plan.segments.size();
