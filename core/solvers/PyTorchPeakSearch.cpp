@@ -5,6 +5,7 @@
 #include "theory/RecomputeCost.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 
@@ -72,15 +73,50 @@ std::int64_t inputBytes(const Graph& g, VertexIndex v)
     return bytes;
 }
 
+// P5, P20 under P18: per vertex v, the weight gradients (and those of what weights alone compute) of
+// v's tracked descendants. Whatever order a plan runs in, it is a topological one, so they run after
+// v and their backwards before v's, and nothing frees a weight's gradient within the step. Zeros
+// above kDescendantsLimit vertices, where the sets would cost V²/8 bytes.
+constexpr int kDescendantsLimit = 8192;
+
+std::vector<std::int64_t> descendantsWeightGradients(const Graph& g)
+{
+    const int count = g.vertexCount();
+    std::vector<std::int64_t> sums(count, 0);
+    if (count > kDescendantsLimit)
+        return sums;
+    const std::size_t words = (static_cast<std::size_t>(count) + 63) / 64;
+    std::vector<std::uint64_t> below(static_cast<std::size_t>(count) * words, 0);  // per vertex, a bit set
+    const auto& topo = g.topologicalOrder();
+    for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+        std::uint64_t* mine = &below[static_cast<std::size_t>(*it) * words];
+        for (VertexIndex s : g.successors(*it)) {
+            const std::uint64_t* theirs = &below[static_cast<std::size_t>(s) * words];
+            for (std::size_t w = 0; w < words; ++w)
+                mine[w] |= theirs[w];
+            mine[s / 64] |= std::uint64_t(1) << (s % 64);
+        }
+        for (std::size_t w = 0; w < words; ++w)
+            for (std::uint64_t bits = mine[w]; bits != 0; bits &= bits - 1) {
+                const Vertex& d = g.vertex(static_cast<VertexIndex>(w * 64 + std::countr_zero(bits)));
+                if (d.requiresGrad)
+                    sums[*it] += d.parameterBytes + d.staticGradientBytes;
+            }
+    }
+    return sums;
+}
+
 // P9/P10 (a Python export): a plan's steps may run in another order than the topological one
 // (P18), so only what v's own run holds: in the forward its operands, v, the step's inputs and the workspace;
 // at its backward the step's inputs, v's gradient (the loss's of the output at the sink's; none where an add
-// may pass it on, P15), its weight gradients and the workspace, none of it where no backward runs (P19).
+// may pass it on, P15), its weight gradients and its descendants' and the workspace, none of it where no
+// backward runs (P19).
 PhaseFloors ownRunFloors(const Graph& g)
 {
     const int count = g.vertexCount();
     PhaseFloors floors;
     floors.backward.assign(count, 0);
+    const std::vector<std::int64_t> later = descendantsWeightGradients(g);
     std::vector<bool> mayShare(count, false);
     for (VertexIndex v = 0; v < count; ++v)
         for (const std::string& id : g.vertex(v).passesGradientTo)
@@ -101,7 +137,7 @@ PhaseFloors ownRunFloors(const Graph& g)
                                   });
         if (vertex.requiresGrad)
             floors.backward[v] += ((mayShare[v] && v != g.sink()) || !getsGradient ? 0 : g.bytes(v)) +
-                                  vertex.parameterBytes + leastBackwardWorkspace(vertex);
+                                  vertex.parameterBytes + later[v] + leastBackwardWorkspace(vertex);
     }
     return floors;
 }
