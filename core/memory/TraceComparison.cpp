@@ -37,19 +37,22 @@ TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predic
     const auto& topo = graph.topologicalOrder();
     const int n = graph.vertexCount() - 1;  // the simulators' N
     const int traceN = static_cast<int>(trace.vertices.size());
-    // The trace lists the graph's real vertices in topological order. A virtual vertex (the source
-    // joining a model's several inputs, the sink joining its several outputs; GraphBuilder) is in no
-    // graph file, so in no trace: its phases have no measured counterpart and are skipped, and with a
-    // virtual source the trace's phase 0, before the step, stands for its forward.
+    // The trace lists the graph's vertices in topological order: all of them (ckptx-torch, which
+    // builds the graph it runs), or the real ones (the Python profiler writes its trace from the
+    // graph file, and a virtual vertex — the source joining a model's several inputs, the sink
+    // joining its several outputs; GraphBuilder — is in none). An unlisted vertex's phases have no
+    // measured counterpart and are skipped; with an unlisted virtual source the trace's phase 0,
+    // before the step, stands for its forward.
     std::vector<int> traceVertex(graph.vertexCount(), -1);  // per topological position
-    int real = 0;
+    const bool listsVirtual = traceN == graph.vertexCount();
+    int listed = 0;
     for (int p = 0; p <= n; ++p)
-        if (!graph.vertex(topo[p]).isVirtual)
-            traceVertex[p] = real++;
-    if (traceN != real)
+        if (listsVirtual || !graph.vertex(topo[p]).isVirtual)
+            traceVertex[p] = listed++;
+    if (traceN != listed)
         throw std::invalid_argument("the trace has " + std::to_string(traceN) + " vertices, the graph " +
-                                    std::to_string(real) +
-                                    (real != graph.vertexCount() ? " (and a virtual one, which traces do not list)" : ""));
+                                    std::to_string(graph.vertexCount()) +
+                                    (listed != graph.vertexCount() ? " (" + std::to_string(listed) + " but virtual ones)" : ""));
     for (int p = 0; p <= n; ++p)
         if (const int k = traceVertex[p]; k >= 0 && trace.vertices[k] != graph.vertex(topo[p]).id)
             throw std::invalid_argument("the trace's vertex " + std::to_string(k) + " is \"" + trace.vertices[k] +
