@@ -11,6 +11,22 @@ using namespace ckpt;
 
 namespace {
 
+// A graph of named vertices (id, bytes) and edges; GraphBuilder adds the virtual vertices it needs.
+Graph namedGraph(const std::vector<std::pair<std::string, std::int64_t>>& vertices,
+                 const std::vector<std::pair<std::string, std::string>>& edges)
+{
+    GraphBuilder builder;
+    for (const auto& [id, bytes] : vertices) {
+        Vertex v;
+        v.id = id;
+        v.bytes = bytes;
+        builder.addVertex(std::move(v));
+    }
+    for (const auto& [from, to] : edges)
+        builder.addEdge(from, to);
+    return builder.build();
+}
+
 // A trace of graph g whose step reports `bytes(simulated phase)` + offset at the matched
 // phases and `junk` at the trace's own phases of the input (which must be skipped).
 ProfileTrace traceOf(const Graph& g, const MemoryProfile& predicted, std::int64_t baseline,
@@ -104,16 +120,7 @@ private Q_SLOTS:
         // source, which the Python profiler's trace (written from the graph file) does not list;
         // its phases are the simulators' own, phase 0 before the step standing for the virtual
         // source's forward.
-        GraphBuilder builder;
-        for (const auto& [id, bytes] : std::vector<std::pair<std::string, std::int64_t>>{{"x", 8}, {"m", 4}, {"a", 20}, {"b", 30}}) {
-            Vertex v;
-            v.id = id;
-            v.bytes = bytes;
-            builder.addVertex(std::move(v));
-        }
-        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"x", "a"}, {"m", "a"}, {"a", "b"}})
-            builder.addEdge(from, to);
-        const Graph g = builder.build();
+        const Graph g = namedGraph({{"x", 8}, {"m", 4}, {"a", 20}, {"b", 30}}, {{"x", "a"}, {"m", "a"}, {"a", "b"}});
         QVERIFY(g.vertex(g.source()).isVirtual);
         const MemoryProfile p = simulatePlanMemory(g, evaluate(g, g.topologicalOrder()), MemoryModel::PyTorch);
         const int n = g.vertexCount() - 1;
@@ -142,16 +149,7 @@ private Q_SLOTS:
         // sink, which no trace lists. The trace's phases are the real vertices' (x as phase 1, as
         // ckptx-torch writes them); the virtual sink's forward and backward phases are skipped, every
         // other simulated phase is matched with its vertex's, and the errors are those phases'.
-        GraphBuilder builder;
-        for (const auto& [id, bytes] : std::vector<std::pair<std::string, std::int64_t>>{{"x", 8}, {"a", 20}, {"c", 4}, {"r", 8}}) {
-            Vertex v;
-            v.id = id;
-            v.bytes = bytes;
-            builder.addVertex(std::move(v));
-        }
-        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"x", "a"}, {"a", "c"}, {"a", "r"}})
-            builder.addEdge(from, to);
-        const Graph g = builder.build();
+        const Graph g = namedGraph({{"x", 8}, {"a", 20}, {"c", 4}, {"r", 8}}, {{"x", "a"}, {"a", "c"}, {"a", "r"}});
         QVERIFY(g.vertex(g.sink()).isVirtual);
         const MemoryProfile p = simulatePlanMemory(g, evaluate(g, g.topologicalOrder()), MemoryModel::PyTorch);
         const int n = g.vertexCount() - 1;  // 4: x a c r and the sink
