@@ -67,12 +67,10 @@ std::vector<bool> Graph::flood(VertexIndex start, bool forward) const
     return seen;
 }
 
-bool Graph::isInput(VertexIndex v) const
+bool Graph::isJoinedSource(VertexIndex v) const
 {
-    if (v == m_source)
-        return true;
     const auto preds = predecessors(v);
-    return m_vertices[m_source].isVirtual && preds.size() == 1 && preds.front() == m_source;
+    return preds.size() == 1 && preds.front() == m_source;
 }
 
 std::int64_t Graph::inputBytes() const

@@ -106,7 +106,11 @@ public:
     VertexIndex sink() const { return m_sink; }
     // A tensor the training step is given: the source, or each source a virtual one joins (token
     // ids and a padding mask). The training loop holds them through the whole step.
-    bool isInput(VertexIndex v) const;
+    // Inline: the simulators ask per edge, and most graphs have a real source.
+    bool isInput(VertexIndex v) const
+    {
+        return v == m_source || (m_vertices[m_source].isVirtual && isJoinedSource(v));
+    }
     std::int64_t inputBytes() const;  // of every input
     // A topological order; stable: ties keep the order the vertices were given in.
     const std::vector<VertexIndex>& topologicalOrder() const { return m_topo; }
@@ -127,6 +131,7 @@ public:
 private:
     friend class GraphBuilder;
     std::vector<bool> flood(VertexIndex start, bool forward) const;
+    bool isJoinedSource(VertexIndex v) const;  // the virtual source is v's only predecessor
     std::string m_name;
     std::vector<Vertex> m_vertices;
     std::vector<Edge> m_edges;

@@ -5,6 +5,7 @@
 #include "memory/MemoryProfile.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace ckpt {
@@ -63,7 +64,9 @@ private:
     const Graph& m_graph;
     const int m_n;
     const bool m_recordLive;
-    std::vector<std::int64_t> m_itemBytes;
+    // Per item, set when it is allocated and read only while it is live: left uninitialised, as the
+    // simulators make a trace per plan they evaluate (the peak search, thousands).
+    std::unique_ptr<std::int64_t[]> m_itemBytes;
     std::vector<int> m_position;  // index into m_live, -1 when not live
     std::vector<int> m_live;
     std::int64_t m_current = 0;
