@@ -20,8 +20,8 @@ MemoryModel parseMemoryModel(const std::string& name)
 }
 
 MemoryTrace::MemoryTrace(const Graph& graph, bool recordLive)
-    : m_graph(graph), m_n(graph.vertexCount()), m_recordLive(recordLive), m_itemBytes(std::make_unique_for_overwrite<std::int64_t[]>(8 * m_n + 2)),
-      m_position(8 * m_n + 2, -1)
+    : m_graph(graph), m_n(graph.vertexCount()), m_recordLive(recordLive),
+      m_itemBytes(std::make_unique_for_overwrite<std::int64_t[]>(8 * m_n + 2)), m_position(8 * m_n + 2, -1)
 {
 }
 

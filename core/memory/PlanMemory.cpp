@@ -40,7 +40,7 @@ public:
           m_memberIndex(graph.vertexCount(), -1), m_reforwarded(m_plan.segments.size(), false),
           m_unsaved(graph.vertexCount(), false),
           m_lastSaverOf(graph.vertexCount()),
-          m_earlyStop(m_checkpointFunctions && metadataIs(graph, "checkpoint_early_stop", "true")),
+          m_earlyStop(m_checkpointFunctions && stopsReforwardsEarly(graph)),
           m_rootedExecutor(model == MemoryModel::PyTorch && metadataIs(graph, "plan_executor", "\"ckptx-torch\"")),
           m_rngStateBytes(m_checkpointFunctions ? metadataBytes(graph, "checkpoint_rng_state_bytes") : 0),
           m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false),
@@ -73,9 +73,9 @@ public:
         const int n = m_graph.vertexCount() - 1;
         m_trace.beginPhase(0);
         m_trace.allocValue(m_order[0]);
-        // P21: every input of a step that several are given exists before it.
-        for (VertexIndex v = 0; m_model == MemoryModel::PyTorch && v < m_graph.vertexCount(); ++v)
-            if (v != m_order[0] && m_graph.isInput(v))
+        // P21: every input of a step that several are given (a virtual source joins them) exists before it.
+        if (m_model == MemoryModel::PyTorch && m_graph.vertex(m_graph.source()).isVirtual)
+            for (VertexIndex v : m_graph.successors(m_graph.source()))
                 m_trace.allocValue(v);
         forward();
         for (auto it = m_order.rbegin(); it + 1 != m_order.rend(); ++it) {
@@ -115,7 +115,7 @@ private:
                 if (--consumersLeft[u] == 0 && !heldByStep(u) &&
                     (!m_isCheckpoint[u] || (m_unsaved[u] && heldByAutograd(u))))
                     m_trace.freeValue(u);
-            if (m_rngStateBytes > 0 && inFunction && --m_rngUnrun[function] == 0 && m_rngHolder[function] < 0)
+            if (m_rngStateBytes > 0 && inFunction && m_rngLast[function] == v && rngHolder(function) < 0)
                 m_trace.freeRngState(m_rngKey[function]);  // P22: nothing saved holds it
             stashRngStateBefore(k + 1);
         }
@@ -142,21 +142,23 @@ private:
     {
         const std::size_t functions = m_plan.segments.size();
         m_rngKey.assign(functions, -1);
-        m_rngUnrun.assign(functions, 0);
-        m_rngHolder.assign(functions, -1);
+        m_rngLast.assign(functions, -1);
         m_rngReleasedBy.assign(m_graph.vertexCount(), {});
         for (std::size_t s = 0; s < functions; ++s) {
             for (const auto* part : {&m_plan.segments[s].vertices, &m_plan.segments[s].exits})
                 for (VertexIndex w : *part) {
-                    ++m_rngUnrun[s];
                     if (m_rngKey[s] < 0 || m_runAt[w] < m_runAt[m_rngKey[s]])
                         m_rngKey[s] = w;
+                    if (m_rngLast[s] < 0 || m_runAt[w] > m_runAt[m_rngLast[s]])
+                        m_rngLast[s] = w;
                 }
-            m_rngHolder[s] = m_release[s] >= 0 ? m_release[s] : m_trigger[s];
-            if (m_rngHolder[s] >= 0)
-                m_rngReleasedBy[m_rngHolder[s]].push_back(static_cast<int>(s));
+            if (const VertexIndex holder = rngHolder(static_cast<int>(s)); holder >= 0)
+                m_rngReleasedBy[holder].push_back(static_cast<int>(s));
         }
     }
+
+    // P22: whose backward frees function s's state, -1 where nothing it saved holds it.
+    VertexIndex rngHolder(int s) const { return m_release[s] >= 0 ? m_release[s] : m_trigger[s]; }
 
     // P7: the backward phase after which autograd no longer keeps each tensor — that of its
     // first holder to run (P18), the last of them the backward runs: a vertex whose backward saved
@@ -618,8 +620,7 @@ private:
     const std::vector<VertexIndex> m_order;          // P18: the order the vertices run in
     std::vector<int> m_runAt;                        // per vertex: its place in m_order
     std::vector<VertexIndex> m_rngKey;               // per function: its first vertex to run (P22)
-    std::vector<int> m_rngUnrun;                     // per function: vertices whose forward is to come
-    std::vector<VertexIndex> m_rngHolder;            // per function: whose backward frees the state, or -1
+    std::vector<VertexIndex> m_rngLast;              // per function: its last vertex to run (P22)
     std::vector<std::vector<int>> m_rngReleasedBy;   // per vertex: the functions its backward frees
 };
 

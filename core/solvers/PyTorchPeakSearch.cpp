@@ -63,8 +63,8 @@ std::vector<VertexIndex> gradientSenders(const Graph& g, VertexIndex u)
     return senders;
 }
 
-// The bytes of v's inputs but the graph's inputs (counted on their own: the step holds them, P21).
-std::int64_t inputBytes(const Graph& g, VertexIndex v)
+// The bytes of v's operands but the graph's inputs (counted on their own: the step holds them, P21).
+std::int64_t operandBytes(const Graph& g, VertexIndex v)
 {
     std::int64_t bytes = 0;
     for (VertexIndex u : g.predecessors(v))
@@ -117,6 +117,7 @@ PhaseFloors ownRunFloors(const Graph& g)
     PhaseFloors floors;
     floors.backward.assign(count, 0);
     const std::vector<std::int64_t> later = descendantsWeightGradients(g);
+    const std::int64_t held = g.inputBytes();  // P21
     std::vector<bool> mayShare(count, false);
     for (VertexIndex v = 0; v < count; ++v)
         for (const std::string& id : g.vertex(v).passesGradientTo)
@@ -125,10 +126,10 @@ PhaseFloors ownRunFloors(const Graph& g)
         if (g.isInput(v))
             continue;
         const Vertex& vertex = g.vertex(v);
-        const std::int64_t inputs = inputBytes(g, v);
-        floors.forward = std::max(floors.forward, g.inputBytes() + inputs + g.bytes(v) +
+        const std::int64_t inputs = operandBytes(g, v);
+        floors.forward = std::max(floors.forward, held + inputs + g.bytes(v) +
                                                       leastForwardWorkspace(vertex));
-        floors.backward[v] = g.inputBytes();
+        floors.backward[v] = held;
         // v's gradient exists at its backward only where the loss or a tracked successor forms it
         // (P19: behind untracked vertices alone, v's backward runs for its weights without one).
         const auto senders = gradientSenders(g, v);
@@ -148,6 +149,7 @@ PhaseFloors phaseFloors(const Graph& g)
         return ownRunFloors(g);
     const int count = g.vertexCount();
     const auto& topo = g.topologicalOrder();
+    const std::int64_t held = g.inputBytes();  // P21
     PhaseFloors floors;
     floors.backward.assign(count, 0);
     // Difference arrays over topological positions.
@@ -179,10 +181,10 @@ PhaseFloors phaseFloors(const Graph& g)
         if (g.isInput(v))
             continue;
         const Vertex& vertex = g.vertex(v);
-        const std::int64_t inputs = inputBytes(g, v);
-        floors.forward = std::max(floors.forward, g.inputBytes() + wait + g.bytes(v) +
+        const std::int64_t inputs = operandBytes(g, v);
+        floors.forward = std::max(floors.forward, held + wait + g.bytes(v) +
                                                       leastForwardWorkspace(vertex));
-        floors.backward[v] = g.inputBytes() + g.bytes(v) + inputs + grads + weights +
+        floors.backward[v] = held + g.bytes(v) + inputs + grads + weights +
                              leastBackwardWorkspace(vertex);
         weights -= vertex.parameterBytes;
     }

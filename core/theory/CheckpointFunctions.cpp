@@ -82,6 +82,12 @@ bool runsCheckpointFunctions(const Graph& graph)
     return it != graph.metadata().end() && it->second == "\"torch.utils.checkpoint\"";
 }
 
+bool stopsReforwardsEarly(const Graph& graph)
+{
+    auto it = graph.metadata().find("checkpoint_early_stop");
+    return it != graph.metadata().end() && it->second == "true";
+}
+
 PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& plan)
 {
     const int n = graph.vertexCount();

@@ -14,6 +14,9 @@ namespace ckpt {
 // P9 (docs/MEMORY-MODEL.md): the graph's plans run as torch.utils.checkpoint functions (graph
 // metadata `plan_executor`, written by the Python package's exporter).
 bool runsCheckpointFunctions(const Graph& graph);
+// P9: that torch's re-forward stops at the function's last saved tensor (2.x; graph metadata
+// `checkpoint_early_stop`); without it (1.13) a function runs whole again, its exits too.
+bool stopsReforwardsEarly(const Graph& graph);
 
 // The plan as apply_plan executes it: `checkpoints` what it keeps (the plan's, less those a function
 // does not return; plus the inputs and the model's outputs, which plan_steps keeps: a virtual

@@ -31,8 +31,7 @@ RecomputeCost recomputeCost(const Graph& graph, const PlanEvaluation& plan)
     // (nanoGPT's LM head, returned by the function computing the final norm: 23 % of the forward);
     // with it (torch 2.x) it ends at the last saved tensor, and the exits are not counted.
     const bool functions = runsCheckpointFunctions(graph) && !plan.segments.empty();
-    const auto earlyStop = graph.metadata().find("checkpoint_early_stop");
-    const bool wholeReforwards = functions && (earlyStop == graph.metadata().end() || earlyStop->second != "true");
+    const bool wholeReforwards = functions && !stopsReforwardsEarly(graph);
     const PlanEvaluation asRun = functions ? checkpointFunctions(graph, plan) : PlanEvaluation{};
     auto add = [&](VertexIndex v) {
         if (graph.isInput(v))  // the training loop holds it (P21)
