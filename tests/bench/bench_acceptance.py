@@ -9,10 +9,14 @@ regular step's measured forward time, core/memory/StepTimeComparison.h).
     PYTHONPATH=app/python /usr/bin/python3 tests/bench/bench_acceptance.py [--ckptx build/bin/ckptx]
         [--models gpt_bench:8x128:int64:1000,...] [--iterations 3] [--keep DIR]
         [--module FILE.py] [--solvers checkpoint-all,feng-acg,...] [--granularity module|op]
+        [--device cpu|cuda] [--time-limit S]
 
 --granularity op exports (and so profiles) one vertex per traced op instead of per module call.
 --module takes the factories from another file (models this project has never seen); --solvers profiles
-only those plans.
+only those plans. A model fed several tensors names them joined by "+" (nanoGPT's `idx, targets`:
+`nanogpt:8x128:int64:4096+8x128:int64:4096`). --device cuda exports and profiles on the GPU (where the
+user trains); --time-limit bounds each `optimal` solve. A model that cannot be exported or solved is
+reported and skipped.
 
 --keep DIR keeps each model's graph, plans and traces in DIR/MODEL/ (SOLVER.json, SOLVER.trace.json), so
 that another ckptx can predict the same measurements: `ckptx simulate DIR/M/graph.json --plan DIR/M/S.json
@@ -52,6 +56,8 @@ def main():
     parser.add_argument("--module", default=MODELS)
     parser.add_argument("--solvers", default=",".join(SOLVERS))
     parser.add_argument("--granularity", choices=("module", "op"), default="module")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--time-limit")
     args = parser.parse_args()
     solvers = args.solvers.split(",")
     print(f"load {os.getloadavg()[0]:.1f}")
@@ -60,48 +66,70 @@ def main():
         with tempfile.TemporaryDirectory() as scratch:
             folder = os.path.join(args.keep, name) if args.keep else scratch
             os.makedirs(folder, exist_ok=True)
-            graph = os.path.join(folder, "graph.json")
-            package("export", f"{args.module}:{name}", "--input", shape, "--granularity", args.granularity,
-                    "-o", graph)
-            compare = json.loads(run(args.ckptx, "compare", graph, "--solvers", ",".join(
-                s for s in solvers if ":" not in s), "--json"))
-            rows = []
-            # The regular step keeps every vertex: each trace's regular step is predicted by that plan.
-            keep_all = os.path.join(folder, "regular.json")
-            run(args.ckptx, "solve", graph, "--solver", "checkpoint-all", "-o", keep_all)
-            for solver in solvers:
-                solver_name, _, option = solver.partition(":")
-                plan = os.path.join(folder, solver.replace(":", "-").replace("=", "-") + ".json")
-                options = ["--option", option] if option else []
-                try:
-                    run(args.ckptx, "solve", graph, "--solver", solver_name, *options, "-o", plan)
-                except RuntimeError as error:
-                    print(f"  {name} {solver}: not applicable ({str(error)[-120:]})")
-                    continue
-                with open(plan) as f:
-                    planned = json.load(f)
-                trace = plan[:-len(".json")] + ".trace.json"
-                package("profile", f"{args.module}:{name}", "--graph", graph, "--plan", plan, "--input", shape,
-                        "--iterations", str(args.iterations), "-o", trace)
-                simulated = json.loads(run(args.ckptx, "simulate", graph, "--plan", plan, "--model", "pytorch",
-                                           "--trace", trace, "--json"))
-                regular = json.loads(run(args.ckptx, "simulate", graph, "--plan", keep_all, "--model", "pytorch",
-                                         "--trace", trace, "--step", "regular", "--json"))["trace"]
-                comparison = simulated["trace"]
-                rows.append({"solver": solver, "predicted": simulated["peak_bytes"],
-                             "measured": comparison["measured_peak_bytes"],
-                             "error": comparison["peak_error_percent"],
-                             "mean": comparison["mean_abs_error_percent"],
-                             "regular": f"{regular['mean_abs_error_percent']:.2f} % / "
-                                        f"{regular['peak_error_percent']:+.2f} %",
-                             "overhead": planned["recompute"]["overhead"],
-                             "step_predicted": comparison["step_time"]["predicted_overhead"],
-                             "step": comparison["step_time"]["measured_overhead"]})
-            report(name, shape, rows, compare["recommended"])
+            try:
+                acceptance(args, solvers, name, shape, folder)
+            except RuntimeError as error:
+                print(f"\n{name} {shape}: skipped ({str(error)[-300:]})")
+
+
+def acceptance(args, solvers, name, shape, folder):
+    """Every solver's plan of one model profiled, predicted and reported."""
+    inputs = [a for s in shape.split("+") for a in ("--input", s)]
+    where = ["--device", args.device]
+    graph = os.path.join(folder, "graph.json")
+    package("export", f"{args.module}:{name}", *inputs, "--granularity", args.granularity, *where,
+            "-o", graph)
+    compare = json.loads(run(args.ckptx, "compare", graph, "--solvers", ",".join(
+        s for s in solvers if ":" not in s), "--json"))
+    rows = []
+    # The regular step keeps every vertex: each trace's regular step is predicted by that plan.
+    keep_all = os.path.join(folder, "regular.json")
+    run(args.ckptx, "solve", graph, "--solver", "checkpoint-all", "-o", keep_all)
+    for solver in solvers:
+        solver_name, _, option = solver.partition(":")
+        plan = os.path.join(folder, solver.replace(":", "-").replace("=", "-") + ".json")
+        options = ["--option", option] if option else []
+        if solver_name == "optimal" and args.time_limit:
+            options += ["--option", f"time-limit={args.time_limit}"]
+        try:
+            run(args.ckptx, "solve", graph, "--solver", solver_name, *options, "-o", plan)
+        except RuntimeError as error:
+            print(f"  {name} {solver}: not applicable ({str(error)[-120:]})")
+            continue
+        try:
+            rows.append(measured_row(args, solver, f"{args.module}:{name}", inputs, graph, plan, keep_all))
+        except RuntimeError as error:
+            print(f"  {name} {solver}: not measured ({str(error)[-300:]})")
+    report(name, shape, rows, compare["recommended"])
+
+
+def measured_row(args, solver, model, inputs, graph, plan, keep_all):
+    """One plan profiled where the user trains and predicted by the `pytorch` model."""
+    with open(plan) as f:
+        planned = json.load(f)
+    trace = plan[:-len(".json")] + ".trace.json"
+    package("profile", model, "--graph", graph, "--plan", plan, *inputs, "--device",
+            args.device, "--iterations", str(args.iterations), "-o", trace)
+    simulated = json.loads(run(args.ckptx, "simulate", graph, "--plan", plan, "--model", "pytorch",
+                               "--trace", trace, "--json"))
+    regular = json.loads(run(args.ckptx, "simulate", graph, "--plan", keep_all, "--model", "pytorch",
+                             "--trace", trace, "--step", "regular", "--json"))["trace"]
+    comparison = simulated["trace"]
+    return {"solver": solver, "predicted": simulated["peak_bytes"],
+            "measured": comparison["measured_peak_bytes"],
+            "error": comparison["peak_error_percent"],
+            "mean": comparison["mean_abs_error_percent"],
+            "regular": f"{regular['mean_abs_error_percent']:.2f} % / {regular['peak_error_percent']:+.2f} %",
+            "overhead": planned["recompute"]["overhead"],
+            "step_predicted": comparison["step_time"]["predicted_overhead"],
+            "step": comparison["step_time"]["measured_overhead"]}
 
 
 def report(name, shape, rows, recommended_by_compare):
     print(f"\n{name} {shape}")
+    if not rows:
+        print("no plan measured")
+        return
     print("| solver | predicted peak | measured peak | peak error | mean error | step overhead: predicted | measured "
           "| regular step: mean / peak error |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")

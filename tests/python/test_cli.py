@@ -11,6 +11,7 @@ import torch
 import support
 import models
 from checkpoint_explorer import PlanError, apply_plan, export_graph
+from checkpoint_explorer.program import record
 
 MODELS = os.path.join(support.HERE, "models.py")
 
@@ -246,6 +247,26 @@ class Cli(unittest.TestCase):
             with self.assertRaises(PlanError) as not_a_plan:
                 apply_plan(models.resnet18(), graph)
             self.assertIn("not a checkpoint-explorer plan file", str(not_a_plan.exception))
+
+    def test_log_sum_exp_follows_the_replays_grad_mode(self):
+        # SDPA's memory-efficient kernel (torch 2.x, CUDA) returns the log-sum-exp its backward reads only
+        # when called with grad; apply_plan records without grad and replays with it. A stand-in op of the
+        # same signature (Debian's torch has no such kernel): its replay must ask for the log-sum-exp.
+        library = torch.library.Library("ckpt_test", "DEF")
+        library.define("attend(Tensor x, bool compute_log_sumexp) -> (Tensor, Tensor)")
+        library.impl("attend", lambda x, lse: (x * 2, x.new_zeros(x.shape[0] if lse else 0)), "CPU")
+
+        class Attend(torch.nn.Module):
+            def forward(self, x):
+                return torch.ops.ckpt_test.attend(x, torch.is_grad_enabled())[0]
+
+        x = torch.randn(3, 4, requires_grad=True)
+        program = record(Attend(), (x,), saved=False)
+        (op,) = [op for op in program.ops if op.name == "ckpt_test::attend"]
+        self.assertEqual(op.leaves[1], False)  # as recorded
+        self.assertEqual(program.run_op(op, lambda ref: x)[1].numel(), 3)
+        with torch.no_grad():
+            self.assertEqual(program.run_op(op, lambda ref: x)[1].numel(), 0)
 
 
 if __name__ == "__main__":

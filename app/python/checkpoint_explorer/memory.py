@@ -19,15 +19,20 @@ import torch.autograd.profiler as autograd_profiler
 MARKER = "ckptx:phase:"
 
 
+def _start(event):
+    """When a profiler event began: torch 2.x's events give nanoseconds (`start_ns`), 1.13's microseconds."""
+    return event.start_ns() if hasattr(event, "start_ns") else event.start_us() * 1000
+
+
 def _memory_events(profile, device_type):
     events = []
     for event in profile.kineto_results.events():
         name = event.name()
         if name == "[memory]":
             if event.device_type() == device_type:
-                events.append((event.start_us(), 0, event.nbytes()))
+                events.append((_start(event), 0, event.nbytes()))
         elif name.startswith(MARKER):
-            events.append((event.start_us(), 1, int(name[len(MARKER):])))
+            events.append((_start(event), 1, int(name[len(MARKER):])))
     # Stable: equal times keep the recorded order (a marker sorts by its start, as recorded).
     events.sort(key=lambda e: e[0])
     return events

@@ -9,6 +9,7 @@ decomposed into the ones autograd differentiates, so replaying the record (`Prog
 autograd builds the same backward graph the model builds. The price: the record is specialised to the
 input shapes and to the control flow taken (the planned module re-records per input signature)."""
 import dataclasses
+import functools
 import itertools
 import weakref
 
@@ -71,6 +72,32 @@ class RecordedOp:
         return [leaf for leaf in self.leaves if isinstance(leaf, (InputRef, ConstantRef, OutputRef))]
 
 
+# Arguments that a composite op sets from whether autograd records it: SDPA's memory-efficient and cuDNN
+# kernels return the log-sum-exp their backward reads only when the inputs require grad. A program recorded
+# without grad (apply_plan records so, to hold no more than a forward) would replay them without it, and
+# their backward fails ("LSE is not correctly aligned", torch 2.x on CUDA): they follow the replay's mode.
+_GRAD_MODE_ARGUMENTS = ("compute_log_sumexp",)
+
+
+@functools.lru_cache(maxsize=None)
+def _grad_mode_arguments(func):
+    return tuple((position, argument.name) for position, argument in enumerate(func._schema.arguments)
+                 if argument.name in _GRAD_MODE_ARGUMENTS)
+
+
+def _as_grad_mode_asks(func, args, kwargs):
+    arguments = _grad_mode_arguments(func)
+    if not arguments:
+        return args, kwargs
+    wanted = torch.is_grad_enabled() and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args)
+    for position, name in arguments:
+        if position < len(args):
+            args = (*args[:position], wanted, *args[position + 1:])
+        else:
+            kwargs = {**kwargs, name: wanted}
+    return args, kwargs
+
+
 def _describe_call(calls):
     return calls[-1][0] if calls else "the top module"
 
@@ -93,6 +120,7 @@ class Program:
         if rewrite is not None:
             leaves = rewrite(op, leaves)
         args, kwargs = _compat.tree_unflatten(leaves, op.spec)
+        args, kwargs = _as_grad_mode_asks(op.func, args, kwargs)
         out = op.func(*args, **kwargs)
         flat, _ = _compat.tree_flatten(out)
         return flat
