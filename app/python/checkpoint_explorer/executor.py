@@ -16,11 +16,12 @@ class Executor:
         self.statics = {}
         for op in self.program.ops:
             if op.kind == "static":
-                flat = self.program.run_op(op, self._static_value)
+                flat = self.program.run_op(op, self.static_value)
                 for position, value in enumerate(flat):
                     self.statics[OutputRef(op.index, position)] = value
 
-    def _static_value(self, ref):
+    def static_value(self, ref):
+        """A constant, or what run_statics computed."""
         if isinstance(ref, ConstantRef):
             return ref.value
         return self.statics[ref]

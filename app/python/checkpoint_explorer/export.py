@@ -140,9 +140,10 @@ def _vertex_workspace(executor, meter, vertex, values):
     _take_weight_gradients(parameters)
     output_grads = sum(r.numel() * r.element_size() for r in roots)  # G has each root's shape, views too
     loss = sum((r * torch.ones_like(r)).sum() for r in roots)
-    held, _ = meter.peak_and_end(loss.backward)
-    held -= output_grads + _take_weight_gradients(parameters, vertex.parameter_keys)
-    del env, roots, loss
+    shared, shared_bytes = _owners_contributions(executor, vertex)
+    held, _ = meter.peak_and_end((loss + sum(shared)).backward)
+    held -= output_grads + shared_bytes + _take_weight_gradients(parameters, vertex.parameter_keys)
+    del env, roots, loss, shared
 
     step = {}
 
@@ -151,11 +152,27 @@ def _vertex_workspace(executor, meter, vertex, values):
         inputs = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, inputs)
         # Only autograd holds the outputs too (P16): one the vertex saved goes after the node that read it.
-        step["loss"] = _loss_saving_nothing(_roots(vertex, inputs))
+        step["loss"] = _loss_saving_nothing(_roots(vertex, inputs)) + sum(_owners_contributions(executor, vertex)[0])
 
     released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
-    released -= output_grads + _take_weight_gradients(parameters, vertex.parameter_keys)
+    released -= output_grads + shared_bytes + _take_weight_gradients(parameters, vertex.parameter_keys)
     return forward, max(0, held), max(0, released), _passed_gradient(executor, vertex, values)
+
+
+def _owners_contributions(executor, vertex):
+    """P23: a term per weight the vertex reads and another vertex owns, read as the owner reads it (the
+    weight, or its transpose), with the bytes of the gradient it contributes. Made after the vertex's
+    forward, its nodes run first, as the owner's backward runs before the vertex's in a step; the
+    static's node runs last, as in a step, and the engine then adds the two contributions as the
+    step does: out of place on torch 1.13 (the owner's, the vertex's and their sum live at once), in
+    place where torch 2.x can. The owner's contribution is its weight gradient (P5), not workspace."""
+    terms, nbytes = [], 0
+    for ref in executor.graph.shared_weight_reads(vertex):
+        value = executor.static_value(ref)
+        if value.requires_grad:
+            terms.append((value * 1.0).sum())
+            nbytes += value.numel() * value.element_size()
+    return terms, nbytes
 
 
 def _checkpointed_forward_workspace(executor, meter, vertex, values):

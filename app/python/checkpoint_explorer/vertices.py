@@ -411,6 +411,26 @@ class VertexGraph:
                     weights = sum(program.parameters[key][1] for key in self._parameters_read(program.ops[ref.op]))
                     v.static_gradient_bytes += max(0, gradient - weights)
 
+    def shared_weight_reads(self, vertex):
+        """P23: per weight `vertex` reads and another vertex owns (P5; a tied embedding, owned by the
+        output layer), the ref through which its owner reads it: the weight itself or a static of it
+        (the output layer's transpose)."""
+        program = self.program
+        owner_of = {key: v for v in self.vertices for key in v.parameter_keys}
+        read = dict.fromkeys(key for index in vertex.ops for key in self._parameters_read(program.ops[index]))
+        return [self._read_through(owner_of[key], key) for key in read
+                if key in owner_of and owner_of[key] is not vertex]
+
+    def _read_through(self, vertex, key):
+        for index in vertex.ops:
+            for ref in self.program.ops[index].tensor_refs():
+                if isinstance(ref, ConstantRef) and _compat.storage_key(ref.value) == key:
+                    return ref
+                if (isinstance(ref, OutputRef) and self.program.ops[ref.op].static
+                        and key in self._parameters_read(self.program.ops[ref.op])):
+                    return ref
+        raise LookupError(f"{vertex.id} owns a weight it does not read")
+
     def _parameters_read(self, op, seen=None):
         """Storage keys of the parameters an op reads, directly or through static ops (a transposed weight)."""
         seen = set() if seen is None else seen
