@@ -9,14 +9,15 @@ regular step's measured forward time, core/memory/StepTimeComparison.h).
     PYTHONPATH=app/python /usr/bin/python3 tests/bench/bench_acceptance.py [--ckptx build/bin/ckptx]
         [--models gpt_bench:8x128:int64:1000,...] [--iterations 3] [--keep DIR]
         [--module FILE.py] [--solvers checkpoint-all,feng-acg,...] [--granularity module|op]
-        [--device cpu|cuda] [--time-limit S]
+        [--device cpu|cuda] [--time-limit S] [--cost flops|time]
 
 --granularity op exports (and so profiles) one vertex per traced op instead of per module call.
 --module takes the factories from another file (models this project has never seen); --solvers profiles
 only those plans. A model fed several tensors names them joined by "+" (nanoGPT's `idx, targets`:
 `nanogpt:8x128:int64:4096+8x128:int64:4096`). --device cuda exports and profiles on the GPU (where the
 user trains); --time-limit bounds each `optimal` solve. A model that cannot be exported or solved is
-reported and skipped.
+reported and skipped. --cost time exports each vertex's measured forward time as its `compute`, which
+then prices recompute (and so the predicted step time) instead of FLOPs.
 
 --keep DIR keeps each model's graph, plans and traces in DIR/MODEL/ (SOLVER.json, SOLVER.trace.json), so
 that another ckptx can predict the same measurements: `ckptx simulate DIR/M/graph.json --plan DIR/M/S.json
@@ -58,6 +59,7 @@ def main():
     parser.add_argument("--granularity", choices=("module", "op"), default="module")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--time-limit")
+    parser.add_argument("--cost", choices=("flops", "time"), default="flops")
     args = parser.parse_args()
     solvers = args.solvers.split(",")
     print(f"load {os.getloadavg()[0]:.1f}")
@@ -78,7 +80,7 @@ def acceptance(args, solvers, name, shape, folder):
     where = ["--device", args.device]
     graph = os.path.join(folder, "graph.json")
     package("export", f"{args.module}:{name}", *inputs, "--granularity", args.granularity, *where,
-            "-o", graph)
+            "--cost", args.cost, "-o", graph)
     compare = json.loads(run(args.ckptx, "compare", graph, "--solvers", ",".join(
         s for s in solvers if ":" not in s), "--json"))
     rows = []

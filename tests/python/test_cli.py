@@ -248,6 +248,28 @@ class Cli(unittest.TestCase):
                 apply_plan(models.resnet18(), graph)
             self.assertIn("not a checkpoint-explorer plan file", str(not_a_plan.exception))
 
+    def test_cost_time_prices_what_flops_leave_out(self):
+        # --cost time: each vertex's compute is its forward's measured time. BatchNorm counts few
+        # FLOPs and takes a good part of a CNN's forward: its share of the price rises.
+        import json
+        with support.scratch() as folder:
+            shares = {}
+            for cost in ("flops", "time"):
+                out = os.path.join(folder, f"{cost}.json")
+                run = export(f"{MODELS}:resnet18", "--input", "2x3x32x32", "--cost", cost, output=out)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                with open(out) as f:
+                    graph = json.load(f)
+                self.assertEqual(graph["metadata"]["compute_unit"], {"flops": "flops", "time": "microseconds"}[cost])
+                vertices = [v for v in graph["vertices"] if v["op"] != "input"]
+                self.assertTrue(all(v["compute"] > 0 for v in vertices), cost)
+                total = sum(v["compute"] for v in vertices)
+                shares[cost] = sum(v["compute"] for v in vertices if "batch_norm" in v["op"]) / total
+                support.solve(out, "feng-acg", os.path.join(folder, f"{cost}.plan.json"))
+            self.assertGreater(shares["time"], 3 * shares["flops"], shares)
+            self.assertEqual(export(f"{MODELS}:resnet18", "--input", "2x3x32x32", "--cost", "joules",
+                                    output=os.path.join(folder, "bad.json")).returncode, 2)
+
     def test_log_sum_exp_follows_the_replays_grad_mode(self):
         # SDPA's memory-efficient kernel (torch 2.x, CUDA) returns the log-sum-exp its backward reads only
         # when called with grad; apply_plan records without grad and replays with it. A stand-in op of the

@@ -66,7 +66,8 @@ def _export(args):
     model.to(args.device)
     name = os.path.splitext(os.path.basename(args.model.rpartition(":")[0]))[0]
     try:
-        document = export_graph(model, inputs, args.output, granularity=args.granularity, depth=args.depth, name=name)
+        document = export_graph(model, inputs, args.output, granularity=args.granularity, depth=args.depth, name=name,
+                                cost=args.cost)
     except ExportError as error:
         raise CliError(f"{args.model}: {error}") from None
     print(f"{args.output}: {len(document['vertices'])} vertices, {len(document['edges'])} edges "
@@ -97,6 +98,8 @@ def parser():
     e.add_argument("--granularity", choices=("module", "op"), default="module")
     e.add_argument("--depth", type=int, default=None, help="module granularity: cut at module paths of N parts")
     e.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    e.add_argument("--cost", default="flops", choices=("flops", "time"),
+                   help="what a vertex's compute counts: its FLOPs, or its forward's time measured on --device")
     e.add_argument("-o", "--output", required=True, metavar="GRAPH.json")
     e.set_defaults(run=_export)
     f = commands.add_parser("profile", help="measure a regular and a planned training step")

@@ -1,10 +1,13 @@
 """export_graph: a live nn.Module to the graph file `ckptx` reads, with everything the `pytorch` memory
 model uses measured the way `ckptx-torch import` measures it (docs/FORMAT.md)."""
+import statistics
+import time
+
 import torch
 
 from . import _compat, graph_file
 from .executor import Executor
-from .memory import TransientMeter
+from .memory import TransientMeter, synchronize
 from .program import ExportError, InputRef, record
 from .vertices import VertexGraph, dtype_name
 
@@ -36,10 +39,11 @@ def trace(model, inputs, granularity="module", depth=None):
     return VertexGraph(program, granularity, depth)
 
 
-def measure_workspace(vertex_graph, device):
+def measure_workspace(vertex_graph, device, timed=False):
     """Operator scratch memory per vertex (rule P8): each vertex runs once more with autograd on fresh
     copies of its inputs, then its backward from gradients of ones with the parameters' gradients unset
-    (as in a fresh step): _vertex_workspace says what each measures."""
+    (as in a fresh step): _vertex_workspace says what each measures. `timed`: each vertex's `compute`
+    becomes its forward's wall time (_forward_microseconds) instead of its FLOPs."""
     model = vertex_graph.program.model
     executor = Executor(vertex_graph)
     meter = TransientMeter(device)
@@ -62,6 +66,8 @@ def measure_workspace(vertex_graph, device):
              passed) = _vertex_workspace(executor, meter, v, values)
             executor.run_statics()
             v.checkpointed_forward_workspace_bytes = _checkpointed_forward_workspace(executor, meter, v, values)
+            if timed:
+                v.compute = _forward_microseconds(executor, v, values, device)
             producer = {base: vertex_graph.vertices[w].id for _, base, w in vertex_graph.reads(v)}
             v.passes_gradient_to = sorted({producer[base] for base in passed})
     finally:
@@ -175,6 +181,25 @@ def _owners_contributions(executor, vertex):
     return terms, nbytes
 
 
+TIMED_RUNS = 5
+
+
+def _forward_microseconds(executor, vertex, values, device):
+    """The vertex's forward as a re-forward runs it (apply_plan's executor, autograd recording), in
+    microseconds: the median of TIMED_RUNS runs after a warm-up. What FLOPs leave out (a memory-bound
+    BatchNorm, ReLU or concatenation; a kernel launch; the executor's own Python) is in it."""
+    times = []
+    for _ in range(TIMED_RUNS + 1):
+        env = _fresh_inputs(executor.graph, vertex, values)
+        synchronize(device)
+        start = time.perf_counter()
+        executor.run_vertex(vertex.index, env)
+        synchronize(device)
+        times.append(time.perf_counter() - start)
+        del env
+    return statistics.median(times[1:]) * 1e6
+
+
 def _checkpointed_forward_workspace(executor, meter, vertex, values):
     """The forward's scratch memory as a checkpointed function runs it (P17): autograd keeps none of
     the tensors it saves, so a softmax's scores or a dropout's mask go once read."""
@@ -213,7 +238,10 @@ def _example_like(info, device):
     return torch.zeros(info.shape, dtype=info.dtype, device=device)
 
 
-def metadata(vertex_graph, granularity, depth, device="cpu"):
+COMPUTE_UNITS = {"flops": "flops", "time": "microseconds"}
+
+
+def metadata(vertex_graph, granularity, depth, device="cpu", cost="flops"):
     program = vertex_graph.program
     params = sum(b for _, b in program.parameters.values())
     buffers = sum(b for _, b in program.buffers.values())
@@ -223,7 +251,8 @@ def metadata(vertex_graph, granularity, depth, device="cpu"):
             "batch_dim": 0, "batch_size": inputs[0]["shape"][0] if inputs[0]["shape"] else 1,
             "parameter_bytes": params, "buffer_bytes": buffers, "mode": "train",
             "plan_executor": "torch.utils.checkpoint", "checkpoint_early_stop": _compat.checkpoint_early_stop(),
-            "model_class": type(program.model).__name__, "torch_version": torch.__version__}
+            "model_class": type(program.model).__name__, "torch_version": torch.__version__,
+            "compute_unit": COMPUTE_UNITS[cost], "device": str(device)}
     if depth is not None:
         meta["depth"] = depth
     if torch.device(device).type == "cpu":
@@ -234,21 +263,25 @@ def metadata(vertex_graph, granularity, depth, device="cpu"):
     return meta
 
 
-def export_graph(model, example_inputs, path=None, granularity="module", depth=None, name=None):
+def export_graph(model, example_inputs, path=None, granularity="module", depth=None, name=None, cost="flops"):
     """Records `model(*example_inputs)` as it really runs (training mode, with autograd) and writes the
     graph file `ckptx` reads to `path` (atomically). Returns the graph as a dict. Byte sizes hold for
-    the example inputs' shapes: export at the batch you train with."""
+    the example inputs' shapes: export at the batch you train with. `cost`: what each vertex's
+    `compute` (the price of recomputing it) counts, "flops" or "time" (its forward measured here, on
+    the inputs' device)."""
+    if cost not in COMPUTE_UNITS:
+        raise ExportError(f"cost must be one of {', '.join(COMPUTE_UNITS)}, got {cost!r}")
     inputs = check_inputs(example_inputs)
     vertex_graph = trace(model, inputs, granularity, depth)
     device = inputs[0].device
     was_training = model.training
     model.train()
     try:
-        measure_workspace(vertex_graph, device)
+        measure_workspace(vertex_graph, device, timed=cost == "time")
     finally:
         model.train(was_training)
     document = graph_file.graph_json(vertex_graph, name or type(model).__name__,
-                                     metadata(vertex_graph, granularity, depth, device))
+                                     metadata(vertex_graph, granularity, depth, device, cost))
     document["metadata"]["fingerprint"] = graph_file.graph_fingerprint(vertex_graph)
     if path is not None:
         graph_file.write_atomically(path, graph_file.dumps(document))

@@ -19,6 +19,12 @@ import torch.autograd.profiler as autograd_profiler
 MARKER = "ckptx:phase:"
 
 
+def synchronize(device):
+    """Waits for the device's queued work, so that a wall-clock time covers it (CUDA runs asynchronously)."""
+    if str(device).startswith("cuda"):
+        torch.cuda.synchronize()
+
+
 def _start(event):
     """When a profiler event began: torch 2.x's events give nanoseconds (`start_ns`), 1.13's microseconds."""
     return event.start_ns() if hasattr(event, "start_ns") else event.start_us() * 1000

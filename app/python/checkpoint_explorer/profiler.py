@@ -10,7 +10,7 @@ import time
 import torch
 
 from . import _compat, graph_file
-from .memory import PhaseMeter
+from .memory import PhaseMeter, synchronize
 from .planned import PlanError, PlannedModule, apply_plan
 from .vertices import dtype_name
 
@@ -76,18 +76,18 @@ def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="
         meter.start(baseline)
         meter.phase(0)
         module.observer = observer
-    _synchronize(device)
+    synchronize(device)
     start = time.perf_counter()
     # A memory snapshot taken around the run tells the steps apart by this label (docs/FORMAT.md).
     with torch.autograd.profiler.record_function(f"ckptx:step:{label}"):
         loss = _loss(module(*inputs))
-        _synchronize(device)
+        synchronize(device)
         forward_end = time.perf_counter()
         loss.backward()
         if meter is not None:
             meter.phase(2 * n + 1)
         del loss
-    _synchronize(device)
+    synchronize(device)
     end = time.perf_counter()
     elapsed = _StepTime((end - start) * 1000.0, (forward_end - start) * 1000.0)
     if meter is None:
@@ -95,11 +95,6 @@ def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="
     module.observer = None
     phases = meter.stop()
     return elapsed, (baseline, phases)
-
-
-def _synchronize(device):
-    if str(device).startswith("cuda"):
-        torch.cuda.synchronize()
 
 
 def _phase_list(phases, n, baseline, live=None):
