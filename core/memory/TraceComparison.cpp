@@ -15,20 +15,31 @@ double percentError(std::int64_t predicted, std::int64_t measured)
     return 100.0 * static_cast<double>(predicted - measured) / static_cast<double>(std::llabs(measured));
 }
 
-}  // namespace
-
-// Forward of vertex k (p = k) is trace phase k+1; the backward of vertex k (p = 2N+1−k) is trace
-// phase 2·traceN−k; after training is the last.
-int tracePhaseOf(int p, int n)
+// The one mapping of simulated phases to a trace's: the forward of the trace's vertex k is trace
+// phase k+1, its backward trace phase 2·traceN−k; before and after training are the first and
+// last. `k` is the trace's index of phase p's vertex (topological position p, or 2N+1−p in the
+// backward), -1 where the trace does not list it (then -1).
+int tracePhaseOfListed(int p, int n, int traceN, int k)
 {
-    const int traceN = n + 1;
     if (p == 0)
         return 0;
-    if (p <= n)
-        return p + 1;
-    if (p <= 2 * n)
-        return 2 * traceN - (2 * n + 1 - p);
-    return 2 * traceN + 1;
+    if (p == 2 * n + 1)
+        return 2 * traceN + 1;
+    if (k < 0)
+        return -1;
+    return p <= n ? k + 1 : 2 * traceN - k;
+}
+
+int positionOfPhase(int p, int n)
+{
+    return p <= n ? p : 2 * n + 1 - p;
+}
+
+}  // namespace
+
+int tracePhaseOf(int p, int n)
+{
+    return tracePhaseOfListed(p, n, n + 1, positionOfPhase(p, n));
 }
 
 TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predicted, const ProfileTrace& trace,
@@ -63,15 +74,7 @@ TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predic
     if (static_cast<int>(predicted.phases.size()) != 2 * n + 2)
         throw std::invalid_argument("the simulated profile has " + std::to_string(predicted.phases.size()) +
                                     " phases, expected " + std::to_string(2 * n + 2));
-    // The trace's phase of simulated phase p (tracePhaseOf's mapping by vertex), -1 for none.
-    auto tracePhase = [&](int p) {
-        if (p == 0 || p == 2 * n + 1)
-            return p == 0 ? 0 : 2 * traceN + 1;
-        const int k = traceVertex[p <= n ? p : 2 * n + 1 - p];
-        if (k < 0)
-            return -1;
-        return p <= n ? k + 1 : 2 * traceN - k;
-    };
+    auto tracePhase = [&](int p) { return tracePhaseOfListed(p, n, traceN, traceVertex[positionOfPhase(p, n)]); };
 
     const std::int64_t offset = trace.baselineBytes - graph.inputBytes();
     TraceComparison result;
