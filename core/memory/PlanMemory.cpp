@@ -82,6 +82,7 @@ public:
             m_trace.beginPhase(2 * n + 1 - m_graph.topologicalPosition(*it));
             backward(*it);
         }
+        releaseStaticGradients();
         m_trace.beginPhase(2 * n + 1);
         afterTraining();
         return m_trace.finish(m_model);
@@ -589,7 +590,12 @@ private:
             if (!heldByStep(v))
                 m_trace.freeValue(v);
         m_trace.freeBuffer();
-        // P20: autograd ran the statics' nodes last; their gradients are gone when the backward returns.
+    }
+
+    // P20: autograd runs the statics' nodes last, within the last vertex's backward phase (the
+    // profilers mark the step's end once backward() returns): their gradients go there.
+    void releaseStaticGradients()
+    {
         for (VertexIndex v = 0; v < m_graph.vertexCount(); ++v)
             if (m_trace.hasStaticGradient(v))
                 m_trace.freeStaticGradient(v);

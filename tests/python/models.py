@@ -154,6 +154,28 @@ class BiasedAttention(nn.Module):
         return x + self.out(y)
 
 
+class SharedLayer(nn.Module):
+    """ALBERT's cross-layer sharing: one encoder layer applied at every depth, the embedding tied to the head."""
+
+    def __init__(self, vocab=500, dim=64, depth=4):
+        super().__init__()
+        self.depth = depth
+        self.embed = nn.Embedding(vocab, dim)
+        self.layer = nn.TransformerEncoderLayer(dim, 4, dim * 4, dropout=0.1, batch_first=True)
+        self.head = nn.Linear(dim, vocab, bias=False)
+        self.head.weight = self.embed.weight
+
+    def forward(self, ids):
+        x = self.embed(ids)
+        for _ in range(self.depth):
+            x = self.layer(x)
+        return self.head(x)
+
+
+def shared_layer():
+    return SharedLayer()
+
+
 def position_bias():
     return nn.Sequential(*[BiasedAttention(32, 8, 32) for _ in range(4)])
 

@@ -148,7 +148,9 @@ def _vertex_workspace(executor, meter, vertex, values):
     loss = sum((r * torch.ones_like(r)).sum() for r in roots)
     shared, shared_bytes = _owners_contributions(executor, vertex)
     held, _ = meter.peak_and_end((loss + sum(shared)).backward)
-    held -= output_grads + shared_bytes + _take_weight_gradients(parameters, vertex.parameter_keys)
+    # The gradients P5 and P20 count (held from here) are no scratch: its weights', its statics'.
+    held -= output_grads + shared_bytes + vertex.static_gradient_bytes + _take_weight_gradients(
+        parameters, vertex.parameter_keys)
     del env, roots, loss, shared
 
     step = {}
@@ -161,7 +163,8 @@ def _vertex_workspace(executor, meter, vertex, values):
         step["loss"] = _loss_saving_nothing(_roots(vertex, inputs)) + sum(_owners_contributions(executor, vertex)[0])
 
     released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
-    released -= output_grads + shared_bytes + _take_weight_gradients(parameters, vertex.parameter_keys)
+    released -= output_grads + shared_bytes + vertex.static_gradient_bytes + _take_weight_gradients(
+        parameters, vertex.parameter_keys)
     return forward, max(0, held), max(0, released), _passed_gradient(executor, vertex, values)
 
 

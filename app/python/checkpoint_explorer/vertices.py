@@ -408,16 +408,21 @@ class VertexGraph:
                         continue
                     claimed.add(ref)
                     gradient = math.prod(info.shape) * torch.empty((), dtype=info.dtype).element_size()
-                    weights = sum(program.parameters[key][1] for key in self._parameters_read(program.ops[ref.op]))
+                    # Only the weights this vertex owns (P5) have their gradient counted here already;
+                    # a shared layer's other calls hold their transpose's gradient to the end (ALBERT).
+                    weights = sum(program.parameters[key][1] for key in self._parameters_read(program.ops[ref.op])
+                                  if key in v.parameter_keys)
                     v.static_gradient_bytes += max(0, gradient - weights)
 
     def shared_weight_reads(self, vertex):
-        """P23: per weight `vertex` reads and another vertex owns (P5; a tied embedding, owned by the
-        output layer), the ref through which its owner reads it: the weight itself or a static of it
-        (the output layer's transpose)."""
+        """P23: per weight `vertex` reads itself (not through a static: that gradient is held to the
+        end, P20) and another vertex owns (P5; a tied embedding, owned by the output layer), the ref
+        through which its owner reads it: the weight itself or a static of it (the output layer's
+        transpose)."""
         program = self.program
         owner_of = {key: v for v in self.vertices for key in v.parameter_keys}
-        read = dict.fromkeys(key for index in vertex.ops for key in self._parameters_read(program.ops[index]))
+        read = dict.fromkeys(_compat.storage_key(ref.value) for index in vertex.ops
+                             for ref in program.ops[index].tensor_refs() if isinstance(ref, ConstantRef))
         return [self._read_through(owner_of[key], key) for key in read
                 if key in owner_of and owner_of[key] is not vertex]
 
