@@ -270,6 +270,21 @@ class Cli(unittest.TestCase):
             self.assertEqual(export(f"{MODELS}:resnet18", "--input", "2x3x32x32", "--cost", "joules",
                                     output=os.path.join(folder, "bad.json")).returncode, 2)
 
+    def test_snapshot_needs_cuda(self):
+        # --snapshot saves the CUDA allocator's history of the measured steps; on the CPU there is none
+        # to record: one line saying so, exit 1, no file.
+        env = dict(os.environ, PYTHONPATH=os.path.join(support.SOURCE, "app", "python"))
+        with support.scratch() as folder:
+            run = subprocess.run([sys.executable, "-m", "checkpoint_explorer", "profile", f"{MODELS}:gpt",
+                                  "--graph", os.path.join(folder, "g.json"), "--plan", os.path.join(folder, "p.json"),
+                                  "--input", "2x8:int64:100", "--snapshot", os.path.join(folder, "s.pickle"),
+                                  "-o", os.path.join(folder, "t.json")], capture_output=True, text=True, env=env)
+            self.assertEqual(run.returncode, 1, run.stderr)
+            self.assertEqual(len(run.stderr.strip().splitlines()), 1, run.stderr)
+            self.assertIn("--snapshot", run.stderr)
+            self.assertIn("--device cuda", run.stderr)
+            self.assertEqual(os.listdir(folder), [])
+
     def test_log_sum_exp_follows_the_replays_grad_mode(self):
         # SDPA's memory-efficient kernel (torch 2.x, CUDA) returns the log-sum-exp its backward reads only
         # when called with grad; apply_plan records without grad and replays with it. A stand-in op of the

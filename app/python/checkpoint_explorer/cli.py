@@ -76,12 +76,17 @@ def _export(args):
 
 def _profile(args):
     from .profiler import profile_to_file
+    if args.snapshot is not None and args.device != "cuda":
+        raise CliError("--snapshot records the CUDA caching allocator's history: it needs --device cuda")
+    if args.snapshot is not None and not hasattr(torch.cuda.memory, "_dump_snapshot"):
+        raise CliError("--snapshot: this torch cannot save the CUDA allocator's history "
+                       "(it has no torch.cuda.memory._dump_snapshot)")
     model = load_factory(args.model)
     inputs = make_inputs(args.input, args.device)
     model.to(args.device)
     try:
         profile_to_file(model, inputs, args.graph, args.plan, args.output, args.device, args.iterations,
-                        model_name=args.model)
+                        model_name=args.model, snapshot=args.snapshot)
     except (ExportError, PlanError) as error:
         raise CliError(f"{args.model}: {error}") from None
 
@@ -109,6 +114,8 @@ def parser():
     f.add_argument("--input", action="append", required=True, metavar="SHAPE[:DTYPE[:HIGH]]")
     f.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     f.add_argument("--iterations", type=int, default=3)
+    f.add_argument("--snapshot", metavar="SNAPSHOT.pickle",
+                   help="CUDA: also save the allocator's history of the measured steps (ckptx import-snapshot)")
     f.add_argument("-o", "--output", required=True, metavar="TRACE.json")
     f.set_defaults(run=_profile)
     return p

@@ -2,9 +2,12 @@
 where the user trains (CPU or CUDA), measured per training phase on the index the simulators use, and
 written in the trace format `ckptx simulate --trace` and the app read (docs/FORMAT.md, "Profile traces")."""
 import collections
+import contextlib
 import copy
 import json
+import os
 import statistics
+import tempfile
 import time
 
 import torch
@@ -134,7 +137,36 @@ def _first_difference(reference, planned):
     return None
 
 
-def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, model_name=None):
+HISTORY_ENTRIES = 1_000_000
+
+
+@contextlib.contextmanager
+def allocator_history(path):
+    """The CUDA caching allocator's history while the block runs, saved to `path` (a PyTorch memory
+    snapshot: every block with the stack that allocated it, and the steps' `ckptx:step` and
+    `ckptx:phase` ranges) for `ckptx import-snapshot` and PyTorch's memory viewer. Why a measured
+    phase is higher than predicted is in it: CUDA traces name no live blocks. Needs a torch with
+    `torch.cuda.memory._dump_snapshot` (cli checks). Nothing is recorded when `path` is None."""
+    if path is None:
+        yield
+        return
+    torch.cuda.memory._record_memory_history(enabled="all", max_entries=HISTORY_ENTRIES)
+    try:
+        yield
+        folder = os.path.dirname(os.path.abspath(path))
+        handle, temporary = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+        os.close(handle)
+        try:
+            torch.cuda.memory._dump_snapshot(temporary)
+            os.replace(temporary, path)
+        finally:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+    finally:
+        torch.cuda.memory._record_memory_history(enabled=None)
+
+
+def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, model_name=None, snapshot=None):
     """Runs and measures the steps; returns the trace (a dict). Raises PlanError when the graph or the
     plan is not this model's, or when the planned step's gradients differ from the regular step's."""
     with open(graph_path, encoding="utf-8") as f:
@@ -164,16 +196,17 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
     reference_model.load_state_dict(state)
     planned_model.load_state_dict(state)
     results = {}
-    for name, module, m in (("regular", regular, reference_model), ("checkpointed", planned, planned_model)):
-        meter = PhaseMeter(device)
-        torch.manual_seed(0)
-        _, (baseline, phases) = _step(module, m, inputs, name, _PhaseObserver(meter, position, n), meter, n, device)
-        listed = _phase_list(phases, n, baseline, meter.live)
-        results[name] = {"peak_bytes": max(p["peak_bytes"] for p in listed),
-                         "step_ms": statistics.median(t.step_ms for t in times[name]),
-                         "forward_ms": statistics.median(t.forward_ms for t in times[name]),
-                         "step_ms_all": [t.step_ms for t in times[name]],
-                         "phases": listed}
+    with allocator_history(snapshot):
+        for name, module, m in (("regular", regular, reference_model), ("checkpointed", planned, planned_model)):
+            meter = PhaseMeter(device)
+            torch.manual_seed(0)
+            _, (baseline, phases) = _step(module, m, inputs, name, _PhaseObserver(meter, position, n), meter, n, device)
+            listed = _phase_list(phases, n, baseline, meter.live)
+            results[name] = {"peak_bytes": max(p["peak_bytes"] for p in listed),
+                             "step_ms": statistics.median(t.step_ms for t in times[name]),
+                             "forward_ms": statistics.median(t.forward_ms for t in times[name]),
+                             "step_ms_all": [t.step_ms for t in times[name]],
+                             "phases": listed}
     mismatch = _first_difference(reference_model, planned_model)
     with open(plan_path, encoding="utf-8") as f:
         checkpoints = set(json.load(f)["checkpoints"])
@@ -196,8 +229,9 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
     return trace
 
 
-def profile_to_file(model, inputs, graph_path, plan_path, output, device="cpu", iterations=3, model_name=None):
-    trace = profile(model, inputs, graph_path, plan_path, device, iterations, model_name)
+def profile_to_file(model, inputs, graph_path, plan_path, output, device="cpu", iterations=3, model_name=None,
+                    snapshot=None):
+    trace = profile(model, inputs, graph_path, plan_path, device, iterations, model_name, snapshot)
     if not trace["gradients_match"]:
         raise PlanError(f"the planned step's gradients differ from the regular step's: {trace['mismatch']}")
     graph_file.write_atomically(output, json.dumps(trace, indent=1) + "\n")
