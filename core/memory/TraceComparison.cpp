@@ -18,7 +18,7 @@ double percentError(std::int64_t predicted, std::int64_t measured)
 // The one mapping of simulated phases to a trace's: the forward of the trace's vertex k is trace
 // phase k+1, its backward trace phase 2·traceN−k; before and after training are the first and
 // last. `k` is the trace's index of phase p's vertex (topological position p, or 2N+1−p in the
-// backward), -1 where the trace does not list it (then -1).
+// backward), -1 where the trace does not list it: that phase has no counterpart (-1).
 int tracePhaseOfListed(int p, int n, int traceN, int k)
 {
     if (p == 0)

@@ -147,10 +147,11 @@ def _vertex_workspace(executor, meter, vertex, values):
     output_grads = sum(r.numel() * r.element_size() for r in roots)  # G has each root's shape, views too
     loss = sum((r * torch.ones_like(r)).sum() for r in roots)
     shared, shared_bytes = _owners_contributions(executor, vertex)
+    # What the model counts elsewhere is no scratch: G, the owners' contributions (P5, P23) and the
+    # statics' gradients (P20); so are the vertex's own weight gradients (P5), taken after each run.
+    counted = output_grads + shared_bytes + vertex.static_gradient_bytes
     held, _ = meter.peak_and_end((loss + sum(shared)).backward)
-    # The gradients P5 and P20 count (held from here) are no scratch: its weights', its statics'.
-    held -= output_grads + shared_bytes + vertex.static_gradient_bytes + _take_weight_gradients(
-        parameters, vertex.parameter_keys)
+    held -= counted + _take_weight_gradients(parameters, vertex.parameter_keys)
     del env, roots, loss, shared
 
     step = {}
@@ -163,8 +164,7 @@ def _vertex_workspace(executor, meter, vertex, values):
         step["loss"] = _loss_saving_nothing(_roots(vertex, inputs)) + sum(_owners_contributions(executor, vertex)[0])
 
     released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
-    released -= output_grads + shared_bytes + vertex.static_gradient_bytes + _take_weight_gradients(
-        parameters, vertex.parameter_keys)
+    released -= counted + _take_weight_gradients(parameters, vertex.parameter_keys)
     return forward, max(0, held), max(0, released), _passed_gradient(executor, vertex, values)
 
 

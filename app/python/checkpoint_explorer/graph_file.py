@@ -64,16 +64,24 @@ def fingerprint(vertex_ids, vertex_bytes, edges):
 
 
 def write_atomically(path, text):
-    """Writes through a temporary file in the same folder, fsynced, then renamed over the target: a
-    killed run leaves the old file or none, never a half-written one."""
-    target = os.path.realpath(path)  # write through a symbolic link, not over it
-    handle, temporary = tempfile.mkstemp(prefix=os.path.basename(target) + ".", suffix=".tmp",
-                                         dir=os.path.dirname(target))
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+    """Writes `text` through replace_atomically."""
+    def write(temporary):
+        with open(temporary, "w", encoding="utf-8") as out:
             out.write(text)
             out.flush()
             os.fsync(out.fileno())
+    replace_atomically(path, write)
+
+
+def replace_atomically(path, write):
+    """`write(temporary)` fills a temporary file in the same folder, which is then renamed over the
+    target: a killed run leaves the old file or none, never a half-written one."""
+    target = os.path.realpath(path)  # write through a symbolic link, not over it
+    handle, temporary = tempfile.mkstemp(prefix=os.path.basename(target) + ".", suffix=".tmp",
+                                         dir=os.path.dirname(target))
+    os.close(handle)
+    try:
+        write(temporary)
         if os.path.exists(target):
             os.chmod(temporary, os.stat(target).st_mode & 0o7777)
         else:

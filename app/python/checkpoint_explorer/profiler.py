@@ -5,9 +5,7 @@ import collections
 import contextlib
 import copy
 import json
-import os
 import statistics
-import tempfile
 import time
 
 import torch
@@ -153,15 +151,7 @@ def allocator_history(path):
     torch.cuda.memory._record_memory_history(enabled="all", max_entries=HISTORY_ENTRIES)
     try:
         yield
-        folder = os.path.dirname(os.path.abspath(path))
-        handle, temporary = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-        os.close(handle)
-        try:
-            torch.cuda.memory._dump_snapshot(temporary)
-            os.replace(temporary, path)
-        finally:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
+        graph_file.replace_atomically(path, torch.cuda.memory._dump_snapshot)
     finally:
         torch.cuda.memory._record_memory_history(enabled=None)
 

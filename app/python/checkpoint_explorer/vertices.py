@@ -374,12 +374,12 @@ class VertexGraph:
             v.id = base if n == 1 else f"{base}#{n}"
         # P5: a parameter's gradient exists from the first backward that reads it, that of its
         # topologically last reader (a tied embedding and output layer: the output layer).
-        claimed = set()
+        self.weight_owner = {}  # storage key -> the vertex that owns the weight (P5)
         for v in reversed(self.vertices):
             for index in v.ops:
                 for key in self._parameters_read(program.ops[index]):
-                    if key not in claimed:
-                        claimed.add(key)
+                    if key not in self.weight_owner:
+                        self.weight_owner[key] = v
                         v.parameter_bytes += program.parameters[key][1]
                         v.parameter_keys.append(key)
         self._static_gradients()
@@ -420,11 +420,10 @@ class VertexGraph:
         through which its owner reads it: the weight itself or a static of it (the output layer's
         transpose)."""
         program = self.program
-        owner_of = {key: v for v in self.vertices for key in v.parameter_keys}
         read = dict.fromkeys(_compat.storage_key(ref.value) for index in vertex.ops
                              for ref in program.ops[index].tensor_refs() if isinstance(ref, ConstantRef))
-        return [self._read_through(owner_of[key], key) for key in read
-                if key in owner_of and owner_of[key] is not vertex]
+        owners = [(key, self.weight_owner.get(key)) for key in read]
+        return [self._read_through(owner, key) for key, owner in owners if owner is not None and owner is not vertex]
 
     def _read_through(self, vertex, key):
         for index in vertex.ops:
