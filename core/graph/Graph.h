@@ -127,6 +127,12 @@ public:
 
     // Free-form graph metadata; values are JSON texts, kept verbatim for round trips.
     const std::map<std::string, std::string>& metadata() const { return m_metadata; }
+    // Whether metadata `key` holds exactly the JSON text `json`.
+    bool metadataIs(const std::string& key, const std::string& json) const
+    {
+        const auto it = m_metadata.find(key);
+        return it != m_metadata.end() && it->second == json;
+    }
 
 private:
     friend class GraphBuilder;

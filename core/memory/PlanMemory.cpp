@@ -11,12 +11,6 @@ namespace ckpt {
 
 namespace {
 
-bool metadataIs(const Graph& graph, const std::string& key, const std::string& json)
-{
-    auto it = graph.metadata().find(key);
-    return it != graph.metadata().end() && it->second == json;
-}
-
 // P22: a non-negative integer, 0 where absent or anything else.
 std::int64_t metadataBytes(const Graph& graph, const std::string& key)
 {
@@ -41,7 +35,7 @@ public:
           m_unsaved(graph.vertexCount(), false),
           m_lastSaverOf(graph.vertexCount()),
           m_earlyStop(m_checkpointFunctions && stopsReforwardsEarly(graph)),
-          m_rootedExecutor(model == MemoryModel::PyTorch && metadataIs(graph, "plan_executor", "\"ckptx-torch\"")),
+          m_rootedExecutor(model == MemoryModel::PyTorch && runsRootedExecutor(graph)),
           m_rngStateBytes(m_checkpointFunctions ? metadataBytes(graph, "checkpoint_rng_state_bytes") : 0),
           m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false),
           m_sharersOf(graph.vertexCount()),

@@ -2,6 +2,7 @@
 
 #include "graph/GradientFlow.h"
 #include "memory/PlanMemory.h"
+#include "theory/CheckpointFunctions.h"
 #include "theory/RecomputeCost.h"
 
 #include <algorithm>
@@ -191,6 +192,21 @@ PhaseFloors phaseFloors(const Graph& g)
     return floors;
 }
 
+// Per vertex, the least gradient buffer Alg. 4 allocates at its backward when it is a checkpoint of
+// a plan that recomputes: its inputs' largest (the segments it re-forwards may add more). The buffer
+// lives until the backward of the next checkpoint, the topologically previous one. Zeros where the
+// graph's plans run otherwise (P9, P13: a gradient tensor per vertex, counted in the floors).
+std::vector<std::int64_t> hongBuffers(const Graph& g)
+{
+    std::vector<std::int64_t> buffers(g.vertexCount(), 0);
+    if (runsCheckpointFunctions(g) || runsRootedExecutor(g))
+        return buffers;
+    for (VertexIndex v = 0; v < g.vertexCount(); ++v)
+        for (VertexIndex u : g.predecessors(v))
+            buffers[v] = std::max(buffers[v], g.bytes(u));
+    return buffers;
+}
+
 bool isInputOf(const Graph& g, VertexIndex c, VertexIndex v)
 {
     const auto preds = g.predecessors(v);
@@ -203,7 +219,8 @@ public:
         : m_g(graph), m_settings(settings), m_options(options),
           m_deadline(Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                         std::chrono::duration<double>(std::max(0.0, settings.seconds)))),
-          m_floors(phaseFloors(graph)), m_checkpointFunctions(runsCheckpointFunctions(graph))
+          m_floors(phaseFloors(graph)), m_checkpointFunctions(runsCheckpointFunctions(graph)),
+          m_gradientBuffer(!m_checkpointFunctions && !runsRootedExecutor(graph)), m_hongBuffer(hongBuffers(graph))
     {
     }
 
@@ -348,6 +365,9 @@ private:
         m_mask[m_g.source()] = m_mask[m_g.sink()] = 1;
         m_extra.assign(count, 0);
         m_left.assign(count, 0);
+        m_component.assign(count, 0);
+        m_segment.assign(count, {});
+        m_buffer.assign(count, 0);
         for (VertexIndex v = 0; v < count; ++v)
             m_left[v] = static_cast<int>(m_g.successors(v).size());
         m_forwardLive = m_g.inputBytes();
@@ -356,6 +376,7 @@ private:
         m_nodes = 0;
         m_stopped = false;
         m_staticBound = staticBound();
+        addCheckpoint(m_g.sink(), +1);  // its buffer (Alg. 4)
         const auto undo = forwardPhase(1);
         branch(1);
         undoForwardPhase(1, undo);
@@ -401,24 +422,123 @@ private:
     {
         if (m_checkpointFunctions || m_g.isInput(c))  // the floors hold every input (P21)
             return;
+        m_extra[c] += sign * m_hongBuffer[c];
         const auto& topo = m_g.topologicalOrder();
         for (int q = m_g.topologicalPosition(c) + 1; q < m_g.vertexCount(); ++q)
             if (!isInputOf(m_g, c, topo[q]))
                 m_extra[topo[q]] += sign * m_g.bytes(c);
     }
 
-    std::int64_t bound() const
+    // p: the first position not yet decided.
+    std::int64_t bound(int p) const
     {
         std::int64_t b = std::max(m_forwardPeak, m_staticBound);
         for (VertexIndex v = 0; v < m_g.vertexCount(); ++v)
             if (!m_g.isInput(v))
                 b = std::max(b, m_floors.backward[v] + m_extra[v]);
+        return m_checkpointFunctions ? b : std::max(b, segmentBound(p));
+    }
+
+    VertexIndex root(VertexIndex v) const
+    {
+        while (m_component[v] != v)
+            v = m_component[v] = m_component[m_component[v]];
+        return v;
+    }
+
+    // What the segments of the decided positions (components of their non-checkpoints; later
+    // vertices only join them, so each is part of a final one) add at the backward of a decided v:
+    //  - A re-forward allocates its segment whole (PlanMemory's reforward()), at or before the
+    //    backward of each member and of each member's consumer, and the members before v go at their
+    //    own backward phases, after v's: live at v's backward beside what PhaseFloors::backward (v's
+    //    operands among them) and m_extra (the checkpoints before v) count.
+    //  - Alg. 4's gradient buffer (hongBuffers): at a checkpoint's backward also as large as the
+    //    members and entries of a segment it re-forwards — one no vertex after it reads, which so
+    //    nothing re-forwarded before and nothing can join; at a recomputed v's, the buffer of the
+    //    nearest decided checkpoint after v.
+    // Not beside torch.utils.checkpoint functions: there a re-forward drops what nothing saved (P9).
+    std::int64_t segmentBound(int p) const
+    {
+        const auto& topo = m_g.topologicalOrder();
+        const int decided = p == m_g.vertexCount() - 1 ? p + 1 : p;  // the sink, once its inputs are
+        // An input left out of the checkpoints joins segments (evaluate()) but is never recomputed.
+        auto member = [&](VertexIndex u) { return !m_mask[u]; };
+        auto recomputed = [&](VertexIndex u) { return !m_mask[u] && !m_g.isInput(u); };
+        for (int q = 1; q < decided; ++q) {
+            const VertexIndex v = topo[q];
+            if (!member(v))
+                continue;
+            m_component[v] = v;
+            m_segment[v] = {};
+            for (VertexIndex u : m_g.predecessors(v))
+                if (member(u))
+                    m_component[root(u)] = root(v);
+        }
+        for (int q = 1; q < decided; ++q) {
+            const VertexIndex v = topo[q];
+            if (!member(v))
+                continue;
+            // An input's consumers do not need its segment, but one could still join it: the segment
+            // counts as needed until then.
+            SegmentSoFar& segment = m_segment[root(v)];
+            const VertexIndex last = lastSuccessor(m_g, v);
+            segment.neededUntil = std::max(segment.neededUntil, last < 0 ? q : m_g.topologicalPosition(last));
+            if (!recomputed(v))
+                continue;
+            segment.largest = std::max(segment.largest, m_g.bytes(v));
+            for (VertexIndex u : m_g.predecessors(v))
+                if (!member(u))
+                    segment.largest = std::max(segment.largest, m_g.bytes(u));
+        }
+        std::int64_t buffer = 0;
+        for (int q = decided - 1; q >= 1; --q) {
+            const VertexIndex v = topo[q];
+            if (recomputed(v) || m_g.isInput(v)) {
+                m_buffer[v] = buffer;
+                continue;
+            }
+            std::int64_t own = m_hongBuffer[v];
+            if (m_gradientBuffer)
+                for (VertexIndex u : m_g.predecessors(v))
+                    if (recomputed(u) && m_segment[root(u)].neededUntil == q)
+                        own = std::max(own, m_segment[root(u)].largest);
+            m_buffer[v] = own - m_hongBuffer[v];  // the rest is in m_extra
+            buffer = own;
+        }
+        std::int64_t b = 0;
+        std::vector<VertexIndex>& roots = m_roots;
+        for (int q = 1; q < decided; ++q) {
+            const VertexIndex v = topo[q];
+            if (m_g.isInput(v))
+                continue;
+            // The segments of v and of its recomputed operands, each counted once.
+            roots.clear();
+            std::int64_t members = 0;
+            auto join = [&](VertexIndex u) {
+                const VertexIndex r = root(u);
+                if (std::find(roots.begin(), roots.end(), r) == roots.end()) {
+                    roots.push_back(r);
+                    members += m_segment[r].before;
+                }
+            };
+            if (recomputed(v))
+                join(v);
+            for (VertexIndex u : m_g.predecessors(v))
+                if (recomputed(u)) {
+                    join(u);
+                    members -= m_g.bytes(u);
+                }
+            if (!roots.empty())
+                b = std::max(b, m_floors.backward[v] + m_extra[v] + members + m_buffer[v]);
+            if (recomputed(v))
+                m_segment[root(v)].before += m_g.bytes(v);
+        }
         return b;
     }
 
-    bool pruned() const
+    bool pruned(int p) const
     {
-        const std::int64_t b = bound();
+        const std::int64_t b = bound(p);
         if (m_settings.budget) {
             if (b > *m_settings.budget)
                 return true;
@@ -438,7 +558,7 @@ private:
             m_stopped = true;
             return;
         }
-        if (pruned())
+        if (pruned(p))
             return;
         const int last = m_g.vertexCount() - 1;  // the sink's position
         if (p == last) {
@@ -473,6 +593,8 @@ private:
     const Clock::time_point m_deadline;
     const PhaseFloors m_floors;
     const bool m_checkpointFunctions;  // P9: plans run as torch.utils.checkpoint functions
+    const bool m_gradientBuffer;  // Alg. 4's output-gradient buffer (not P9, P13)
+    const std::vector<std::int64_t> m_hongBuffer;
     std::vector<PeakCandidate> m_seeds;  // the regular step first
     PeakCandidate m_best;
     long long m_evaluations = 0;
@@ -481,6 +603,15 @@ private:
     std::vector<char> m_mask;
     std::vector<std::int64_t> m_extra;
     std::vector<int> m_left;
+    mutable std::vector<VertexIndex> m_component;  // segmentBound's union-find
+    struct SegmentSoFar {
+        std::int64_t before = 0;   // bytes of the members up to the vertex segmentBound is at
+        int neededUntil = 0;       // the topological position of the last member's consumer
+        std::int64_t largest = 0;  // the largest member or entry
+    };
+    mutable std::vector<SegmentSoFar> m_segment;  // per component root
+    mutable std::vector<std::int64_t> m_buffer;   // per vertex: the gradient buffer beyond m_extra
+    mutable std::vector<VertexIndex> m_roots;
     std::int64_t m_forwardLive = 0, m_forwardPeak = 0, m_staticBound = 0;
     double m_recomputed = 0;
     long long m_nodes = 0;

@@ -78,14 +78,17 @@ std::vector<int> stronglyConnected(const std::vector<std::vector<int>>& edges)
 
 bool runsCheckpointFunctions(const Graph& graph)
 {
-    auto it = graph.metadata().find("plan_executor");
-    return it != graph.metadata().end() && it->second == "\"torch.utils.checkpoint\"";
+    return graph.metadataIs("plan_executor", "\"torch.utils.checkpoint\"");
+}
+
+bool runsRootedExecutor(const Graph& graph)
+{
+    return graph.metadataIs("plan_executor", "\"ckptx-torch\"");
 }
 
 bool stopsReforwardsEarly(const Graph& graph)
 {
-    auto it = graph.metadata().find("checkpoint_early_stop");
-    return it != graph.metadata().end() && it->second == "true";
+    return graph.metadataIs("checkpoint_early_stop", "true");
 }
 
 PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& plan)

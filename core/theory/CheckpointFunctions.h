@@ -14,6 +14,9 @@ namespace ckpt {
 // P9 (docs/MEMORY-MODEL.md): the graph's plans run as torch.utils.checkpoint functions (graph
 // metadata `plan_executor`, written by the Python package's exporter).
 bool runsCheckpointFunctions(const Graph& graph);
+// P13: they run on ckptx-torch's executor, which back-propagates each vertex from a root of its own
+// (metadata `plan_executor` "ckptx-torch"); without either, as Hong's Alg. 4 says.
+bool runsRootedExecutor(const Graph& graph);
 // P9: that torch's re-forward stops at the function's last saved tensor (2.x; graph metadata
 // `checkpoint_early_stop`); without it (1.13) a function runs whole again, its exits too.
 bool stopsReforwardsEarly(const Graph& graph);
