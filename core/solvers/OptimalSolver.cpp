@@ -553,6 +553,8 @@ Plan OptimalSolver::solvePyTorchPeak(const Graph& graph, const SolverOptions& op
                                             std::to_string(100.0 * double(found.best.peak - found.lowerBound) /
                                                            double(std::max<std::int64_t>(1, found.best.peak))) +
                                             "%");
+    if (found.proven && !found.settled)
+        plan.notes.push_back("not proven to recompute the least among the plans of that peak (time or size limit)");
     return plan;
 }
 

@@ -12,7 +12,8 @@
 // better) from the starting plans — for the least peak first by (peak, memory held over the step),
 // then by the question's own order — then, on graphs with at most `exactVertices` free vertices,
 // a depth-first branch and bound over the vertices in topological order that visits every
-// checkpoint set the bounds cannot rule out — exact when it finishes. Otherwise the result
+// checkpoint set the bounds cannot rule out — exact when it finishes; for the least peak it runs
+// twice, first for the peak alone, then for the least recompute at that peak. Otherwise the result
 // reports the plan-independent lower bound (pytorchPeakLowerBound) and so its gap.
 #include "graph/Graph.h"
 #include "solvers/Solver.h"
@@ -41,7 +42,9 @@ struct PeakCandidate {
 struct PeakSearchResult {
     PeakCandidate best;
     bool fits = true;     // budget form: the best plan's peak is within the budget
-    bool proven = false;  // the search covered every checkpoint set
+    bool proven = false;  // no checkpoint set has a smaller peak (budget form: recomputes less and fits)
+    // Least-peak form: also no plan of that peak recomputes less (branch and bound's second pass).
+    bool settled = false;
     // Least-peak form: no checkpoint set has a smaller peak (equal to best.peak when proven).
     std::int64_t lowerBound = 0;
     std::string method;   // what ran, in plain words
