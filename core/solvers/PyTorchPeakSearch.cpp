@@ -153,14 +153,14 @@ PhaseFloors phaseFloors(const Graph& g)
     const std::int64_t held = g.inputBytes();  // P21
     PhaseFloors floors;
     floors.backward.assign(count, 0);
-    // P13: ckptx-torch's executor holds v's own gradient through v's backward, and the gradients v's
-    // backward forms for its inputs peak beside its workspace; a gradient several consumers send is
-    // in `accumulated` already, from the backward that forms it first.
+    // P13: ckptx-torch's executor keeps each gradient as a tensor of its own, from the backward that
+    // forms it first to its vertex's own, the output's from the loss; the gradients v's backward
+    // forms for its inputs peak beside its workspace (those formed first there are in `accumulated`).
+    // Alg. 4 keeps a gradient of its own only for a tensor several consumers send one (the buffer
+    // holds the others: hongBuffers).
     const bool rooted = runsRootedExecutor(g);
-    std::vector<std::int64_t> ownGradient(count, 0);
-    std::vector<VertexIndex> accumulatesFrom(count, -1);  // the first sender to run, where several send
-    if (rooted)
-        ownGradient[g.sink()] = g.bytes(g.sink());
+    const std::int64_t lossGradient = rooted ? g.bytes(g.sink()) : 0;
+    std::vector<VertexIndex> accumulatesFrom(count, -1);  // the first sender to run
     // Difference arrays over topological positions.
     std::vector<std::int64_t> waiting(count + 1, 0), accumulated(count + 1, 0);
     for (VertexIndex u = 0; u < count; ++u) {
@@ -173,9 +173,7 @@ PhaseFloors phaseFloors(const Graph& g)
         // Its gradient accumulates from the last successor whose backward sends it one (P13: one
         // that reads u for its shape alone sends none).
         const auto sending = gradientSenders(g, u);
-        if (rooted && sending.size() == 1)
-            ownGradient[u] = g.bytes(u);
-        if (sending.size() > 1) {
+        if (sending.size() > (rooted ? 0u : 1u)) {
             accumulatesFrom[u] = sending.back();
             accumulated[from] += g.bytes(u);
             accumulated[g.topologicalPosition(sending.back()) + 1] -= g.bytes(u);
@@ -201,8 +199,8 @@ PhaseFloors phaseFloors(const Graph& g)
             for (VertexIndex u : g.predecessors(v))
                 if (!g.isInput(u) && sendsGradient(g, v, u) && accumulatesFrom[u] != v)
                     formed += g.bytes(u);
-        floors.backward[v] = held + g.bytes(v) + inputs + grads + weights + ownGradient[v] + formed +
-                             leastBackwardWorkspace(vertex);
+        floors.backward[v] = held + g.bytes(v) + inputs + grads + weights + formed + leastBackwardWorkspace(vertex) +
+                             (v == g.sink() ? lossGradient : 0);
         weights -= vertex.parameterBytes;
     }
     return floors;
@@ -396,6 +394,7 @@ private:
         m_component.assign(count, 0);
         m_segment.assign(count, {});
         m_buffer.assign(count, 0);
+        m_live.assign(count + 1, 0);
         for (VertexIndex v = 0; v < count; ++v)
             m_left[v] = static_cast<int>(m_g.successors(v).size());
         m_forwardLive = m_g.inputBytes();
@@ -475,11 +474,12 @@ private:
     }
 
     // What the segments of the decided positions (components of their non-checkpoints; later
-    // vertices only join them, so each is part of a final one) add at the backward of a decided v:
-    //  - A re-forward allocates its segment whole (PlanMemory's reforward()), at or before the
-    //    backward of each member and of each member's consumer, and the members before v go at their
-    //    own backward phases, after v's: live at v's backward beside what PhaseFloors::backward (v's
-    //    operands among them) and m_extra (the checkpoints before v) count.
+    // vertices only join them, so each is part of a final one) add at the backward of any v:
+    //  - A re-forward allocates its segment whole (PlanMemory's reforward()), at the latest at the
+    //    backward of the last vertex that needs it (a member, or a member's consumer), and each member
+    //    goes at its own backward: a member before v, of a segment needed at v or after, is live at
+    //    v's backward beside what PhaseFloors::backward (v's operands) and m_extra (the checkpoints
+    //    before v) count.
     //  - Alg. 4's gradient buffer (hongBuffers): at a checkpoint's backward also as large as the
     //    members and entries of a segment it re-forwards — one no vertex after it reads, which so
     //    nothing re-forwarded before and nothing can join; at a recomputed v's, the buffer of the
@@ -488,8 +488,10 @@ private:
     std::int64_t segmentBound(int p) const
     {
         const auto& topo = m_g.topologicalOrder();
-        const int decided = p == m_g.vertexCount() - 1 ? p + 1 : p;  // the sink, once its inputs are
-        // An input left out of the checkpoints joins segments (evaluate()) but is never recomputed.
+        const int count = m_g.vertexCount();
+        const int decided = p == count - 1 ? p + 1 : p;  // the sink, once its inputs are
+        // An input left out of the checkpoints joins segments (evaluate()) but is never recomputed,
+        // so its consumers do not need the segment.
         auto member = [&](VertexIndex u) { return !m_mask[u]; };
         auto recomputed = [&](VertexIndex u) { return !m_mask[u] && !m_g.isInput(u); };
         for (int q = 1; q < decided; ++q) {
@@ -506,13 +508,13 @@ private:
             const VertexIndex v = topo[q];
             if (!member(v))
                 continue;
-            // An input's consumers do not need its segment, but one could still join it: the segment
-            // counts as needed until then.
             SegmentSoFar& segment = m_segment[root(v)];
             const VertexIndex last = lastSuccessor(m_g, v);
-            segment.neededUntil = std::max(segment.neededUntil, last < 0 ? q : m_g.topologicalPosition(last));
+            const int lastPosition = last < 0 ? q : m_g.topologicalPosition(last);
+            segment.joinableUntil = std::max(segment.joinableUntil, lastPosition);
             if (!recomputed(v))
                 continue;
+            segment.neededUntil = std::max(segment.neededUntil, lastPosition);
             segment.largest = std::max(segment.largest, m_g.bytes(v));
             for (VertexIndex u : m_g.predecessors(v))
                 if (!member(u))
@@ -528,38 +530,31 @@ private:
             std::int64_t own = m_hongBuffer[v];
             if (m_gradientBuffer)
                 for (VertexIndex u : m_g.predecessors(v))
-                    if (recomputed(u) && m_segment[root(u)].neededUntil == q)
+                    if (recomputed(u) && m_segment[root(u)].joinableUntil == q)
                         own = std::max(own, m_segment[root(u)].largest);
             m_buffer[v] = own - m_hongBuffer[v];  // the rest is in m_extra
             buffer = own;
         }
-        std::int64_t b = 0;
-        std::vector<VertexIndex>& roots = m_roots;
+        // Members live at each position's backward, by a difference array.
+        std::fill(m_live.begin(), m_live.end(), 0);
         for (int q = 1; q < decided; ++q) {
+            const VertexIndex v = topo[q];
+            if (!recomputed(v))
+                continue;
+            m_live[q + 1] += m_g.bytes(v);
+            m_live[m_segment[root(v)].neededUntil + 1] -= m_g.bytes(v);
+        }
+        std::int64_t b = 0, live = 0;
+        for (int q = 1; q < count; ++q) {
+            live += m_live[q];
             const VertexIndex v = topo[q];
             if (m_g.isInput(v))
                 continue;
-            // The segments of v and of its recomputed operands, each counted once.
-            roots.clear();
-            std::int64_t members = 0;
-            auto join = [&](VertexIndex u) {
-                const VertexIndex r = root(u);
-                if (std::find(roots.begin(), roots.end(), r) == roots.end()) {
-                    roots.push_back(r);
-                    members += m_segment[r].before;
-                }
-            };
-            if (recomputed(v))
-                join(v);
+            std::int64_t operands = 0;
             for (VertexIndex u : m_g.predecessors(v))
-                if (recomputed(u)) {
-                    join(u);
-                    members -= m_g.bytes(u);
-                }
-            if (!roots.empty())
-                b = std::max(b, m_floors.backward[v] + m_extra[v] + members + m_buffer[v]);
-            if (recomputed(v))
-                m_segment[root(v)].before += m_g.bytes(v);
+                if (m_g.topologicalPosition(u) < decided && recomputed(u))
+                    operands += m_g.bytes(u);
+            b = std::max(b, m_floors.backward[v] + m_extra[v] + live - operands + (q < decided ? m_buffer[v] : 0));
         }
         return b;
     }
@@ -636,13 +631,13 @@ private:
     std::vector<int> m_left;
     mutable std::vector<VertexIndex> m_component;  // segmentBound's union-find
     struct SegmentSoFar {
-        std::int64_t before = 0;   // bytes of the members up to the vertex segmentBound is at
-        int neededUntil = 0;       // the topological position of the last member's consumer
-        std::int64_t largest = 0;  // the largest member or entry
+        int neededUntil = 0;       // the topological position of the last recomputed member's consumer
+        int joinableUntil = 0;     // the same of every member's (inputs left out of the checkpoints too)
+        std::int64_t largest = 0;  // the largest recomputed member or entry
     };
     mutable std::vector<SegmentSoFar> m_segment;  // per component root
     mutable std::vector<std::int64_t> m_buffer;   // per vertex: the gradient buffer beyond m_extra
-    mutable std::vector<VertexIndex> m_roots;
+    mutable std::vector<std::int64_t> m_live;  // segmentBound's difference array
     std::int64_t m_forwardLive = 0, m_forwardPeak = 0, m_staticBound = 0;
     double m_recomputed = 0;
     long long m_nodes = 0;
