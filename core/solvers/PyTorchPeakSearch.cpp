@@ -479,7 +479,7 @@ private:
     //    backward of the last vertex that needs it (a member, or a member's consumer), and each member
     //    goes at its own backward: a member before v, of a segment needed at v or after, is live at
     //    v's backward beside what PhaseFloors::backward (v's operands) and m_extra (the checkpoints
-    //    before v) count.
+    //    before v) count, and so are the extras the re-forward saved for each member (P6) and v.
     //  - Alg. 4's gradient buffer (hongBuffers): at a checkpoint's backward also as large as the
     //    members and entries of a segment it re-forwards — one no vertex after it reads, which so
     //    nothing re-forwarded before and nothing can join; at a recomputed v's, the buffer of the
@@ -541,8 +541,9 @@ private:
             const VertexIndex v = topo[q];
             if (!recomputed(v))
                 continue;
-            m_live[q + 1] += m_g.bytes(v);
-            m_live[m_segment[root(v)].neededUntil + 1] -= m_g.bytes(v);
+            const std::int64_t reforwarded = m_g.bytes(v) + m_g.vertex(v).savedBytes;  // P6: with its extras
+            m_live[q + 1] += reforwarded;
+            m_live[m_segment[root(v)].neededUntil + 1] -= reforwarded;
         }
         std::int64_t b = 0, live = 0;
         for (int q = 1; q < count; ++q) {
@@ -554,7 +555,8 @@ private:
             for (VertexIndex u : m_g.predecessors(v))
                 if (m_g.topologicalPosition(u) < decided && recomputed(u))
                     operands += m_g.bytes(u);
-            b = std::max(b, m_floors.backward[v] + m_extra[v] + live - operands + (q < decided ? m_buffer[v] : 0));
+            const std::int64_t own = q < decided ? m_buffer[v] + (recomputed(v) ? m_g.vertex(v).savedBytes : 0) : 0;
+            b = std::max(b, m_floors.backward[v] + m_extra[v] + live - operands + own);
         }
         return b;
     }
