@@ -63,6 +63,10 @@ MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::in
         solveOptions.values["memory-model"] = "pytorch";
     MaxBatchResult result;
     result.weightBytes = weightBytes(graph);
+    // The question is whether any plan fits: the search may stop at the first that does.
+    if (solver == "optimal" && solveOptions.text("memory-model", "") == "pytorch" &&
+        !solveOptions.values.count("budget") && !solveOptions.values.count("enough"))
+        solveOptions.values["enough"] = std::to_string(std::max<std::int64_t>(0, memoryBytes - result.weightBytes));
     // The solver's plan at `batch`, kept in `result` when it fits.
     auto fits = [&](std::int64_t batch) {
         options.checkCancelled();

@@ -506,6 +506,9 @@ std::vector<OptionSpec> OptimalSolver::options() const
              "--model pytorch), ties broken by least recompute"},
             {"budget", "",
              "with memory-model=pytorch: bytes (e.g. 20GiB); the least recompute whose pytorch peak fits instead"},
+            {"enough", "",
+             "with memory-model=pytorch: bytes; stop at the first plan whose pytorch peak is at most this (does any "
+             "plan fit?), or prove that none is"},
             {"exact-vertices", std::to_string(PeakSearchSettings{}.exactVertices),
              "memory-model=pytorch: largest count of free vertices branch and bound runs on; above it the local "
              "search's plan and its gap to the lower bound are reported"}};
@@ -522,6 +525,14 @@ Plan OptimalSolver::solvePyTorchPeak(const Graph& graph, const SolverOptions& op
         settings.budget = parseBytes(budgetText);
         if (!settings.budget)
             throw SolverError("option budget must be a byte size such as 20GiB or 123456, got \"" + budgetText + "\"");
+    }
+    const std::string enoughText = options.text("enough", "");
+    if (!enoughText.empty()) {
+        if (settings.budget)
+            throw SolverError("options budget and enough ask two questions: give one");
+        settings.enough = parseBytes(enoughText);
+        if (!settings.enough)
+            throw SolverError("option enough must be a byte size such as 20GiB or 123456, got \"" + enoughText + "\"");
     }
     std::vector<std::vector<VertexIndex>> starts;
     for (const Solver* s : allSolvers())
@@ -546,6 +557,11 @@ Plan OptimalSolver::solvePyTorchPeak(const Graph& graph, const SolverOptions& op
                                           : "not proven to recompute the least within the budget (time or size limit)");
         return plan;
     }
+    if (settings.enough && found.best.peak > *settings.enough)
+        plan.notes.push_back(found.exhausted ? "proven: no checkpoint set has a pytorch-model peak within " +
+                                                   formatBytes(*settings.enough)
+                                             : "none found within " + formatBytes(*settings.enough) +
+                                                   " (time or size limit)");
     plan.provenOptimal = found.proven;
     plan.lowerBound = static_cast<double>(found.lowerBound);
     plan.notes.push_back(found.proven ? "proven: no checkpoint set has a smaller pytorch-model peak"

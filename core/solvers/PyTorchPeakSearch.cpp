@@ -249,19 +249,24 @@ public:
             return better(a, b);
         });
         for (const PeakCandidate& seed : seeds)
-            if (m_settings.localSearch && !expired())
+            if (m_settings.localSearch && !expired() && !enoughFound())
                 localSearch(seed);
         const int free = m_g.vertexCount() - 2;
         PeakSearchResult result;
         result.method = "local search from " + std::to_string(seeds.size()) + " plans";
         bool complete = false, settled = false;
-        if (free <= m_settings.exactVertices && !expired()) {
+        if (enoughFound()) {
+            result.method += ", stopped at a plan within " + std::to_string(*m_settings.enough) + " bytes";
+        } else if (free <= m_settings.exactVertices && !expired()) {
             // The least peak first, pruning every partial plan that cannot go below it; then, among the
             // plans of that peak, the least recompute. Apart, the first often finishes where the two at
             // once would not (MobileNet_512: 0.2 s against over 10 s).
             complete = branchAndBound(m_settings.budget ? Goal::Question : Goal::LeastPeak);
-            settled = complete && (m_settings.budget || branchAndBound(Goal::Question));
+            settled = complete && !m_settings.enough && (m_settings.budget || branchAndBound(Goal::Question));
             result.method += settled    ? ", then branch and bound over every checkpoint set"
+                             : complete && m_settings.enough
+                                 ? (enoughFound() ? ", then branch and bound, stopped at a plan within the bytes asked"
+                                                  : ", then branch and bound: no checkpoint set is within the bytes asked")
                              : complete ? ", then branch and bound: the least peak proven, the least recompute at "
                                           "it not (stopped at the time limit)"
                                         : ", then branch and bound (stopped at the time limit)";
@@ -272,8 +277,9 @@ public:
         result.best = m_best;
         result.fits = !m_settings.budget || m_best.peak <= *m_settings.budget;
         const std::int64_t bound = std::min(m_seeds.front().peak, staticBound());
-        result.proven = complete || (!m_settings.budget && m_best.peak <= bound);
+        result.proven = (complete && !m_settings.enough) || (!m_settings.budget && m_best.peak <= bound);
         result.settled = settled;
+        result.exhausted = complete;
         result.lowerBound = result.proven && !m_settings.budget ? m_best.peak : std::min(bound, m_best.peak);
         result.evaluations = m_evaluations;
         return result;
@@ -313,6 +319,12 @@ private:
         if (m_seeds.empty() || better(c, m_best))
             m_best = c;
         m_seeds.push_back(std::move(c));
+    }
+
+    // The least-peak form's early stop (PeakSearchSettings::enough).
+    bool enoughFound() const
+    {
+        return !m_settings.budget && m_settings.enough && m_best.peak <= *m_settings.enough;
     }
 
     bool expired()
@@ -359,7 +371,7 @@ private:
             for (VertexIndex v : m_g.topologicalOrder()) {
                 if (v == m_g.source() || v == m_g.sink())
                     continue;
-                if (expired())
+                if (expired() || enoughFound())
                     return current;
                 mask[v] ^= 1;
                 PeakCandidate next = evaluateMask(mask);
@@ -573,13 +585,13 @@ private:
                    (!lessRecompute(m_recomputed, m_best.recomputed) && b >= m_best.peak);
         }
         if (m_goal == Goal::LeastPeak)
-            return b >= m_best.peak;
+            return b >= m_best.peak || (m_settings.enough && b > *m_settings.enough);
         return b > m_best.peak || (b == m_best.peak && !lessRecompute(m_recomputed, m_best.recomputed));
     }
 
     void branch(int p)
     {
-        if (m_stopped)
+        if (m_stopped || enoughFound())
             return;
         if (++m_nodes % 256 == 0 && expired()) {
             m_stopped = true;

@@ -27,8 +27,11 @@ namespace ckpt {
 
 struct PeakSearchSettings {
     std::optional<std::int64_t> budget;  // set: least recompute with a peak of at most this
+    // Least-peak form: stop at the first plan whose peak is at most this (does any plan fit?);
+    // branch and bound then prunes what cannot get there.
+    std::optional<std::int64_t> enough;
     double seconds = 60;                 // for the whole search
-    int exactVertices = 40;              // largest count of free vertices branch and bound is run on
+    int exactVertices = 1000;            // largest count of free vertices branch and bound is run on
     bool localSearch = true;             // false: branch and bound alone (tests check its pruning so)
 };
 
@@ -45,6 +48,7 @@ struct PeakSearchResult {
     bool proven = false;  // no checkpoint set has a smaller peak (budget form: recomputes less and fits)
     // Least-peak form: also no plan of that peak recomputes less (branch and bound's second pass).
     bool settled = false;
+    bool exhausted = false;  // branch and bound finished (with `enough`: none within it, unless best is)
     // Least-peak form: no checkpoint set has a smaller peak (equal to best.peak when proven).
     std::int64_t lowerBound = 0;
     std::string method;   // what ran, in plain words

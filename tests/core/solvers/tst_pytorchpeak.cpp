@@ -210,6 +210,32 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(SolverError, runSolver("optimal", g, unknown));
     }
 
+    // enough (max-batch's question): a plan within it when one exists, else proof that none is.
+    void enoughStopsAtAFittingPlan()
+    {
+        std::mt19937_64 rng(13);
+        for (int i = 0; i < graphCount(200); ++i) {
+            const Graph g = randomGraph(rng, i, 11);
+            const Truth truth = bruteForce(g, 0);
+            for (bool localSearch : {true, false}) {
+                PeakSearchSettings settings;
+                settings.localSearch = localSearch;
+                settings.enough = truth.leastPeak;
+                const PeakSearchResult within = searchPyTorchPeak(g, {}, settings, {});
+                QVERIFY(within.best.peak <= truth.leastPeak);
+                QCOMPARE(within.best.peak, evaluatePyTorchPeak(g, within.best.checkpoints).peak);
+                settings.enough = truth.leastPeak - 1;
+                const PeakSearchResult none = searchPyTorchPeak(g, {}, settings, {});
+                QVERIFY(none.exhausted);
+                QVERIFY(!none.proven || none.best.peak == truth.leastPeak);
+            }
+        }
+        const Graph g = test::withImporterFields(test::randomDag(rng, 9, 3), rng);
+        SolverOptions both = pytorchOptions("100");
+        both.values["enough"] = "100";
+        QVERIFY_THROWS_EXCEPTION(SolverError, runSolver("optimal", g, both));
+    }
+
     void largeGraphsReportTheirGap()
     {
         // Above exact-vertices: the local search's plan, never worse than its starts, with a bound.
