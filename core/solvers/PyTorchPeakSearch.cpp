@@ -262,7 +262,7 @@ public:
             // plans of that peak, the least recompute. Apart, the first often finishes where the two at
             // once would not (MobileNet_512: 0.2 s against over 10 s).
             complete = branchAndBound(m_settings.budget ? Goal::Question : Goal::LeastPeak);
-            settled = complete && !m_settings.enough && (m_settings.budget || branchAndBound(Goal::Question));
+            settled = complete && !m_settings.enough && (m_settings.budget || branchAndBound(Goal::LeastRecomputeAtPeak));
             result.method += settled    ? ", then branch and bound over every checkpoint set"
                              : complete && m_settings.enough
                                  ? (enoughFound() ? ", then branch and bound, stopped at a plan within the bytes asked"
@@ -391,9 +391,9 @@ private:
     // Depth-first over the free vertices in topological order; returns false when stopped by
     // the deadline. Sound because the pruning bound (bound()) never exceeds the pytorch peak of
     // any completion but the regular step, which run() evaluated first.
-    // What branch and bound looks for: the question's own order (PyTorchPeakSearch.h), or only a
-    // smaller peak.
-    enum class Goal { Question, LeastPeak };
+    // What branch and bound looks for: the question's own order (PyTorchPeakSearch.h), only a
+    // smaller peak, or, the least peak known, less recompute at it.
+    enum class Goal { Question, LeastPeak, LeastRecomputeAtPeak };
 
     bool branchAndBound(Goal goal)
     {
@@ -586,6 +586,8 @@ private:
         }
         if (m_goal == Goal::LeastPeak)
             return b >= m_best.peak || (m_settings.enough && b > *m_settings.enough);
+        if (m_goal == Goal::LeastRecomputeAtPeak)  // no plan has a smaller peak than the best's
+            return b > m_best.peak || !lessRecompute(m_recomputed, m_best.recomputed);
         return b > m_best.peak || (b == m_best.peak && !lessRecompute(m_recomputed, m_best.recomputed));
     }
 
@@ -607,7 +609,7 @@ private:
             return;
         }
         const VertexIndex v = m_g.topologicalOrder()[p];
-        // The budget form looks for little recompute first, the least-peak form for few checkpoints.
+        // Little recompute first where that is the question, otherwise few checkpoints.
         const char first = m_settings.budget ? 1 : 0;
         for (char keep : {first, char(1 - first)}) {
             m_mask[v] = keep;
