@@ -262,14 +262,9 @@ public:
             // plans of that peak, the least recompute. Apart, the first often finishes where the two at
             // once would not (MobileNet_512: 0.2 s against over 10 s).
             complete = branchAndBound(m_settings.budget ? Goal::Question : Goal::LeastPeak);
-            settled = complete && !m_settings.enough && (m_settings.budget || branchAndBound(Goal::LeastRecomputeAtPeak));
-            result.method += settled    ? ", then branch and bound over every checkpoint set"
-                             : complete && m_settings.enough
-                                 ? (enoughFound() ? ", then branch and bound, stopped at a plan within the bytes asked"
-                                                  : ", then branch and bound: no checkpoint set is within the bytes asked")
-                             : complete ? ", then branch and bound: the least peak proven, the least recompute at "
-                                          "it not (stopped at the time limit)"
-                                        : ", then branch and bound (stopped at the time limit)";
+            settled = complete && !m_settings.enough &&
+                      (m_settings.budget || branchAndBound(Goal::LeastRecomputeAtPeak));
+            result.method += ", then branch and bound" + outcome(complete, settled);
         } else if (free > m_settings.exactVertices) {
             result.method += "; branch and bound skipped (" + std::to_string(free) + " free vertices > " +
                              std::to_string(m_settings.exactVertices) + ")";
@@ -279,7 +274,7 @@ public:
         const std::int64_t bound = std::min(m_seeds.front().peak, staticBound());
         result.proven = (complete && !m_settings.enough) || (!m_settings.budget && m_best.peak <= bound);
         result.settled = settled;
-        result.exhausted = complete;
+        result.exhausted = complete && !enoughFound();
         result.lowerBound = result.proven && !m_settings.budget ? m_best.peak : std::min(bound, m_best.peak);
         result.evaluations = m_evaluations;
         return result;
@@ -295,6 +290,18 @@ public:
     }
 
 private:
+    // What run()'s branch and bound established, in plain words.
+    std::string outcome(bool complete, bool settled) const
+    {
+        if (!complete)
+            return " (stopped at the time limit)";
+        if (m_settings.enough)
+            return enoughFound() ? ", stopped at a plan within the bytes asked"
+                                 : ": no checkpoint set is within the bytes asked";
+        return settled ? " over every checkpoint set"
+                       : ": the least peak proven, the least recompute at it not (stopped at the time limit)";
+    }
+
     // The order both questions rank plans by (PyTorchPeakSearch.h).
     bool better(const PeakCandidate& a, const PeakCandidate& b) const
     {
@@ -388,13 +395,13 @@ private:
         return current;
     }
 
-    // Depth-first over the free vertices in topological order; returns false when stopped by
-    // the deadline. Sound because the pruning bound (bound()) never exceeds the pytorch peak of
-    // any completion but the regular step, which run() evaluated first.
     // What branch and bound looks for: the question's own order (PyTorchPeakSearch.h), only a
     // smaller peak, or, the least peak known, less recompute at it.
     enum class Goal { Question, LeastPeak, LeastRecomputeAtPeak };
 
+    // Depth-first over the free vertices in topological order; returns false when stopped by
+    // the deadline. Sound because the pruning bound (bound()) never exceeds the pytorch peak of
+    // any completion but the regular step, which run() evaluated first.
     bool branchAndBound(Goal goal)
     {
         m_goal = goal;
