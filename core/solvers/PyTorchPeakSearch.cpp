@@ -9,6 +9,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 namespace ckpt {
 
@@ -262,6 +263,7 @@ public:
             // plans of that peak, the least recompute. Apart, the first often finishes where the two at
             // once would not (MobileNet_512: 0.2 s against over 10 s).
             complete = branchAndBound(m_settings.budget ? Goal::Question : Goal::LeastPeak);
+            m_firstPassSeconds = std::chrono::duration<double>(Clock::now() - m_started).count();
             settled = complete && !m_settings.enough &&
                       (m_settings.budget || branchAndBound(Goal::LeastRecomputeAtPeak));
             result.method += ", then branch and bound" + outcome(complete, settled);
@@ -298,8 +300,11 @@ private:
         if (m_settings.enough)
             return enoughFound() ? ", stopped at a plan within the bytes asked"
                                  : ": no checkpoint set is within the bytes asked";
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%.2f", m_firstPassSeconds);
         return settled ? " over every checkpoint set"
-                       : ": the least peak proven, the least recompute at it not (stopped at the time limit)";
+                       : std::string(": the least peak proven (") + seconds +
+                             " s into the search), the least recompute at it not (stopped at the time limit)";
     }
 
     // The order both questions rank plans by (PyTorchPeakSearch.h).
@@ -638,6 +643,7 @@ private:
     const Graph& m_g;
     const PeakSearchSettings& m_settings;
     const SolverOptions& m_options;
+    const Clock::time_point m_started = Clock::now();
     const Clock::time_point m_deadline;
     const PhaseFloors m_floors;
     const bool m_checkpointFunctions;  // P9: plans run as torch.utils.checkpoint functions
@@ -649,6 +655,7 @@ private:
 
     // Branch-and-bound state.
     Goal m_goal = Goal::Question;
+    double m_firstPassSeconds = 0;  // from the search's start to the end of branch and bound's first pass
     std::vector<char> m_mask;
     std::vector<std::int64_t> m_extra;
     std::vector<int> m_left;
