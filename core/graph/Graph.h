@@ -54,6 +54,10 @@ struct Vertex {
     // The backward's scratch memory when the tensors it saved are freed as autograd frees them,
     // mid-backward (the Python exporter; rule P14): what the peak is when nothing else holds them.
     std::optional<std::int64_t> backwardWorkspaceReleasedBytes;
+    // The backward's scratch memory when its inputs are autograd leaves, as ckptx-torch's executor
+    // makes them in a checkpointed step (rule P24): a leaf's AccumulateGrad runs as soon as a gradient
+    // reaches it and copies one that another input's node still holds (an add hands one to both).
+    std::optional<std::int64_t> leafInputsBackwardWorkspaceBytes;
     // The inputs (ids of predecessors) whose gradient the backward forms as this vertex's own
     // gradient, the same tensor (an add passes it to both summands; rule P15).
     std::vector<std::string> passesGradientTo;

@@ -94,6 +94,8 @@ Vertex vertexFromJson(const json& value, const std::string& at)
         v.checkpointedForwardWorkspaceBytes = optionalBytes("checkpointed_forward_workspace_bytes");
     if (optionalMember(item, "backward_workspace_released_bytes"))
         v.backwardWorkspaceReleasedBytes = optionalBytes("backward_workspace_released_bytes");
+    if (optionalMember(item, "leaf_inputs_backward_workspace_bytes"))
+        v.leafInputsBackwardWorkspaceBytes = optionalBytes("leaf_inputs_backward_workspace_bytes");
     v.savesOther = optionalBool(item, "saves_other", at).value_or(false);
     v.batchScaled = optionalBool(item, "batch_scaled", at).value_or(true);
     v.requiresGrad = optionalBool(item, "requires_grad", at).value_or(true);
@@ -255,6 +257,8 @@ std::string toGraphJson(const Graph& graph)
             item["checkpointed_forward_workspace_bytes"] = *v.checkpointedForwardWorkspaceBytes;
         if (v.backwardWorkspaceReleasedBytes)
             item["backward_workspace_released_bytes"] = *v.backwardWorkspaceReleasedBytes;
+        if (v.leafInputsBackwardWorkspaceBytes)
+            item["leaf_inputs_backward_workspace_bytes"] = *v.leafInputsBackwardWorkspaceBytes;
         if (v.savesOther)
             item["saves_other"] = true;
         if (!v.batchScaled)

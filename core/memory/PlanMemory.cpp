@@ -429,9 +429,7 @@ private:
                 if (!m_trace.hasGradient(u))
                     formed.push_back(u);
             }
-        const Vertex& vertex = m_graph.vertex(v);
-        m_trace.touchWorkspace(v, (released ? *vertex.backwardWorkspaceReleasedBytes : vertex.backwardWorkspaceBytes) +
-                                      (m_rootedExecutor ? formedBytes : 0));
+        m_trace.touchWorkspace(v, backwardWorkspace(v, released) + (m_rootedExecutor ? formedBytes : 0));
         // v's backward has taken its gradient: if it shares a tensor, it no longer holds it.
         if (m_trace.sharesGradient(v))
             m_trace.freeGradient(v);
@@ -505,6 +503,17 @@ private:
         ownTensor(heir);
         m_sharersOf[heir].assign(sharers.begin() + 1, sharers.end());
         sharers.clear();
+    }
+
+    // P8 under autograd's engine (P10) or ckptx-torch's executor (P13): P14/P16's measure where
+    // `released`; P24's where the executor's inputs are leaves.
+    std::int64_t backwardWorkspace(VertexIndex v, bool released) const
+    {
+        const Vertex& vertex = m_graph.vertex(v);
+        if (released)
+            return *vertex.backwardWorkspaceReleasedBytes;
+        return m_rootedExecutor ? vertex.leafInputsBackwardWorkspaceBytes.value_or(vertex.backwardWorkspaceBytes)
+                                : vertex.backwardWorkspaceBytes;
     }
 
     // P14, P16: where v's backward is what frees every tensor it saved (its inputs, and its output

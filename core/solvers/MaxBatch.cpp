@@ -38,7 +38,8 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
         v.savedBytes = scaled(v.savedBytes);
         v.forwardWorkspaceBytes = scaled(v.forwardWorkspaceBytes);
         v.backwardWorkspaceBytes = scaled(v.backwardWorkspaceBytes);
-        for (auto* measured : {&v.backwardWorkspaceReleasedBytes, &v.checkpointedForwardWorkspaceBytes})
+        for (auto* measured : {&v.backwardWorkspaceReleasedBytes, &v.checkpointedForwardWorkspaceBytes,
+                               &v.leafInputsBackwardWorkspaceBytes})
             if (*measured)
                 *measured = scaled(**measured);
         if (v.compute)

@@ -38,7 +38,8 @@ struct PhaseFloors {
 };
 
 // The least scratch memory a vertex's forward may take in some plan: recorded by autograd (P8) or
-// in a checkpointed function (P17); and its backward's: with its saved tensors held or not (P14).
+// in a checkpointed function (P17); and its backward's: with its saved tensors held or not (P14),
+// its inputs leaves or not (P24).
 std::int64_t leastForwardWorkspace(const Vertex& v)
 {
     return std::min(v.forwardWorkspaceBytes, v.checkpointedForwardWorkspaceBytes.value_or(v.forwardWorkspaceBytes));
@@ -46,7 +47,8 @@ std::int64_t leastForwardWorkspace(const Vertex& v)
 
 std::int64_t leastBackwardWorkspace(const Vertex& v)
 {
-    return std::min(v.backwardWorkspaceBytes, v.backwardWorkspaceReleasedBytes.value_or(v.backwardWorkspaceBytes));
+    return std::min({v.backwardWorkspaceBytes, v.backwardWorkspaceReleasedBytes.value_or(v.backwardWorkspaceBytes),
+                     v.leafInputsBackwardWorkspaceBytes.value_or(v.backwardWorkspaceBytes)});
 }
 
 VertexIndex lastSuccessor(const Graph& g, VertexIndex u)

@@ -899,6 +899,19 @@ private:
     std::int64_t m_bytes = 0, m_peak = 0, m_base = 0;
 };
 
+// The exports of `group` that autograd tracks in `env`: the roots of its backward, each with a
+// gradient of ones.
+void rootsOf(const OpGroup& group, const Env& env, std::vector<at::Tensor>& roots, std::vector<at::Tensor>& ones)
+{
+    roots.clear();
+    ones.clear();
+    for (const Value* v : group.exports)
+        if (auto it = env.find(v); it != env.end() && it->second.isTensor() && it->second.toTensor().requires_grad()) {
+            roots.push_back(it->second.toTensor());
+            ones.push_back(torch::ones_like(roots.back()));
+        }
+}
+
 // The deps of `group` whose exports its backward (from `roots`) sends no gradient, in its run with
 // autograd (`recorded`): read for their shape alone, or not differentiable. A dep that exports
 // anything but tensors is left out (whether a list reaches a gradient is not looked at).
@@ -983,7 +996,10 @@ void TorchProgram::findSavedTensors()
         for (int g : order)
             runGroup(g, values);
     }
-    auto copyInputs = [&](const OpGroup& group, bool grad) {
+    // grad: the inputs as a step with autograd has them, outputs of other nodes; leaves: as
+    // ckptx-torch's executor has them in a checkpointed step (P24).
+    enum class Inputs { Plain, Grad, Leaves };
+    auto copyInputs = [&](const OpGroup& group, Inputs kind) {
         Env env;
         for (int d : group.deps)
             for (const Value* v : m_groups[d].exports) {
@@ -994,8 +1010,11 @@ void TorchProgram::findSavedTensors()
                 }
                 at::Tensor copy = value.toTensor().detach().clone();
                 // The model's inputs get no gradient, as in training (and in the profiler).
-                if (grad && copy.is_floating_point() && m_groups[d].input < 0)
-                    copy = copy.requires_grad_(true).clone();
+                if (kind != Inputs::Plain && copy.is_floating_point() && m_groups[d].input < 0) {
+                    copy = copy.requires_grad_(true);
+                    if (kind == Inputs::Grad)
+                        copy = copy.clone();
+                }
                 env[v] = copy;
             }
         return env;
@@ -1010,8 +1029,8 @@ void TorchProgram::findSavedTensors()
         const int g = static_cast<int>(&group - m_groups.data());
         if (group.input >= 0)
             continue;
-        Env plain = copyInputs(group, false);
-        Env recorded = copyInputs(group, true);
+        Env plain = copyInputs(group, Inputs::Plain);
+        Env recorded = copyInputs(group, Inputs::Grad);
         scratch->start();
         {
             torch::NoGradGuard noGrad;
@@ -1034,21 +1053,25 @@ void TorchProgram::findSavedTensors()
             if (auto it = recorded.find(v); it != recorded.end() && references(it->second) > references(plain.at(v)))
                 group.savesOutput = true;
         std::vector<at::Tensor> roots, ones;
-        for (const Value* v : group.exports)
-            if (auto it = recorded.find(v); it != recorded.end() && it->second.isTensor() &&
-                                            it->second.toTensor().requires_grad()) {
-                roots.push_back(it->second.toTensor());
-                ones.push_back(torch::ones_like(roots.back()));
-            }
+        rootsOf(group, recorded, roots, ones);
         group.depsWithoutGradient = depsWithoutGradient(m_groups, group, recorded, roots, ones);
         // The backward's scratch memory counts the saved extras it releases as it goes (P13: an
         // in-place ReLU6's copy of its input is gone before the BatchNorm under it forms the input
         // gradient), not the gradients it leaves (the model counts those).
-        unsetParameterGradients();
-        scratch->mark();
-        if (!roots.empty())
-            torch::autograd::backward(roots, ones);
-        group.backwardWorkspaceBytes = scratch->transientSinceMark();
+        auto backwardWorkspace = [&] {
+            unsetParameterGradients();
+            scratch->mark();
+            if (!roots.empty())
+                torch::autograd::backward(roots, ones);
+            return scratch->transientSinceMark();
+        };
+        group.backwardWorkspaceBytes = backwardWorkspace();
+        // P24: once more on leaves, where an add's gradient handed to both its inputs is copied.
+        Env leaves = copyInputs(group, Inputs::Leaves);
+        scratch->start();
+        runGroup(g, leaves);
+        rootsOf(group, leaves, roots, ones);
+        group.leafInputsBackwardWorkspaceBytes = backwardWorkspace();
     }
     unsetParameterGradients();
     {
@@ -1104,6 +1127,8 @@ Graph TorchProgram::toGraph() const
         v.savedBytes = group.savedBytes;
         v.forwardWorkspaceBytes = group.forwardWorkspaceBytes;
         v.backwardWorkspaceBytes = group.backwardWorkspaceBytes;
+        if (m_savedKnown)
+            v.leafInputsBackwardWorkspaceBytes = group.leafInputsBackwardWorkspaceBytes;
         v.batchScaled = group.batchScaled;
         if (m_savedKnown)
             v.savedBy = std::move(savers[&group - m_groups.data()]);

@@ -44,6 +44,7 @@ struct OpGroup {
     // allocate above what they leave allocated (operator scratch memory, rule P8).
     std::int64_t forwardWorkspaceBytes = 0;
     std::int64_t backwardWorkspaceBytes = 0;
+    std::int64_t leafInputsBackwardWorkspaceBytes = 0;  // with its inputs autograd leaves (P24)
     std::vector<std::int64_t> shape;    // of its first exported tensor
     std::string dtype;
     double compute = 0;  // FLOPs of conv/linear/matmul ops, element counts of the others

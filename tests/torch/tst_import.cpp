@@ -222,6 +222,10 @@ void TorchImportTest::workspaceMeasured()
     QVERIFY2(bn.backwardWorkspaceBytes >= bn.bytes, std::to_string(bn.backwardWorkspaceBytes).c_str());
     const Vertex& conv = graph.vertex(*graph.find("conv1"));
     QVERIFY(conv.forwardWorkspaceBytes > 0 && conv.backwardWorkspaceBytes > 0);
+    // P24: on leaf inputs the gradient a block's add_ hands to both its inputs is copied once more.
+    const Vertex& add = graph.vertex(*graph.find("layer1.0.bn2"));
+    QCOMPARE(add.leafInputsBackwardWorkspaceBytes, std::optional(add.backwardWorkspaceBytes + add.bytes));
+    QCOMPARE(conv.leafInputsBackwardWorkspaceBytes, std::optional(conv.backwardWorkspaceBytes));
     for (const Vertex& v : graph.vertices())
         QVERIFY(v.forwardWorkspaceBytes >= 0 && v.backwardWorkspaceBytes >= 0);
 }

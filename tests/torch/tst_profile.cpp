@@ -114,6 +114,7 @@ private Q_SLOTS:
     void checkpointedPeakIsLower();
     void badPlan();
     void inputsOfTheGraph();
+    void residualAddsAsPredicted();
 };
 
 void TorchProfileTest::gradientsAndPhases_data()
@@ -246,6 +247,49 @@ void TorchProfileTest::inputsOfTheGraph()
     run = runCkptxTorch(QStringList{"profile", modelPath("gpt"), "--input", "2x16:int64", "--input", "2x16:int64"} + common);
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.contains("not 2x16:int64, 2x16:int64"), run.err.constData());
+}
+
+// P24: the backward of a ResNet block's last vertex (BatchNorm, add_, relu_) hands one gradient to
+// both the BatchNorm and the shortcut; the executor's shortcut is a leaf, whose AccumulateGrad copies
+// it while the BatchNorm's backward still holds it. Where the block's last vertex is recomputed its
+// phase peaks as predicted, to the byte; where it is a checkpoint whose inputs were both re-forwarded
+// there, the copy was not seen (layer2.1.bn2 here, one tensor less than predicted: not explained),
+// so there the prediction only bounds the measurement.
+void TorchProfileTest::residualAddsAsPredicted()
+{
+    QTemporaryDir dir;
+    const Profiled p = profile("resnet18", {"4x3x64x64"}, "module", 3, dir.path());
+    QVERIFY2(p.trace.gradientsMatch, p.trace.mismatch.c_str());
+    const MemoryProfile predicted = simulatePlanMemory(p.graph, p.plan, MemoryModel::PyTorch);
+    const TraceComparison c = compareWithTrace(p.graph, predicted, p.trace, p.trace.checkpointed);
+    const std::int64_t offset = p.trace.baselineBytes - p.graph.inputBytes();
+    const int n = p.graph.vertexCount() - 1;
+    int recomputedAdds = 0;
+    for (const PhaseComparison& phase : c.phases) {
+        if (phase.index <= n)
+            continue;
+        const VertexIndex at = p.graph.topologicalOrder()[2 * n + 1 - phase.index];
+        const Vertex& v = p.graph.vertex(at);
+        if (v.op.find("aten::add_") == std::string::npos)
+            continue;
+        QVERIFY(v.leafInputsBackwardWorkspaceBytes && *v.leafInputsBackwardWorkspaceBytes > v.backwardWorkspaceBytes);
+        const auto simulated = std::find_if(predicted.phases.begin(), predicted.phases.end(),
+                                            [&](const PhaseMemory& m) { return m.index == phase.index; });
+        QVERIFY(simulated != predicted.phases.end());
+        const std::int64_t measured = p.trace.checkpointed.phases[phase.traceIndex].peakBytes - offset;
+        const QString what = QString("%1's backward: measured %2, predicted %3")
+                                 .arg(QString::fromStdString(v.id))
+                                 .arg(measured)
+                                 .arg(simulated->peakBytes);
+        const bool checkpoint = std::find(p.plan.checkpoints.begin(), p.plan.checkpoints.end(), at) != p.plan.checkpoints.end();
+        if (checkpoint) {
+            QVERIFY2(measured <= simulated->peakBytes, qPrintable(what));
+        } else {
+            ++recomputedAdds;
+            QVERIFY2(measured == simulated->peakBytes, qPrintable(what));
+        }
+    }
+    QCOMPARE(recomputedAdds, 6);
 }
 
 QTEST_GUILESS_MAIN(TorchProfileTest)

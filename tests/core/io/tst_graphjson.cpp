@@ -61,13 +61,16 @@ private Q_SLOTS:
         const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1,
             "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
             "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"],
-            "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "output": true}],
+            "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "output": true,
+            "leaf_inputs_backward_workspace_bytes": 17}],
             "edges": [{"from": "a", "to": "b"}]})");
         QCOMPARE(g.vertex(0).forwardWorkspaceBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).forwardWorkspaceBytes, std::int64_t(7));
         QCOMPARE(g.vertex(1).backwardWorkspaceBytes, std::int64_t(9));
         QVERIFY(!g.vertex(0).backwardWorkspaceReleasedBytes);  // absent: not measured, unlike 0
         QCOMPARE(g.vertex(1).backwardWorkspaceReleasedBytes, std::optional<std::int64_t>(0));
+        QVERIFY(!g.vertex(0).leafInputsBackwardWorkspaceBytes);
+        QCOMPARE(g.vertex(1).leafInputsBackwardWorkspaceBytes, std::optional<std::int64_t>(17));
         QVERIFY(g.vertex(0).requiresGrad && !g.vertex(1).requiresGrad);  // absent: tracked
         QVERIFY(!g.vertex(0).checkpointedForwardWorkspaceBytes);
         QCOMPARE(g.vertex(1).checkpointedForwardWorkspaceBytes, std::optional<std::int64_t>(11));
@@ -217,6 +220,9 @@ private Q_SLOTS:
         QTest::newRow("negative released workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_released_bytes": -3}]})"
             << "test.json: /vertices/0/backward_workspace_released_bytes: backward_workspace_released_bytes must be >= 0";
+        QTest::newRow("negative leaf-inputs workspace")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "leaf_inputs_backward_workspace_bytes": -3}]})"
+            << "test.json: /vertices/0/leaf_inputs_backward_workspace_bytes: leaf_inputs_backward_workspace_bytes must be >= 0";
         QTest::newRow("wrong schema") << R"({"schema": "other", "vertices": []})" << "test.json: /schema: unknown schema";
         QTest::newRow("newer version") << R"({"schema": "checkpoint-explorer/graph", "version": 7, "vertices": []})"
                                        << "test.json: /version: unsupported version 7";

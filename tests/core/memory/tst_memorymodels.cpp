@@ -968,6 +968,33 @@ private Q_SLOTS:
         QCOMPARE(run(true, MemoryModel::Chen).peakBytes, run(false, MemoryModel::Chen).peakBytes);
     }
 
+    // P24: ckptx-torch's executor back-propagates c (which adds a and b) with leaves for inputs, so its
+    // backward's scratch memory is the one measured on leaves; the regular step's is not.
+    void leafInputsWorkspaceInTheExecutorsStep()
+    {
+        auto withWorkspace = [](std::optional<std::int64_t> leaves) {
+            return withChangedVertices(rootedChain(true), [&](Vertex& v) {
+                if (v.id == "c") {
+                    v.backwardWorkspaceBytes = 7000;
+                    v.leafInputsBackwardWorkspaceBytes = leaves;
+                }
+            });
+        };
+        const Graph measured = withWorkspace(8000), unmeasured = withWorkspace(std::nullopt);
+        const int cBackward = 2 * 3 + 1 - measured.topologicalPosition(*measured.find("c"));
+        for (const std::vector<std::string>& ids : {std::vector<std::string>{"x", "c"}, {"x", "b", "c"}}) {
+            const MemoryProfile leaves = simulatePlanMemory(measured, evaluateIds(measured, ids), MemoryModel::PyTorch);
+            const MemoryProfile plain = simulatePlanMemory(unmeasured, evaluateIds(unmeasured, ids), MemoryModel::PyTorch);
+            for (std::size_t k = 0; k < leaves.phases.size(); ++k)
+                QCOMPARE(leaves.phases[k].peakBytes - plain.phases[k].peakBytes,
+                         leaves.phases[k].index == cBackward ? std::int64_t(1000) : std::int64_t(0));
+        }
+        const auto& all = measured.topologicalOrder();
+        const PlanEvaluation regular = evaluate(measured, {all.begin(), all.end()});
+        QCOMPARE(simulatePlanMemory(measured, regular, MemoryModel::PyTorch).peakBytes,
+                 simulatePlanMemory(unmeasured, evaluate(unmeasured, {all.begin(), all.end()}), MemoryModel::PyTorch).peakBytes);
+    }
+
     void scheduleWithEnoughSlotsKeepsEverything()
     {
         const Graph g = test::makeChain({3, 5, 7, 2, 4, 6});
