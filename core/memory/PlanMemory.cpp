@@ -404,8 +404,12 @@ private:
             m_trace.allocGradient(v);
         }
         reforwardNeeded(v);
-        if (m_rootedExecutor && m_isCheckpoint[v])
+        // P13: ckptx-torch recomputes a checkpoint with autograd, which saves its extras again (P6: an
+        // in-place ReLU6's copy of its input, max-pool indices) until its backward ends.
+        if (m_rootedExecutor && m_isCheckpoint[v]) {
+            allocSaved(v);
             forwardWorkspace(v);
+        }
         if (!tracked(v)) {  // P19: no backward to run; its tensors go as P7 and P12 say
             endBackward(v);
             return;

@@ -38,17 +38,18 @@ struct PhaseFloors {
 };
 
 // The least scratch memory a vertex's forward may take in some plan: recorded by autograd (P8) or
-// in a checkpointed function (P17); and its backward's: with its saved tensors held or not (P14),
-// its inputs leaves or not (P24).
+// in a checkpointed function (P17); and its backward's in a plan that recomputes: with its saved
+// tensors held or not (P14), on ckptx-torch's executor the one measured on leaves (P24).
 std::int64_t leastForwardWorkspace(const Vertex& v)
 {
     return std::min(v.forwardWorkspaceBytes, v.checkpointedForwardWorkspaceBytes.value_or(v.forwardWorkspaceBytes));
 }
 
-std::int64_t leastBackwardWorkspace(const Vertex& v)
+std::int64_t leastBackwardWorkspace(const Vertex& v, bool rootedExecutor)
 {
-    return std::min({v.backwardWorkspaceBytes, v.backwardWorkspaceReleasedBytes.value_or(v.backwardWorkspaceBytes),
-                     v.leafInputsBackwardWorkspaceBytes.value_or(v.backwardWorkspaceBytes)});
+    const std::int64_t held = rootedExecutor ? v.leafInputsBackwardWorkspaceBytes.value_or(v.backwardWorkspaceBytes)
+                                             : v.backwardWorkspaceBytes;
+    return std::min(held, v.backwardWorkspaceReleasedBytes.value_or(held));
 }
 
 VertexIndex lastSuccessor(const Graph& g, VertexIndex u)
@@ -142,7 +143,7 @@ PhaseFloors ownRunFloors(const Graph& g)
                                   });
         if (vertex.requiresGrad)
             floors.backward[v] += ((mayShare[v] && v != g.sink()) || !getsGradient ? 0 : g.bytes(v)) +
-                                  vertex.parameterBytes + later[v] + leastBackwardWorkspace(vertex);
+                                  vertex.parameterBytes + later[v] + leastBackwardWorkspace(vertex, false);
     }
     return floors;
 }
@@ -202,7 +203,7 @@ PhaseFloors phaseFloors(const Graph& g)
             for (VertexIndex u : g.predecessors(v))
                 if (!g.isInput(u) && sendsGradient(g, v, u) && accumulatesFrom[u] != v)
                     formed += g.bytes(u);
-        floors.backward[v] = held + g.bytes(v) + inputs + grads + weights + formed + leastBackwardWorkspace(vertex) +
+        floors.backward[v] = held + g.bytes(v) + inputs + grads + weights + formed + leastBackwardWorkspace(vertex, rooted) +
                              (v == g.sink() ? lossGradient : 0);
         weights -= vertex.parameterBytes;
     }

@@ -656,6 +656,26 @@ private Q_SLOTS:
         QCOMPARE(regularEnds(g), regularEnds(published));
     }
 
+    void rootedExecutorRecomputesCheckpointsExtras()
+    {
+        // P13: at the backward of the checkpoint b (plan {x, b, c}) ckptx-torch recomputes b with
+        // autograd, which saves b's extras (5000 bytes, an in-place ReLU6's input copy) again until
+        // b's backward ends: phase 5 peaks 5000 higher, and no phase ends higher.
+        auto withExtras = [](std::int64_t saved) {
+            return withChangedVertices(rootedChain(), [&](Vertex& v) {
+                if (v.id == "b")
+                    v.savedBytes = saved;
+            });
+        };
+        const Graph extras = withExtras(5000), none = withExtras(0);
+        const MemoryProfile p = simulatePlanMemory(extras, evaluateIds(extras, {"x", "b", "c"}), MemoryModel::PyTorch);
+        const MemoryProfile q = simulatePlanMemory(none, evaluateIds(none, {"x", "b", "c"}), MemoryModel::PyTorch);
+        for (std::size_t k = 0; k < p.phases.size(); ++k) {
+            QCOMPARE(p.phases[k].peakBytes - q.phases[k].peakBytes, p.phases[k].index == 5 ? std::int64_t(5000) : 0);
+            QCOMPARE(p.phases[k].endBytes, q.phases[k].endBytes);
+        }
+    }
+
     void inputsReadForTheirShapeGetNoGradient()
     {
         // P13 on x -> a -> b -> c and a -> c, plan {x, c}: where c reads a for its shape alone
