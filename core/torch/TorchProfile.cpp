@@ -222,7 +222,9 @@ public:
     const std::vector<bool>& checkpoints() const { return m_isCheckpoint; }
 
     // One step; `checkpointed` selects the plan. Leaves the gradients in the parameters.
-    // `ms` and `forwardMs`: its wall time and its forward pass's (the loss included).
+    // `ms` and `forwardMs`: its wall time and its forward pass's (the loss included). A plan that
+    // recomputes nothing is regular training, which is what the pytorch model predicts for it (the
+    // executor would recompute every vertex at its backward to back-propagate it from a root).
     StepMemory step(bool checkpointed, double& ms, double& forwardMs)
     {
         for (const at::Tensor& p : m_program.module().parameters())
@@ -237,7 +239,7 @@ public:
         m_randomBefore.assign(m_program.groups().size(), RandomState());
         seedRandom();
         std::size_t backwardEnd = 0;
-        if (checkpointed)
+        if (checkpointed && !m_segments.empty())
             backwardEnd = checkpointedStep();
         else
             backwardEnd = regularStep();
