@@ -203,8 +203,10 @@ PhaseFloors phaseFloors(const Graph& g)
             for (VertexIndex u : g.predecessors(v))
                 if (!g.isInput(u) && sendsGradient(g, v, u) && accumulatesFrom[u] != v)
                     formed += g.bytes(u);
+        // P13, P6: ckptx-torch's executor re-forwards or recomputes v with autograd before v's backward,
+        // which so holds v's saved extras.
         floors.backward[v] = held + g.bytes(v) + inputs + grads + weights + formed + leastBackwardWorkspace(vertex, rooted) +
-                             (v == g.sink() ? lossGradient : 0);
+                             (v == g.sink() ? lossGradient : 0) + (rooted ? vertex.savedBytes : 0);
         weights -= vertex.parameterBytes;
     }
     return floors;
@@ -582,7 +584,8 @@ private:
             for (VertexIndex u : m_g.predecessors(v))
                 if (m_g.topologicalPosition(u) < decided && recomputed(u))
                     operands += m_g.bytes(u);
-            const std::int64_t own = q < decided ? m_buffer[v] + (recomputed(v) ? m_g.vertex(v).savedBytes : 0) : 0;
+            const std::int64_t own =  // v's extras are in the floors on ckptx-torch's executor (P13)
+                q < decided ? m_buffer[v] + (recomputed(v) && m_gradientBuffer ? m_g.vertex(v).savedBytes : 0) : 0;
             b = std::max(b, m_floors.backward[v] + m_extra[v] + live - operands + own);
         }
         return b;
