@@ -1067,11 +1067,15 @@ void TorchProgram::findSavedTensors()
         };
         group.backwardWorkspaceBytes = backwardWorkspace();
         // P24: once more on leaves, where an add's gradient handed to both its inputs is copied.
-        Env leaves = copyInputs(group, Inputs::Leaves);
-        scratch->start();
-        runGroup(g, leaves);
-        rootsOf(group, leaves, roots, ones);
-        group.leafInputsBackwardWorkspaceBytes = backwardWorkspace();
+        try {
+            Env leaves = copyInputs(group, Inputs::Leaves);
+            scratch->start();
+            runGroup(g, leaves);
+            rootsOf(group, leaves, roots, ones);
+            group.leafInputsBackwardWorkspaceBytes = backwardWorkspace();
+        } catch (const c10::Error&) {
+            group.leafInputsBackwardWorkspaceBytes.reset();
+        }
     }
     unsetParameterGradients();
     {
@@ -1127,8 +1131,7 @@ Graph TorchProgram::toGraph() const
         v.savedBytes = group.savedBytes;
         v.forwardWorkspaceBytes = group.forwardWorkspaceBytes;
         v.backwardWorkspaceBytes = group.backwardWorkspaceBytes;
-        if (m_savedKnown)
-            v.leafInputsBackwardWorkspaceBytes = group.leafInputsBackwardWorkspaceBytes;
+        v.leafInputsBackwardWorkspaceBytes = group.leafInputsBackwardWorkspaceBytes;
         v.batchScaled = group.batchScaled;
         if (m_savedKnown)
             v.savedBy = std::move(savers[&group - m_groups.data()]);

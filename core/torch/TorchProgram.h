@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -44,7 +45,9 @@ struct OpGroup {
     // allocate above what they leave allocated (operator scratch memory, rule P8).
     std::int64_t forwardWorkspaceBytes = 0;
     std::int64_t backwardWorkspaceBytes = 0;
-    std::int64_t leafInputsBackwardWorkspaceBytes = 0;  // with its inputs autograd leaves (P24)
+    // With its inputs autograd leaves (P24); none where the group writes into an input in place,
+    // which autograd refuses on a leaf (ckptx-torch's executor could not run it either).
+    std::optional<std::int64_t> leafInputsBackwardWorkspaceBytes;
     std::vector<std::int64_t> shape;    // of its first exported tensor
     std::string dtype;
     double compute = 0;  // FLOPs of conv/linear/matmul ops, element counts of the others
