@@ -514,26 +514,32 @@ std::vector<OptionSpec> OptimalSolver::options() const
              "search's plan and its gap to the lower bound are reported"}};
 }
 
+namespace {
+
+// A byte-size option (20GiB, 123456), none where absent.
+std::optional<std::int64_t> byteOption(const SolverOptions& options, const std::string& key)
+{
+    const std::string text = options.text(key, "");
+    if (text.empty())
+        return std::nullopt;
+    const std::optional<std::int64_t> bytes = parseBytes(text);
+    if (!bytes)
+        throw SolverError("option " + key + " must be a byte size such as 20GiB or 123456, got \"" + text + "\"");
+    return bytes;
+}
+
+}  // namespace
+
 // memory-model=pytorch: the search of PyTorchPeakSearch.h from every fast solver's plan.
 Plan OptimalSolver::solvePyTorchPeak(const Graph& graph, const SolverOptions& options) const
 {
     PeakSearchSettings settings;
     settings.seconds = options.number("time-limit", 60);
     settings.exactVertices = static_cast<int>(options.integer("exact-vertices", settings.exactVertices));
-    const std::string budgetText = options.text("budget", "");
-    if (!budgetText.empty()) {
-        settings.budget = parseBytes(budgetText);
-        if (!settings.budget)
-            throw SolverError("option budget must be a byte size such as 20GiB or 123456, got \"" + budgetText + "\"");
-    }
-    const std::string enoughText = options.text("enough", "");
-    if (!enoughText.empty()) {
-        if (settings.budget)
-            throw SolverError("options budget and enough ask two questions: give one");
-        settings.enough = parseBytes(enoughText);
-        if (!settings.enough)
-            throw SolverError("option enough must be a byte size such as 20GiB or 123456, got \"" + enoughText + "\"");
-    }
+    settings.budget = byteOption(options, "budget");
+    settings.enough = byteOption(options, "enough");
+    if (settings.budget && settings.enough)
+        throw SolverError("options budget and enough ask two questions: give one");
     std::vector<std::vector<VertexIndex>> starts;
     for (const Solver* s : allSolvers())
         if (s->fast() && s != this) {

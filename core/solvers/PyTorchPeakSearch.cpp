@@ -214,13 +214,10 @@ PhaseFloors phaseFloors(const Graph& g)
 
 // Per vertex, the least gradient buffer Alg. 4 allocates at its backward when it is a checkpoint of
 // a plan that recomputes: its inputs' largest (the segments it re-forwards may add more). The buffer
-// lives until the backward of the next checkpoint, the topologically previous one. Zeros where the
-// graph's plans run otherwise (P9, P13: a gradient tensor per vertex, counted in the floors).
+// lives until the backward of the next checkpoint, the topologically previous one.
 std::vector<std::int64_t> hongBuffers(const Graph& g)
 {
     std::vector<std::int64_t> buffers(g.vertexCount(), 0);
-    if (runsCheckpointFunctions(g) || runsRootedExecutor(g))
-        return buffers;
     for (VertexIndex v = 0; v < g.vertexCount(); ++v)
         for (VertexIndex u : g.predecessors(v))
             buffers[v] = std::max(buffers[v], g.bytes(u));
@@ -240,7 +237,9 @@ public:
           m_deadline(Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                         std::chrono::duration<double>(std::max(0.0, settings.seconds)))),
           m_floors(phaseFloors(graph)), m_checkpointFunctions(runsCheckpointFunctions(graph)),
-          m_gradientBuffer(!m_checkpointFunctions && !runsRootedExecutor(graph)), m_hongBuffer(hongBuffers(graph))
+          m_gradientBuffer(!m_checkpointFunctions && !runsRootedExecutor(graph)),
+          // Zeros where plans run otherwise (P9, P13: a gradient tensor per vertex, in the floors).
+          m_hongBuffer(m_gradientBuffer ? hongBuffers(graph) : std::vector<std::int64_t>(graph.vertexCount(), 0))
     {
     }
 
@@ -486,12 +485,10 @@ private:
     }
 
     // p: the first position not yet decided.
+    // segmentBound() counts each vertex's floor and m_extra (no checkpoint adds any under P9).
     std::int64_t bound(int p) const
     {
-        std::int64_t b = std::max(m_forwardPeak, m_staticBound);
-        for (VertexIndex v = 0; v < m_g.vertexCount(); ++v)
-            if (!m_g.isInput(v))
-                b = std::max(b, m_floors.backward[v] + m_extra[v]);
+        const std::int64_t b = std::max(m_forwardPeak, m_staticBound);
         return m_checkpointFunctions ? b : std::max(b, segmentBound(p));
     }
 
