@@ -1,5 +1,7 @@
 #include "TorchProgram.h"
 
+#include "ScratchMeter.h"
+
 #include "graph/GraphBuilder.h"
 #include "graph/GraphError.h"
 #include "util/Units.h"
@@ -18,7 +20,6 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
@@ -830,73 +831,24 @@ c10::IValue TorchProgram::output(Env& env) const
 
 namespace {
 
-// Scratch memory of one run, told by c10's memory reporting (as the profiler measures): the
-// largest total of the blocks allocated since start() and still live, minus what is still
-// live at the end. Frees of older blocks do not count, so what the run releases of its inputs
-// cannot hide what it allocates.
-class ScratchMeter : public c10::MemoryReportingInfoBase {
+// Feeds c10's memory reports for one device to a ScratchMeter.
+class ScratchReporter : public c10::MemoryReportingInfoBase {
 public:
-    explicit ScratchMeter(c10::DeviceType type) : m_type(type) {}
+    explicit ScratchReporter(c10::DeviceType type) : m_type(type) {}
     void reportMemoryUsage(void* ptr, int64_t size, int64_t, int64_t, c10::Device device) override
     {
         if (device.type() != m_type)
             return;
-        std::lock_guard lock(m_mutex);
-        if (size > 0) {
-            m_blocks[ptr] = size;
-            m_bytes += size;
-            m_peak = std::max(m_peak, m_bytes);
-        } else if (auto it = m_blocks.find(ptr); it != m_blocks.end()) {
-            m_bytes -= it->second;
-            m_blocks.erase(it);
-        }
+        if (size > 0)
+            meter.allocated(ptr, size);
+        else
+            meter.freed(ptr);
     }
     bool memoryProfilingEnabled() const override { return true; }
-    void start()
-    {
-        std::lock_guard lock(m_mutex);
-        m_blocks.clear();
-        m_bytes = m_peak = 0;
-    }
-    // A measurement that goes on from what the run so far holds: frees of those blocks count from
-    // here (what a backward releases of what its forward saved), as allocations do.
-    void mark()
-    {
-        std::lock_guard lock(m_mutex);
-        m_base = m_peak = m_bytes;
-        m_before.clear();
-        for (const auto& [ptr, size] : m_blocks)
-            m_before.insert(ptr);
-    }
-    // Since mark(): the largest rise above what was held then, minus what the blocks allocated
-    // since and still live hold.
-    std::int64_t transientSinceMark() const
-    {
-        std::lock_guard lock(m_mutex);
-        std::int64_t fresh = 0;
-        for (const auto& [ptr, size] : m_blocks)
-            if (!m_before.contains(ptr))
-                fresh += size;
-        return std::max<std::int64_t>(0, m_peak - m_base - fresh);
-    }
-    std::int64_t transient() const
-    {
-        std::lock_guard lock(m_mutex);
-        return m_peak - m_bytes;
-    }
-    // What the run allocated and still holds.
-    std::int64_t held() const
-    {
-        std::lock_guard lock(m_mutex);
-        return m_bytes;
-    }
+    ScratchMeter meter;
 
 private:
     const c10::DeviceType m_type;
-    mutable std::mutex m_mutex;
-    std::unordered_map<void*, std::int64_t> m_blocks;
-    std::unordered_set<void*> m_before;  // the blocks live at mark()
-    std::int64_t m_bytes = 0, m_peak = 0, m_base = 0;
 };
 
 // The exports of `group` that autograd tracks in `env`: the roots of its backward, each with a
@@ -1019,8 +971,9 @@ void TorchProgram::findSavedTensors()
             }
         return env;
     };
-    auto scratch = std::make_shared<ScratchMeter>(device().type());
-    c10::DebugInfoGuard reporting(c10::DebugInfoKind::PROFILER_STATE, scratch);
+    auto reporter = std::make_shared<ScratchReporter>(device().type());
+    c10::DebugInfoGuard reporting(c10::DebugInfoKind::PROFILER_STATE, reporter);
+    ScratchMeter* scratch = &reporter->meter;
     auto unsetParameterGradients = [&] {
         for (const at::Tensor& p : m_module.parameters())
             p.mutable_grad() = at::Tensor();
