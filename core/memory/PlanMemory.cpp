@@ -403,10 +403,16 @@ private:
                 m_trace.freeValue(v);  // the loss read it; what the loss function keeps is not the model's
             m_trace.allocGradient(v);
         }
+        // P13: ckptx-torch drops a checkpoint's stored tensor before it re-forwards what the
+        // checkpoint's backward needs, then recomputes the checkpoint with autograd, which saves its
+        // extras again (P6: an in-place ReLU6's copy of its input, max-pool indices) until its
+        // backward ends.
+        const bool recomputesCheckpoint = m_rootedExecutor && m_isCheckpoint[v];
+        if (recomputesCheckpoint)
+            m_trace.freeValue(v);
         reforwardNeeded(v);
-        // P13: ckptx-torch recomputes a checkpoint with autograd, which saves its extras again (P6: an
-        // in-place ReLU6's copy of its input, max-pool indices) until its backward ends.
-        if (m_rootedExecutor && m_isCheckpoint[v]) {
+        if (recomputesCheckpoint) {
+            m_trace.allocValue(v);
             allocSaved(v);
             forwardWorkspace(v);
         }

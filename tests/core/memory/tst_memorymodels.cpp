@@ -676,6 +676,22 @@ private Q_SLOTS:
         }
     }
 
+    void rootedExecutorDropsTheCheckpointBeforeReforwarding()
+    {
+        // P13 on x -> a -> b -> c (1, 10, 100, 1000 bytes), plan {x, c}: at the backward of the
+        // sink c ckptx-torch drops c's stored tensor, re-forwards a and b (b with 5000 bytes of
+        // scratch), then recomputes c. The re-forward peaks with x, a, b, b's scratch and c's
+        // gradient, without c (ResNet-18's layer2.1.bn2 read 131 KB high holding it).
+        const Graph g = withChangedVertices(rootedChain(), [](Vertex& v) {
+            if (v.id == "b")
+                v.forwardWorkspaceBytes = 5000;
+        });
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "c"}), MemoryModel::PyTorch);
+        const auto c = std::find_if(p.phases.begin(), p.phases.end(), [](const PhaseMemory& m) { return m.index == 4; });
+        QVERIFY(c != p.phases.end());
+        QCOMPARE(c->peakBytes, std::int64_t(1 + 10 + 100 + 5000 + 1000));
+    }
+
     void inputsReadForTheirShapeGetNoGradient()
     {
         // P13 on x -> a -> b -> c and a -> c, plan {x, c}: where c reads a for its shape alone
