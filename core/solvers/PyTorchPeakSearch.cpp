@@ -166,7 +166,7 @@ PhaseFloors phaseFloors(const Graph& g)
     const std::int64_t lossGradient = rooted ? g.bytes(g.sink()) : 0;
     std::vector<VertexIndex> accumulatesFrom(count, -1);  // the first sender to run
     // Difference arrays over topological positions.
-    std::vector<std::int64_t> waiting(count + 1, 0), accumulated(count + 1, 0);
+    std::vector<std::int64_t> waiting(count + 1, 0), accumulated(count + 1, 0), crossing(count + 1, 0);
     for (VertexIndex u = 0; u < count; ++u) {
         const VertexIndex last = lastSuccessor(g, u);
         if (g.isInput(u) || last < 0)
@@ -174,6 +174,17 @@ PhaseFloors phaseFloors(const Graph& g)
         const int from = g.topologicalPosition(u), to = g.topologicalPosition(last);
         waiting[from + 1] += g.bytes(u);
         waiting[to + 1] -= g.bytes(u);
+        // Whatever the plan, u is live at the backward of every vertex between it and its last
+        // consumer: a checkpoint until its own backward; recomputed, re-forwarded at the latest at
+        // that consumer's backward (which needs it) and kept to its own. Where u is an operand,
+        // `inputs` counts it.
+        crossing[from + 1] += g.bytes(u);
+        crossing[to] -= g.bytes(u);
+        for (VertexIndex w : g.successors(u))
+            if (w != last) {
+                crossing[g.topologicalPosition(w)] -= g.bytes(u);
+                crossing[g.topologicalPosition(w) + 1] += g.bytes(u);
+            }
         // Its gradient accumulates from the last successor whose backward sends it one (P13: one
         // that reads u for its shape alone sends none).
         const auto sending = gradientSenders(g, u);
@@ -187,10 +198,11 @@ PhaseFloors phaseFloors(const Graph& g)
     for (int p = 1; p < count; ++p)
         if (!g.isInput(topo[p]))  // P21: an input has no backward
             weights += g.vertex(topo[p]).parameterBytes;
-    std::int64_t wait = 0, grads = 0;
+    std::int64_t wait = 0, grads = 0, across = 0;
     for (int p = 0; p < count; ++p) {
         wait += waiting[p];
         grads += accumulated[p];
+        across += crossing[p];
         const VertexIndex v = topo[p];
         if (g.isInput(v))
             continue;
@@ -205,7 +217,7 @@ PhaseFloors phaseFloors(const Graph& g)
                     formed += g.bytes(u);
         // P13, P6: ckptx-torch's executor re-forwards or recomputes v with autograd before v's backward,
         // which so holds v's saved extras.
-        floors.backward[v] = held + g.bytes(v) + inputs + grads + weights + formed + leastBackwardWorkspace(vertex, rooted) +
+        floors.backward[v] = held + g.bytes(v) + inputs + across + grads + weights + formed + leastBackwardWorkspace(vertex, rooted) +
                              (v == g.sink() ? lossGradient : 0) + (rooted ? vertex.savedBytes : 0);
         weights -= vertex.parameterBytes;
     }
@@ -222,12 +234,6 @@ std::vector<std::int64_t> hongBuffers(const Graph& g)
         for (VertexIndex u : g.predecessors(v))
             buffers[v] = std::max(buffers[v], g.bytes(u));
     return buffers;
-}
-
-bool isInputOf(const Graph& g, VertexIndex c, VertexIndex v)
-{
-    const auto preds = g.predecessors(v);
-    return std::find(preds.begin(), preds.end(), c) != preds.end();
 }
 
 class PeakSearch {
@@ -468,8 +474,9 @@ private:
         m_forwardPeak = undo.peak;
     }
 
-    // A checkpoint c stays live in the backward phase of every later vertex it is not already
-    // counted for (PhaseFloors::backward). Not beside torch.utils.checkpoint functions (P12): there
+    // A checkpoint c stays live in the backward phase of every later vertex; up to its last
+    // consumer PhaseFloors::backward counts it (as an operand or crossing), after it m_extra does.
+    // Not beside torch.utils.checkpoint functions (P12): there
     // a checkpoint lives only as long as what holds it, which the later vertices' choices decide
     // (it may even be computed inside a function and not returned), so it adds nothing to the
     // bounds, in the forward neither.
@@ -479,9 +486,15 @@ private:
             return;
         m_extra[c] += sign * m_hongBuffer[c];
         const auto& topo = m_g.topologicalOrder();
-        for (int q = m_g.topologicalPosition(c) + 1; q < m_g.vertexCount(); ++q)
-            if (!isInputOf(m_g, c, topo[q]))
-                m_extra[topo[q]] += sign * m_g.bytes(c);
+        for (int q = lastUsePosition(c) + 1; q < m_g.vertexCount(); ++q)
+            m_extra[topo[q]] += sign * m_g.bytes(c);
+    }
+
+    // The position of u's last consumer (u's own where it has none).
+    int lastUsePosition(VertexIndex u) const
+    {
+        const VertexIndex last = lastSuccessor(m_g, u);
+        return m_g.topologicalPosition(last < 0 ? u : last);
     }
 
     // p: the first position not yet decided.
@@ -504,8 +517,9 @@ private:
     //  - A re-forward allocates its segment whole (PlanMemory's reforward()), at the latest at the
     //    backward of the last vertex that needs it (a member, or a member's consumer), and each member
     //    goes at its own backward: a member before v, of a segment needed at v or after, is live at
-    //    v's backward beside what PhaseFloors::backward (v's operands) and m_extra (the checkpoints
-    //    before v) count, and so are the extras the re-forward saved for each member (P6) and v.
+    //    v's backward beside what PhaseFloors::backward (v's operands, what crosses v) and m_extra
+    //    (the checkpoints before v past their last consumer) count, and so are the extras the
+    //    re-forward saved for each member (P6) and v.
     //  - Alg. 4's gradient buffer (hongBuffers): at a checkpoint's backward also as large as the
     //    members and entries of a segment it re-forwards — one no vertex after it reads, which so
     //    nothing re-forwarded before and nothing can join; at a recomputed v's, the buffer of the
@@ -535,8 +549,7 @@ private:
             if (!member(v))
                 continue;
             SegmentSoFar& segment = m_segment[root(v)];
-            const VertexIndex last = lastSuccessor(m_g, v);
-            const int lastPosition = last < 0 ? q : m_g.topologicalPosition(last);
+            const int lastPosition = lastUsePosition(v);
             segment.joinableUntil = std::max(segment.joinableUntil, lastPosition);
             if (!recomputed(v))
                 continue;
@@ -561,15 +574,19 @@ private:
             m_buffer[v] = own - m_hongBuffer[v];  // the rest is in m_extra
             buffer = own;
         }
-        // Members live at each position's backward, by a difference array.
+        // Members live at each position's backward, by a difference array: the extras the re-forward
+        // saved (P6) from the member on, the member itself after its last consumer (up to there
+        // PhaseFloors::backward counts it).
         std::fill(m_live.begin(), m_live.end(), 0);
         for (int q = 1; q < decided; ++q) {
             const VertexIndex v = topo[q];
             if (!recomputed(v))
                 continue;
-            const std::int64_t reforwarded = m_g.bytes(v) + m_g.vertex(v).savedBytes;  // P6: with its extras
-            m_live[q + 1] += reforwarded;
-            m_live[m_segment[root(v)].neededUntil + 1] -= reforwarded;
+            const int neededUntil = m_segment[root(v)].neededUntil;
+            m_live[q + 1] += m_g.vertex(v).savedBytes;
+            m_live[neededUntil + 1] -= m_g.vertex(v).savedBytes;
+            m_live[lastUsePosition(v) + 1] += m_g.bytes(v);
+            m_live[std::max(neededUntil, lastUsePosition(v)) + 1] -= m_g.bytes(v);
         }
         std::int64_t b = 0, live = 0;
         for (int q = 1; q < count; ++q) {
@@ -577,13 +594,9 @@ private:
             const VertexIndex v = topo[q];
             if (m_g.isInput(v))
                 continue;
-            std::int64_t operands = 0;
-            for (VertexIndex u : m_g.predecessors(v))
-                if (m_g.topologicalPosition(u) < decided && recomputed(u))
-                    operands += m_g.bytes(u);
             const std::int64_t own =  // v's extras are in the floors on ckptx-torch's executor (P13)
                 q < decided ? m_buffer[v] + (recomputed(v) && m_gradientBuffer ? m_g.vertex(v).savedBytes : 0) : 0;
-            b = std::max(b, m_floors.backward[v] + m_extra[v] + live - operands + own);
+            b = std::max(b, m_floors.backward[v] + m_extra[v] + live + own);
         }
         return b;
     }
