@@ -111,6 +111,30 @@ std::vector<std::int64_t> descendantsWeightGradients(const Graph& g)
     return sums;
 }
 
+// What v's backward node holds from its start whatever the plan: its extras (P6) and the operands it
+// saved (savedBy). Made in the forward or by the re-forward its unpacking set off (P9), they go only
+// as the backward runs, and the workspaces are measured on top of them (P8, P14). Only where every
+// vertex's savers are known: otherwise P12 holds a function's inputs for nothing.
+bool saversKnown(const Graph& g)
+{
+    for (VertexIndex u = 0; u < g.vertexCount(); ++u)
+        if (!g.vertex(u).savedBy && u != g.source() && !g.vertex(u).isVirtual)
+            return false;
+    return true;
+}
+
+std::int64_t savedOperandBytes(const Graph& g, VertexIndex v)
+{
+    const Vertex& vertex = g.vertex(v);
+    std::int64_t bytes = vertex.savedBytes;
+    for (VertexIndex u : g.predecessors(v)) {
+        const auto& savers = g.vertex(u).savedBy;
+        if (!g.isInput(u) && savers && std::find(savers->begin(), savers->end(), vertex.id) != savers->end())
+            bytes += g.bytes(u);
+    }
+    return bytes;
+}
+
 // P9/P10 (a Python export): a plan's steps may run in another order than the topological one
 // (P18), so only what v's own run holds: in the forward its operands, v, the step's inputs and the workspace;
 // at its backward the step's inputs, v's gradient (the loss's of the output at the sink's; none where an add
@@ -123,6 +147,7 @@ PhaseFloors ownRunFloors(const Graph& g)
     floors.backward.assign(count, 0);
     const std::vector<std::int64_t> later = descendantsWeightGradients(g);
     const std::int64_t held = g.inputBytes();  // P21
+    const bool known = saversKnown(g);
     std::vector<bool> mayShare(count, false);
     for (VertexIndex v = 0; v < count; ++v)
         for (const std::string& id : g.vertex(v).passesGradientTo)
@@ -143,7 +168,8 @@ PhaseFloors ownRunFloors(const Graph& g)
                                   });
         if (vertex.requiresGrad)
             floors.backward[v] += ((mayShare[v] && v != g.sink()) || !getsGradient ? 0 : g.bytes(v)) +
-                                  vertex.parameterBytes + later[v] + leastBackwardWorkspace(vertex, false);
+                                  vertex.parameterBytes + later[v] + leastBackwardWorkspace(vertex, false) +
+                                  (known ? savedOperandBytes(g, v) : 0);
     }
     return floors;
 }
