@@ -58,6 +58,11 @@ struct Vertex {
     // makes them in a checkpointed step (rule P24): a leaf's AccumulateGrad runs as soon as a gradient
     // reaches it and copies one that another input's node still holds (an add hands one to both).
     std::optional<std::int64_t> leafInputsBackwardWorkspaceBytes;
+    // The backward's scratch memory as autograd's engine runs it in a regular step (rule P25): the
+    // output's gradient made inside the engine and freed once the first node has read it, the output
+    // held by nothing but what saved it, so an in-place ReLU's output goes before the convolution
+    // under it back-propagates (ckptx-torch import).
+    std::optional<std::int64_t> engineBackwardWorkspaceBytes;
     // The inputs (ids of predecessors) whose gradient the backward forms as this vertex's own
     // gradient, the same tensor (an add passes it to both summands; rule P15).
     std::vector<std::string> passesGradientTo;

@@ -120,7 +120,9 @@ Graph GraphBuilder::build() const
                                   std::pair{"checkpointed_forward_workspace_bytes", v.checkpointedForwardWorkspaceBytes.value_or(0)},
                                   std::pair{"backward_workspace_released_bytes", v.backwardWorkspaceReleasedBytes.value_or(0)},
                                   std::pair{"leaf_inputs_backward_workspace_bytes",
-                                            v.leafInputsBackwardWorkspaceBytes.value_or(0)}}) {
+                                            v.leafInputsBackwardWorkspaceBytes.value_or(0)},
+                                  std::pair{"engine_backward_workspace_bytes",
+                                            v.engineBackwardWorkspaceBytes.value_or(0)}}) {
             const std::string at = vertexPointer(i) + "/" + key;
             if (bytes < 0)
                 throw GraphError(std::string(key) + " must be >= 0, got " + std::to_string(bytes), at);

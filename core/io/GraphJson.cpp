@@ -96,6 +96,8 @@ Vertex vertexFromJson(const json& value, const std::string& at)
         v.backwardWorkspaceReleasedBytes = optionalBytes("backward_workspace_released_bytes");
     if (optionalMember(item, "leaf_inputs_backward_workspace_bytes"))
         v.leafInputsBackwardWorkspaceBytes = optionalBytes("leaf_inputs_backward_workspace_bytes");
+    if (optionalMember(item, "engine_backward_workspace_bytes"))
+        v.engineBackwardWorkspaceBytes = optionalBytes("engine_backward_workspace_bytes");
     v.savesOther = optionalBool(item, "saves_other", at).value_or(false);
     v.batchScaled = optionalBool(item, "batch_scaled", at).value_or(true);
     v.requiresGrad = optionalBool(item, "requires_grad", at).value_or(true);
@@ -259,6 +261,8 @@ std::string toGraphJson(const Graph& graph)
             item["backward_workspace_released_bytes"] = *v.backwardWorkspaceReleasedBytes;
         if (v.leafInputsBackwardWorkspaceBytes)
             item["leaf_inputs_backward_workspace_bytes"] = *v.leafInputsBackwardWorkspaceBytes;
+        if (v.engineBackwardWorkspaceBytes)
+            item["engine_backward_workspace_bytes"] = *v.engineBackwardWorkspaceBytes;
         if (v.savesOther)
             item["saves_other"] = true;
         if (!v.batchScaled)

@@ -380,8 +380,17 @@ private:
             if (!heldByStep(u) && m_graph.successors(u).size() > 1 && !m_trace.hasGradient(u))
                 m_trace.allocGradient(u);
         weightGradients(v);
-        // P8: the backward's scratch memory on top of everything it reads and forms.
-        m_trace.touchWorkspace(v, m_graph.vertex(v).backwardWorkspaceBytes);
+        // P8: the backward's scratch memory on top of everything it reads and forms. P25: where
+        // the engine's run was measured, it holds v's gradient until its first node has read it,
+        // so v's own tensor goes into that measure; the sink's comes from the loss, which the
+        // first measure holds as the step does.
+        const Vertex& vertex = m_graph.vertex(v);
+        if (vertex.engineBackwardWorkspaceBytes && v != m_graph.sink()) {
+            m_trace.freeGradient(v);
+            m_trace.touchWorkspace(v, *vertex.engineBackwardWorkspaceBytes);
+        } else {
+            m_trace.touchWorkspace(v, vertex.backwardWorkspaceBytes);
+        }
         endBackward(v);
     }
 

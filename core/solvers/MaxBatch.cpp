@@ -39,7 +39,7 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
         v.forwardWorkspaceBytes = scaled(v.forwardWorkspaceBytes);
         v.backwardWorkspaceBytes = scaled(v.backwardWorkspaceBytes);
         for (auto* measured : {&v.backwardWorkspaceReleasedBytes, &v.checkpointedForwardWorkspaceBytes,
-                               &v.leafInputsBackwardWorkspaceBytes})
+                               &v.leafInputsBackwardWorkspaceBytes, &v.engineBackwardWorkspaceBytes})
             if (*measured)
                 *measured = scaled(**measured);
         if (v.compute)

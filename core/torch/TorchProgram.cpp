@@ -978,6 +978,29 @@ void TorchProgram::findSavedTensors()
         for (const at::Tensor& p : m_module.parameters())
             p.mutable_grad() = at::Tensor();
     };
+    // P25: the loss's backward hands the engine each output's gradient, which a product with a
+    // scalar materialises inside it (a MulBackward that saves nothing), so it goes once the first
+    // node has read it; the outputs go with their last reference here, so only what saved them
+    // holds them. The inputs stay referenced: their nodes run last, and other readers may hold them.
+    auto engineBackwardWorkspace = [&](int g, Env env) {
+        scratch->start();
+        runGroup(g, env);
+        std::vector<at::Tensor> outputs, unused;
+        rootsOf(m_groups[g], env, outputs, unused);
+        at::Tensor loss;
+        for (const at::Tensor& output : outputs)
+            loss = loss.defined() ? loss + (output * 1.0).sum() : (output * 1.0).sum();
+        outputs.clear();
+        unused.clear();
+        for (const Value* v : m_groups[g].exports)
+            env.erase(v);
+        unsetParameterGradients();
+        const at::Tensor one = loss.defined() ? torch::ones_like(loss) : at::Tensor();
+        scratch->mark();
+        if (loss.defined())
+            loss.backward(one);
+        return scratch->transientSinceMark();
+    };
     for (OpGroup& group : m_groups) {
         const int g = static_cast<int>(&group - m_groups.data());
         if (group.input >= 0)
@@ -1029,6 +1052,7 @@ void TorchProgram::findSavedTensors()
         } catch (const c10::Error&) {
             group.leafInputsBackwardWorkspaceBytes.reset();
         }
+        group.engineBackwardWorkspaceBytes = engineBackwardWorkspace(g, copyInputs(group, Inputs::Grad));
     }
     unsetParameterGradients();
     {
@@ -1085,6 +1109,8 @@ Graph TorchProgram::toGraph() const
         v.forwardWorkspaceBytes = group.forwardWorkspaceBytes;
         v.backwardWorkspaceBytes = group.backwardWorkspaceBytes;
         v.leafInputsBackwardWorkspaceBytes = group.leafInputsBackwardWorkspaceBytes;
+        if (m_savedKnown)
+            v.engineBackwardWorkspaceBytes = group.engineBackwardWorkspaceBytes;
         v.batchScaled = group.batchScaled;
         if (m_savedKnown)
             v.savedBy = std::move(savers[&group - m_groups.data()]);

@@ -48,6 +48,8 @@ struct OpGroup {
     // With its inputs autograd leaves (P24); none where the group writes into an input in place,
     // which autograd refuses on a leaf (ckptx-torch's executor could not run it either).
     std::optional<std::int64_t> leafInputsBackwardWorkspaceBytes;
+    // As autograd's engine runs it in a regular step (P25).
+    std::int64_t engineBackwardWorkspaceBytes = 0;
     std::vector<std::int64_t> shape;    // of its first exported tensor
     std::string dtype;
     double compute = 0;  // FLOPs of conv/linear/matmul ops, element counts of the others

@@ -282,6 +282,8 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
             vertex.checkpointedForwardWorkspaceBytes = small(40, 14);  // P17
         if (rootedExecutor && rng() % 2)
             vertex.leafInputsBackwardWorkspaceBytes = small(50, 12);  // P24
+        if (rootedExecutor && rng() % 2)
+            vertex.engineBackwardWorkspaceBytes = small(50, 12);  // P25
         // Now and then an add, passing its gradient to some of its inputs (P15).
         if (rng() % 4 == 0)
             for (VertexIndex u : graph.predecessors(v))

@@ -226,6 +226,13 @@ void TorchImportTest::workspaceMeasured()
     const Vertex& add = graph.vertex(*graph.find("layer1.0.bn2"));
     QCOMPARE(add.leafInputsBackwardWorkspaceBytes, std::optional(add.backwardWorkspaceBytes + add.bytes));
     QCOMPARE(conv.leafInputsBackwardWorkspaceBytes, std::optional(conv.backwardWorkspaceBytes));
+    // P25: as the engine runs it, a convolution's output gradient lives through its one node; a
+    // BatchNorm + in-place ReLU's goes after the ReLU's node, and so does the ReLU's output it saved,
+    // before the BatchNorm's backward allocates.
+    const Vertex& block = graph.vertex(*graph.find("layer1.0.conv1"));
+    QCOMPARE(block.engineBackwardWorkspaceBytes, std::optional(block.backwardWorkspaceBytes + block.bytes));
+    const Vertex& relu = graph.vertex(*graph.find("layer1.0.bn1"));
+    QVERIFY(relu.engineBackwardWorkspaceBytes && *relu.engineBackwardWorkspaceBytes < relu.backwardWorkspaceBytes);
     for (const Vertex& v : graph.vertices())
         QVERIFY(v.forwardWorkspaceBytes >= 0 && v.backwardWorkspaceBytes >= 0);
 }

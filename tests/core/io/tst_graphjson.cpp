@@ -62,7 +62,7 @@ private Q_SLOTS:
             "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
             "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"],
             "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "output": true,
-            "leaf_inputs_backward_workspace_bytes": 17}],
+            "leaf_inputs_backward_workspace_bytes": 17, "engine_backward_workspace_bytes": 19}],
             "edges": [{"from": "a", "to": "b"}]})");
         QCOMPARE(g.vertex(0).forwardWorkspaceBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).forwardWorkspaceBytes, std::int64_t(7));
@@ -71,6 +71,8 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).backwardWorkspaceReleasedBytes, std::optional<std::int64_t>(0));
         QVERIFY(!g.vertex(0).leafInputsBackwardWorkspaceBytes);
         QCOMPARE(g.vertex(1).leafInputsBackwardWorkspaceBytes, std::optional<std::int64_t>(17));
+        QVERIFY(!g.vertex(0).engineBackwardWorkspaceBytes);
+        QCOMPARE(g.vertex(1).engineBackwardWorkspaceBytes, std::optional<std::int64_t>(19));
         QVERIFY(g.vertex(0).requiresGrad && !g.vertex(1).requiresGrad);  // absent: tracked
         QVERIFY(!g.vertex(0).checkpointedForwardWorkspaceBytes);
         QCOMPARE(g.vertex(1).checkpointedForwardWorkspaceBytes, std::optional<std::int64_t>(11));
@@ -223,6 +225,9 @@ private Q_SLOTS:
         QTest::newRow("negative leaf-inputs workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "leaf_inputs_backward_workspace_bytes": -3}]})"
             << "test.json: /vertices/0/leaf_inputs_backward_workspace_bytes: leaf_inputs_backward_workspace_bytes must be >= 0";
+        QTest::newRow("negative engine workspace")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "engine_backward_workspace_bytes": -3}]})"
+            << "test.json: /vertices/0/engine_backward_workspace_bytes: engine_backward_workspace_bytes must be >= 0";
         QTest::newRow("wrong schema") << R"({"schema": "other", "vertices": []})" << "test.json: /schema: unknown schema";
         QTest::newRow("newer version") << R"({"schema": "checkpoint-explorer/graph", "version": 7, "vertices": []})"
                                        << "test.json: /version: unsupported version 7";

@@ -1031,6 +1031,47 @@ private Q_SLOTS:
                  simulatePlanMemory(unmeasured, evaluate(unmeasured, {all.begin(), all.end()}), MemoryModel::PyTorch).peakBytes);
     }
 
+    void engineWorkspaceInTheRegularStep()
+    {
+        // P25 on x -> a -> b -> c and a -> c (1, 10, 100, 1000 bytes), regular training: where the
+        // engine's run of a vertex's backward was measured, that measure replaces P8's in its phase,
+        // and the vertex's own gradient tensor (a's: two consumers send it one) goes into it. b's
+        // backward: 5000 measured with its gradient held, 3000 as the engine runs it; a's: 600 and
+        // 600, its 10-byte gradient now inside the measure. The sink's gradient comes from the loss:
+        // c's engine measure is not used. Plans that recompute run on ckptx-torch's executor (P13),
+        // which holds each gradient as the first measure does.
+        auto graph = [](bool engine) {
+            return withChangedVertices(rootedChain(true), [&](Vertex& v) {
+                const std::map<std::string, std::pair<std::int64_t, std::int64_t>> workspaces{
+                    {"a", {600, 600}}, {"b", {5000, 3000}}, {"c", {70, 1}}};
+                if (auto it = workspaces.find(v.id); it != workspaces.end()) {
+                    v.backwardWorkspaceBytes = it->second.first;
+                    if (engine)
+                        v.engineBackwardWorkspaceBytes = it->second.second;
+                }
+            });
+        };
+        const Graph engine = graph(true), held = graph(false);
+        const auto& all = engine.topologicalOrder();
+        const std::vector<VertexIndex> everything(all.begin(), all.end());
+        const MemoryProfile e = simulatePlanMemory(engine, evaluate(engine, everything), MemoryModel::PyTorch);
+        const MemoryProfile h = simulatePlanMemory(held, evaluate(held, everything), MemoryModel::PyTorch);
+        const std::map<int, std::int64_t> lower{{5, 2000}, {6, 10}};  // phases of b's and a's backward
+        for (std::size_t k = 0; k < e.phases.size(); ++k) {
+            const auto it = lower.find(e.phases[k].index);
+            QCOMPARE(h.phases[k].peakBytes - e.phases[k].peakBytes, it == lower.end() ? std::int64_t(0) : it->second);
+        }
+        for (const std::vector<std::string>& ids : {std::vector<std::string>{"x", "c"}, {"x", "b", "c"}}) {
+            const MemoryProfile p = simulatePlanMemory(engine, evaluateIds(engine, ids), MemoryModel::PyTorch);
+            const MemoryProfile q = simulatePlanMemory(held, evaluateIds(held, ids), MemoryModel::PyTorch);
+            QCOMPARE(p.phases.size(), q.phases.size());
+            for (std::size_t k = 0; k < p.phases.size(); ++k) {
+                QCOMPARE(p.phases[k].peakBytes, q.phases[k].peakBytes);
+                QCOMPARE(p.phases[k].endBytes, q.phases[k].endBytes);
+            }
+        }
+    }
+
     void scheduleWithEnoughSlotsKeepsEverything()
     {
         const Graph g = test::makeChain({3, 5, 7, 2, 4, 6});
