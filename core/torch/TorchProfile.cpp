@@ -174,8 +174,10 @@ struct Schedule {
 };
 
 // Phase i (1..N) ends at forwardEnd[i-1]; backward phase N+k ends where the gradient of the
-// vertex before order[N-k] is complete (for the input vertex: where backward ends); 2N+1 at
-// stepEnd. Positions are made monotone, an empty phase repeats the bytes of the previous end.
+// vertex before order[N-k] is complete — of the nearest before it that gets one, where that one
+// gets none (an attention's integer sizes: their phases are empty, not the one before them) — and
+// where the backward ends when none does; 2N+1 at stepEnd. Positions are made monotone, an empty
+// phase repeats the bytes of the previous end.
 StepMemory phasesOf(const std::vector<MemoryMeter::Sample>& samples, std::size_t stepStart,
                     const std::vector<std::size_t>& forwardEnd, const std::vector<std::size_t>& gradientDone,
                     std::size_t backwardEnd, std::size_t stepEnd)
@@ -183,8 +185,12 @@ StepMemory phasesOf(const std::vector<MemoryMeter::Sample>& samples, std::size_t
     const std::size_t n = forwardEnd.size();
     std::vector<std::size_t> ends{stepStart};
     ends.insert(ends.end(), forwardEnd.begin(), forwardEnd.end());
-    for (std::size_t k = n; k-- > 0;)
-        ends.push_back(k == 0 ? backwardEnd : gradientDone[k - 1]);
+    for (std::size_t k = n; k-- > 0;) {
+        std::size_t before = k;
+        while (before > 0 && gradientDone[before - 1] == 0)
+            --before;
+        ends.push_back(before == 0 ? backwardEnd : gradientDone[before - 1]);
+    }
     ends.push_back(stepEnd);
     StepMemory step;
     auto bytesAt = [&](std::size_t position) { return position == 0 ? 0 : samples[position - 1].current; };
