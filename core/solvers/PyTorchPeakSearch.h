@@ -10,7 +10,9 @@
 //
 // Method: a local search (flip one vertex in or out of the checkpoint set while the plan gets
 // better) from the starting plans — for the least peak first by (peak, memory held over the step),
-// then by the question's own order — then, on graphs with at most `exactVertices` free vertices,
+// then by the question's own order — then, on graphs with at most `exactVertices` free vertices
+// (for the least peak beside torch.utils.checkpoint functions, 20: there the bounds cannot use a
+// partial plan),
 // a depth-first branch and bound over the vertices in topological order that visits every
 // checkpoint set the bounds cannot rule out — exact when it finishes; for the least peak it runs
 // twice, first for the peak alone, then for the least recompute at that peak. Otherwise the result
