@@ -192,25 +192,18 @@ PhaseFloors phaseFloors(const Graph& g)
     const std::int64_t lossGradient = rooted ? g.bytes(g.sink()) : 0;
     std::vector<VertexIndex> accumulatesFrom(count, -1);  // the first sender to run
     // Difference arrays over topological positions.
-    std::vector<std::int64_t> waiting(count + 1, 0), accumulated(count + 1, 0), crossing(count + 1, 0);
+    std::vector<std::int64_t> waiting(count + 1, 0), accumulated(count + 1, 0);
     for (VertexIndex u = 0; u < count; ++u) {
         const VertexIndex last = lastSuccessor(g, u);
         if (g.isInput(u) || last < 0)
             continue;
         const int from = g.topologicalPosition(u), to = g.topologicalPosition(last);
+        // u waits from after it to its last consumer: in the forward (F2 frees it there, a
+        // checkpoint later still), and at the backward of every vertex in between whatever the plan
+        // (a checkpoint until its own backward; recomputed, re-forwarded at the latest at that
+        // consumer's backward, which needs it, and kept to its own) — v's operands among them.
         waiting[from + 1] += g.bytes(u);
         waiting[to + 1] -= g.bytes(u);
-        // Whatever the plan, u is live at the backward of every vertex between it and its last
-        // consumer: a checkpoint until its own backward; recomputed, re-forwarded at the latest at
-        // that consumer's backward (which needs it) and kept to its own. Where u is an operand,
-        // `inputs` counts it.
-        crossing[from + 1] += g.bytes(u);
-        crossing[to] -= g.bytes(u);
-        for (VertexIndex w : g.successors(u))
-            if (w != last) {
-                crossing[g.topologicalPosition(w)] -= g.bytes(u);
-                crossing[g.topologicalPosition(w) + 1] += g.bytes(u);
-            }
         // Its gradient accumulates from the last successor whose backward sends it one (P13: one
         // that reads u for its shape alone sends none).
         const auto sending = gradientSenders(g, u);
@@ -224,16 +217,14 @@ PhaseFloors phaseFloors(const Graph& g)
     for (int p = 1; p < count; ++p)
         if (!g.isInput(topo[p]))  // P21: an input has no backward
             weights += g.vertex(topo[p]).parameterBytes;
-    std::int64_t wait = 0, grads = 0, across = 0;
+    std::int64_t wait = 0, grads = 0;
     for (int p = 0; p < count; ++p) {
         wait += waiting[p];
         grads += accumulated[p];
-        across += crossing[p];
         const VertexIndex v = topo[p];
         if (g.isInput(v))
             continue;
         const Vertex& vertex = g.vertex(v);
-        const std::int64_t inputs = operandBytes(g, v);
         floors.forward = std::max(floors.forward, held + wait + g.bytes(v) +
                                                       leastForwardWorkspace(vertex));
         std::int64_t formed = 0;
@@ -243,7 +234,7 @@ PhaseFloors phaseFloors(const Graph& g)
                     formed += g.bytes(u);
         // P13, P6: ckptx-torch's executor re-forwards or recomputes v with autograd before v's backward,
         // which so holds v's saved extras.
-        floors.backward[v] = held + g.bytes(v) + inputs + across + grads + weights + formed + leastBackwardWorkspace(vertex, rooted) +
+        floors.backward[v] = held + g.bytes(v) + wait + grads + weights + formed + leastBackwardWorkspace(vertex, rooted) +
                              (v == g.sink() ? lossGradient : 0) + (rooted ? vertex.savedBytes : 0);
         weights -= vertex.parameterBytes;
     }
@@ -645,8 +636,8 @@ private:
             const int neededUntil = m_segment[root(v)].neededUntil;
             m_live[q + 1] += m_g.vertex(v).savedBytes;
             m_live[neededUntil + 1] -= m_g.vertex(v).savedBytes;
-            m_live[lastUsePosition(v) + 1] += m_g.bytes(v);
-            m_live[std::max(neededUntil, lastUsePosition(v)) + 1] -= m_g.bytes(v);
+            m_live[lastUsePosition(v) + 1] += m_g.bytes(v);  // neededUntil counts v's last consumer
+            m_live[neededUntil + 1] -= m_g.bytes(v);
         }
         std::int64_t b = 0, live = 0;
         for (int q = 1; q < count; ++q) {

@@ -7,7 +7,10 @@ namespace ckpt::torchx {
 void ScratchMeter::allocated(const void* block, std::int64_t bytes)
 {
     std::lock_guard lock(m_mutex);
-    m_blocks[block] = bytes;
+    // The allocator may hand out the address of a block freed since mark(): this one is fresh (a
+    // gradient left in a leaf's .grad read as scratch once, P24 2 MB high on one of four identical
+    // attention groups, depending on where malloc put it).
+    m_blocks[block] = {bytes, false};
     m_bytes += bytes;
     m_peak = std::max(m_peak, m_bytes);
 }
@@ -18,19 +21,14 @@ void ScratchMeter::freed(const void* block)
     auto it = m_blocks.find(block);
     if (it == m_blocks.end())
         return;
-    m_bytes -= it->second;
+    m_bytes -= it->second.bytes;
     m_blocks.erase(it);
-    // The allocator may hand this address out again, and a block allocated there later is fresh:
-    // counted as held at mark(), a gradient left in a leaf's .grad read as scratch (P24 measured
-    // 2 MB high on one of four identical attention groups, depending on where malloc put it).
-    m_before.erase(block);
 }
 
 void ScratchMeter::start()
 {
     std::lock_guard lock(m_mutex);
     m_blocks.clear();
-    m_before.clear();
     m_bytes = m_peak = m_base = 0;
 }
 
@@ -38,18 +36,17 @@ void ScratchMeter::mark()
 {
     std::lock_guard lock(m_mutex);
     m_base = m_peak = m_bytes;
-    m_before.clear();
-    for (const auto& [block, bytes] : m_blocks)
-        m_before.insert(block);
+    for (auto& [address, block] : m_blocks)
+        block.heldAtMark = true;
 }
 
 std::int64_t ScratchMeter::transientSinceMark() const
 {
     std::lock_guard lock(m_mutex);
     std::int64_t fresh = 0;
-    for (const auto& [block, bytes] : m_blocks)
-        if (!m_before.contains(block))
-            fresh += bytes;
+    for (const auto& [address, block] : m_blocks)
+        if (!block.heldAtMark)
+            fresh += block.bytes;
     return std::max<std::int64_t>(0, m_peak - m_base - fresh);
 }
 

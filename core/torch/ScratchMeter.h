@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace ckpt::torchx {
 
@@ -29,9 +28,12 @@ public:
     std::int64_t held() const;
 
 private:
+    struct Block {
+        std::int64_t bytes = 0;
+        bool heldAtMark = false;  // live at mark(); a block allocated since, at any address, is not
+    };
     mutable std::mutex m_mutex;
-    std::unordered_map<const void*, std::int64_t> m_blocks;
-    std::unordered_set<const void*> m_before;  // the blocks live at mark()
+    std::unordered_map<const void*, Block> m_blocks;  // the live ones
     std::int64_t m_bytes = 0, m_peak = 0, m_base = 0;
 };
 
