@@ -253,8 +253,8 @@ void TorchProfileTest::inputsOfTheGraph()
 // P24: the backward of a ResNet block's last vertex (BatchNorm, add_, relu_) hands one gradient to
 // both the BatchNorm and the shortcut; the executor's shortcut is a leaf, whose AccumulateGrad copies
 // it while the BatchNorm's backward still holds it. Every block's last vertex peaks as predicted, to
-// the byte, recomputed or a checkpoint (layer2.1.bn2 read one tensor low until the importer's meter
-// stopped taking a gradient at a reused address for scratch).
+// the byte, recomputed or a checkpoint (at layer2.1.bn2, a checkpoint, the prediction was one tensor
+// high until P13 dropped a checkpoint's stored tensor before its re-forward, as the executor does).
 void TorchProfileTest::residualAddsAsPredicted()
 {
     QTemporaryDir dir;
