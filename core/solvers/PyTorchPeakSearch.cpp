@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace ckpt {
 
@@ -296,6 +297,8 @@ public:
         if (enoughFound()) {
             result.method += ", stopped at a plan within " + std::to_string(*m_settings.enough) + " bytes";
         } else if (free <= exactVertices && !expired()) {
+            if (!m_checkpointFunctions)
+                peakFloors();
             // The least peak first, pruning every partial plan that cannot go below it; then, among the
             // plans of that peak, the least recompute. Apart, the first often finishes where the two at
             // once would not (MobileNet_512: 0.2 s against over 10 s).
@@ -313,7 +316,8 @@ public:
         }
         result.best = m_best;
         result.fits = !m_settings.budget || m_best.peak <= *m_settings.budget;
-        const std::int64_t bound = std::min(m_seeds.front().peak, staticBound());
+        const std::int64_t bound =
+            std::min(m_seeds.front().peak, std::max(staticBound(), m_suffixFloor.empty() ? 0 : m_suffixFloor[1]));
         result.proven = (complete && !m_settings.enough) || (!m_settings.budget && m_best.peak <= bound);
         result.settled = settled;
         result.exhausted = complete && !enoughFound();
@@ -471,6 +475,16 @@ private:
     bool branchAndBound(Goal goal)
     {
         m_goal = goal;
+        resetBranchState();
+        const auto undo = forwardPhase(1);
+        branch(1);
+        undoForwardPhase(1, undo);
+        return !m_stopped;
+    }
+
+    // No free vertex decided; the sink a checkpoint with its buffer (Alg. 4).
+    void resetBranchState()
+    {
         const int count = m_g.vertexCount();
         m_mask.assign(count, 0);
         m_mask[m_g.source()] = m_mask[m_g.sink()] = 1;
@@ -480,6 +494,7 @@ private:
         m_segment.assign(count, {});
         m_buffer.assign(count, 0);
         m_live.assign(count + 1, 0);
+        m_added.assign(count, 0);
         for (VertexIndex v = 0; v < count; ++v)
             m_left[v] = static_cast<int>(m_g.successors(v).size());
         m_forwardLive = m_g.inputBytes();
@@ -488,11 +503,82 @@ private:
         m_nodes = 0;
         m_stopped = false;
         m_staticBound = staticBound();
-        addCheckpoint(m_g.sink(), +1);  // its buffer (Alg. 4)
-        const auto undo = forwardPhase(1);
-        branch(1);
-        undoForwardPhase(1, undo);
-        return !m_stopped;
+        m_suffixStart = 1;
+        if (m_suffixFloor.empty())
+            m_suffixFloor.assign(count, 0);
+        addCheckpoint(m_g.sink(), +1);
+    }
+
+    // Branch and bound's suffix floors, m_suffixFloor, by Russian doll search (Verfaillie, Lemaitre
+    // & Schiex, AAAI 1996): per position s, the least segmentBound()'s phases from s on hold in any
+    // plan, counting only what the positions from s on decide (those before s are taken as
+    // checkpoints that hold nothing). Suffixes are searched shortest first, each pruned by the
+    // shorter ones' floors and trying the least plan of the one before first (the best plan's
+    // choices before that); one stopped by the time limit keeps the next shorter one's floor, which
+    // never exceeds its own. Branch and bound adds what the decided positions hold at every later
+    // phase to the floor of the rest (ResNet50_256: the checkpoints kept so far against the least
+    // the layers left must hold). The longest suffix's plan is evaluated: where the simulator meets
+    // the floor, as on ResNet50_256, it is the least-peak plan.
+    void peakFloors()
+    {
+        const int count = m_g.vertexCount(), last = count - 1;
+        const auto& topo = m_g.topologicalOrder();
+        m_suffixFloor.assign(count, 0);
+        resetBranchState();
+        std::fill(m_mask.begin(), m_mask.end(), 1);
+        m_bestMask.assign(count, 0);
+        for (VertexIndex c : m_best.checkpoints)
+            m_bestMask[c] = 1;
+        // At most a quarter of what is left: branch and bound, which the floors only speed up,
+        // keeps the rest (inception_v3, where they stop short of the first positions: the least
+        // peak proven at 4.1 s so, at 5.9 s with half, at 2.2 s without them).
+        m_dollDeadline = Clock::now() + (m_deadline - Clock::now()) / 4;
+        for (int s = last - 1; s >= 1; --s) {
+            m_suffixStart = s;
+            m_mask[topo[s]] = 0;
+            m_suffixFloor[s] = s + 1 < last ? m_suffixFloor[s + 1] : 0;
+            if (m_stopped)
+                continue;
+            m_suffixLeast = std::numeric_limits<std::int64_t>::max();
+            leastSuffixPeak(s);
+            if (!m_stopped)
+                m_suffixFloor[s] = m_suffixLeast;
+        }
+        m_suffixStart = 1;
+        std::vector<char> plan = m_bestMask;
+        plan[m_g.source()] = plan[m_g.sink()] = 1;
+        PeakCandidate c = evaluateMask(plan);
+        if (better(c, m_best))
+            m_best = std::move(c);
+    }
+
+    void leastSuffixPeak(int r)
+    {
+        if (++m_nodes % 256 == 0 && (Clock::now() >= m_dollDeadline || expired()))
+            m_stopped = true;
+        if (m_stopped)
+            return;
+        const std::int64_t b = segmentBound(r);
+        if (b >= m_suffixLeast)
+            return;
+        const auto& topo = m_g.topologicalOrder();
+        const int last = m_g.vertexCount() - 1;
+        if (r == last) {
+            m_suffixLeast = b;
+            for (int q = m_suffixStart; q < last; ++q)  // the next, longer suffix tries it first
+                m_bestMask[topo[q]] = m_mask[topo[q]];
+            return;
+        }
+        const VertexIndex v = topo[r];
+        for (char keep : {m_bestMask[v], char(1 - m_bestMask[v])}) {
+            m_mask[v] = keep;
+            if (keep)
+                addCheckpoint(v, +1);
+            leastSuffixPeak(r + 1);
+            if (keep)
+                addCheckpoint(v, -1);
+            m_mask[v] = 0;
+        }
     }
 
     struct ForwardUndo {
@@ -576,6 +662,10 @@ private:
     //    nothing re-forwarded before and nothing can join; at a recomputed v's, the buffer of the
     //    nearest decided checkpoint after v.
     // Not beside torch.utils.checkpoint functions: there a re-forward drops what nothing saved (P9).
+    //
+    // In a suffix search (peakFloors()) the positions before m_suffixStart are checkpoints that hold
+    // nothing, and only the phases from it on count. A segment with an entry among them may join
+    // members there in a plan, which then need it later: it adds no gradient buffer.
     std::int64_t segmentBound(int p) const
     {
         const auto& topo = m_g.topologicalOrder();
@@ -594,6 +684,13 @@ private:
             for (VertexIndex u : m_g.predecessors(v))
                 if (member(u))
                     m_component[root(u)] = root(v);
+        }
+        for (int q = m_suffixStart; q < decided; ++q) {
+            const VertexIndex v = topo[q];
+            if (member(v))
+                for (VertexIndex u : m_g.predecessors(v))
+                    if (u != m_g.source() && m_g.topologicalPosition(u) < m_suffixStart)
+                        m_segment[root(v)].entersFromPrefix = true;
         }
         for (int q = 1; q < decided; ++q) {
             const VertexIndex v = topo[q];
@@ -620,7 +717,7 @@ private:
             std::int64_t own = m_hongBuffer[v];
             if (m_gradientBuffer)
                 for (VertexIndex u : m_g.predecessors(v))
-                    if (recomputed(u) && m_segment[root(u)].joinableUntil == q)
+                    if (recomputed(u) && m_segment[root(u)].joinableUntil == q && !m_segment[root(u)].entersFromPrefix)
                         own = std::max(own, m_segment[root(u)].largest);
             m_buffer[v] = own - m_hongBuffer[v];  // the rest is in m_extra
             buffer = own;
@@ -643,11 +740,22 @@ private:
         for (int q = 1; q < count; ++q) {
             live += m_live[q];
             const VertexIndex v = topo[q];
-            if (m_g.isInput(v))
+            m_added[q] = std::numeric_limits<std::int64_t>::max();
+            if (m_g.isInput(v) || q < m_suffixStart)
                 continue;
             const std::int64_t own =  // v's extras are in the floors on ckptx-torch's executor (P13)
                 q < decided ? m_buffer[v] + (recomputed(v) && m_gradientBuffer ? m_g.vertex(v).savedBytes : 0) : 0;
-            b = std::max(b, m_floors.backward[v] + m_extra[v] + live + own);
+            m_added[q] = m_extra[v] + live + own;
+            b = std::max(b, m_floors.backward[v] + m_added[q]);
+        }
+        // The suffix floors: for every k from the first undecided position on, the phases from k hold
+        // at least the floor of the positions from k on and what the decided ones add to each of them
+        // (the undecided positions before k add nothing less than none).
+        std::int64_t least = m_added[count - 1] - m_hongBuffer[m_g.sink()];  // every floor counts the buffer
+        for (int k = count - 2; k >= decided; --k) {
+            if (!m_g.isInput(topo[k]))
+                least = std::min(least, m_added[k]);
+            b = std::max(b, least + m_suffixFloor[k]);
         }
         return b;
     }
@@ -731,11 +839,20 @@ private:
         int neededUntil = 0;       // the topological position of the last recomputed member's consumer
         int joinableUntil = 0;     // the same of every member's (inputs left out of the checkpoints too)
         std::int64_t largest = 0;  // the largest recomputed member or entry
+        bool entersFromPrefix = false;  // peakFloors(): a member reads a position before the suffix
     };
     mutable std::vector<SegmentSoFar> m_segment;  // per component root
     mutable std::vector<std::int64_t> m_buffer;   // per vertex: the gradient buffer beyond m_extra
     mutable std::vector<std::int64_t> m_live;  // segmentBound's difference array
+    mutable std::vector<std::int64_t> m_added;  // per position, what the decided ones add to its phase
     std::int64_t m_forwardLive = 0, m_forwardPeak = 0, m_staticBound = 0;
+    // peakFloors()'s state.
+    int m_suffixStart = 1;                     // the first position a suffix search decides
+    std::vector<std::int64_t> m_suffixFloor;  // per position (empty until computed)
+    std::int64_t m_suffixLeast = 0;            // the least peak a suffix search found so far
+    // Its first choice per vertex: the least plan of the longest suffix searched, the best plan's before.
+    std::vector<char> m_bestMask;
+    Clock::time_point m_dollDeadline;
     double m_recomputed = 0;
     long long m_nodes = 0;
     bool m_stopped = false;

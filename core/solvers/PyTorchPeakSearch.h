@@ -14,7 +14,9 @@
 // (for the least peak beside torch.utils.checkpoint functions, 20: there the bounds cannot use a
 // partial plan),
 // a depth-first branch and bound over the vertices in topological order that visits every
-// checkpoint set the bounds cannot rule out — exact when it finishes; for the least peak it runs
+// checkpoint set the bounds cannot rule out — exact when it finishes; its bounds count what the
+// undecided vertices must add by the least each suffix of the topological order holds on its own,
+// from a Russian doll search over the suffixes before it; for the least peak it runs
 // twice, first for the peak alone, then for the least recompute at that peak. Otherwise the result
 // reports the plan-independent lower bound (pytorchPeakLowerBound) and so its gap.
 #include "graph/Graph.h"
