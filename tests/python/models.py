@@ -176,6 +176,28 @@ def shared_layer():
     return SharedLayer()
 
 
+class EncoderDecoder(nn.Module):
+    """T5's and BART's tying: one embedding read by the encoder, by the decoder in the middle of the
+    network (here of the reversed ids) and by the output layer."""
+
+    def __init__(self, vocab=2000, dim=64, layers=1, block=32):
+        super().__init__()
+        self.shared = nn.Embedding(vocab, dim)
+        self.encoder = nn.Sequential(*[Block(dim, 4, block) for _ in range(layers)])
+        self.decoder = nn.Sequential(*[Block(dim, 4, block) for _ in range(layers)])
+        self.ln = nn.LayerNorm(dim)
+        self.lm_head = nn.Linear(dim, vocab, bias=False)
+        self.lm_head.weight = self.shared.weight
+
+    def forward(self, ids):
+        memory = self.encoder(self.shared(ids))
+        return self.lm_head(self.ln(self.decoder(self.shared(ids.flip(1)) + memory)))
+
+
+def encoder_decoder():
+    return EncoderDecoder()
+
+
 def position_bias():
     return nn.Sequential(*[BiasedAttention(32, 8, 32) for _ in range(4)])
 

@@ -383,6 +383,7 @@ class VertexGraph:
                         v.parameter_bytes += program.parameters[key][1]
                         v.parameter_keys.append(key)
         self._static_gradients()
+        self._held_contributions()
         # The sink's shape is the model output's, which may be a view of the sink's tensor.
         if len(self.sinks) == 1 and len(program.output_refs) == 1:
             self.vertices[self.sinks[0]].shape = self.info_of(program.output_refs[0]).shape
@@ -414,15 +415,38 @@ class VertexGraph:
                                   if key in v.parameter_keys)
                     v.static_gradient_bytes += max(0, gradient - weights)
 
+    def _held_contributions(self):
+        """P26: a weight its owner reads through a static (a tied output layer's transpose) gets the
+        other readers' gradients in its accumulator's input buffer, which waits for the static's node,
+        autograd's oldest, run last: each of those contributions is held from its reader's backward to
+        the end of the backward (a T5 or BART decoder's embedding, read in the middle of the network),
+        counted as the reader's `static_gradient_bytes`. All but the topologically first reader's:
+        that one's backward is the last, where P23 measures its contribution and the sum with the
+        owner's as its workspace."""
+        self._held = set()  # (vertex index, storage key)
+        readers = {}
+        for v in self.vertices:
+            for key in self._weights_read_directly(v):
+                owner = self.weight_owner.get(key)
+                if owner is not None and owner is not v and isinstance(self._read_through(owner, key), OutputRef):
+                    readers.setdefault(key, []).append(v)
+        for key, vertices in readers.items():
+            for v in vertices[1:]:
+                self._held.add((v.index, key))
+                v.static_gradient_bytes += self.program.parameters[key][1]
+
+    def _weights_read_directly(self, vertex):
+        """Storage keys of the weights `vertex` reads itself, not through a static."""
+        return dict.fromkeys(_compat.storage_key(ref.value) for index in vertex.ops
+                             for ref in self.program.ops[index].tensor_refs() if isinstance(ref, ConstantRef))
+
     def shared_weight_reads(self, vertex):
         """P23: per weight `vertex` reads itself (not through a static: that gradient is held to the
         end, P20) and another vertex owns (P5; a tied embedding, owned by the output layer), the ref
         through which its owner reads it: the weight itself or a static of it (the output layer's
-        transpose)."""
-        program = self.program
-        read = dict.fromkeys(_compat.storage_key(ref.value) for index in vertex.ops
-                             for ref in program.ops[index].tensor_refs() if isinstance(ref, ConstantRef))
-        owners = [(key, self.weight_owner.get(key)) for key in read]
+        transpose). Not where the vertex's contribution waits for the owner's to the end (P26)."""
+        owners = [(key, self.weight_owner.get(key)) for key in self._weights_read_directly(vertex)
+                  if (vertex.index, key) not in self._held]
         return [self._read_through(owner, key) for key, owner in owners if owner is not None and owner is not vertex]
 
     def _read_through(self, vertex, key):
