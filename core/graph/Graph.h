@@ -66,6 +66,9 @@ struct Vertex {
     // The inputs (ids of predecessors) whose gradient the backward forms as this vertex's own
     // gradient, the same tensor (an add passes it to both summands; rule P15).
     std::vector<std::string> passesGradientTo;
+    // The inputs (ids of predecessors) whose gradient the backward forms as a slice of this vertex's
+    // gradient, a view that keeps all of it alive (a concatenation; rule P27).
+    std::vector<std::string> slicesGradientTo;
     // The inputs (ids of predecessors) it reads without a gradient flowing back to them: only their
     // shape (aten::size), say. Its backward forms no gradient for them (ckptx-torch import; P13).
     std::vector<std::string> readsWithoutGradient;

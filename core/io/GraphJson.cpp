@@ -43,7 +43,7 @@ bool contains(std::span<const VertexIndex> vertices, VertexIndex w)
 }
 
 // saved_by may only name the vertex itself or its successors (the backwards that can keep it),
-// passes_gradient_to and reads_without_gradient only its inputs.
+// passes_gradient_to, slices_gradient_to and reads_without_gradient only its inputs.
 void checkNamedVertices(const Graph& graph)
 {
     static const std::vector<std::string> none;
@@ -53,6 +53,10 @@ void checkNamedVertices(const Graph& graph)
         "is neither the vertex nor one of its successors");
     checkNamedVertices(
         graph, "passes_gradient_to", [](const Vertex& v) -> const auto& { return v.passesGradientTo; },
+        [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
+        "is not an input of the vertex");
+    checkNamedVertices(
+        graph, "slices_gradient_to", [](const Vertex& v) -> const auto& { return v.slicesGradientTo; },
         [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
         "is not an input of the vertex");
     checkNamedVertices(
@@ -104,6 +108,7 @@ Vertex vertexFromJson(const json& value, const std::string& at)
     v.output = optionalBool(item, "output", at).value_or(false);
     v.backward = optionalBool(item, "backward", at).value_or(false);
     v.passesGradientTo = optionalStringArray(item, "passes_gradient_to", at).value_or(std::vector<std::string>{});
+    v.slicesGradientTo = optionalStringArray(item, "slices_gradient_to", at).value_or(std::vector<std::string>{});
     v.readsWithoutGradient =
         optionalStringArray(item, "reads_without_gradient", at).value_or(std::vector<std::string>{});
     return v;
@@ -275,6 +280,8 @@ std::string toGraphJson(const Graph& graph)
             item["backward"] = true;
         if (!v.passesGradientTo.empty())
             item["passes_gradient_to"] = v.passesGradientTo;
+        if (!v.slicesGradientTo.empty())
+            item["slices_gradient_to"] = v.slicesGradientTo;
         if (!v.readsWithoutGradient.empty())
             item["reads_without_gradient"] = v.readsWithoutGradient;
         vertices.push_back(std::move(item));

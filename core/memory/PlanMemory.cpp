@@ -38,7 +38,8 @@ public:
           m_rootedExecutor(model == MemoryModel::PyTorch && runsRootedExecutor(graph)),
           m_rngStateBytes(m_checkpointFunctions ? metadataBytes(graph, "checkpoint_rng_state_bytes") : 0),
           m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false),
-          m_sharersOf(graph.vertexCount()),
+          m_sharersOf(graph.vertexCount()), m_sliceOf(graph.vertexCount(), -1),
+          m_slicesLeft(graph.vertexCount(), 0), m_sliceTarget(graph.vertexCount(), -1),
           m_order(m_functions ? applyPlanOrder(graph, *m_functions) : graph.topologicalOrder()),
           m_runAt(graph.vertexCount())
     {
@@ -449,9 +450,17 @@ private:
                     formed.push_back(u);
             }
         m_trace.touchWorkspace(v, backwardWorkspace(v, released) + (m_rootedExecutor ? formedBytes : 0));
+        // P27: the slices of v's gradient formed below keep the tensor it is (or is a slice of)
+        // alive past v's backward; not where it is another's tensor (P15).
+        m_sliceTarget[v] = m_sliceOf[v] >= 0 ? m_sliceOf[v] : m_trace.sharesGradient(v) ? -1 : v;
+        for (VertexIndex u : formed)
+            if (m_sliceTarget[v] >= 0 && slicesGradient(v, u))
+                ++m_slicesLeft[m_sliceTarget[v]];
         // v's backward has taken its gradient: if it shares a tensor, it no longer holds it.
-        if (m_trace.sharesGradient(v))
+        if (m_trace.sharesGradient(v)) {
             m_trace.freeGradient(v);
+            releaseSlice(v);
+        }
         for (VertexIndex u : m_graph.predecessors(v))
             if (!heldByStep(u) && sendsGradient(m_graph, v, u) && m_trace.hasGradient(u) &&
                 std::find(formed.begin(), formed.end(), u) == formed.end())
@@ -480,8 +489,19 @@ private:
         return std::find(to.begin(), to.end(), m_graph.vertex(u).id) != to.end();
     }
 
+    // P27, from Python exports as P15: v's backward forms u's gradient as a slice of v's.
+    bool slicesGradient(VertexIndex v, VertexIndex u) const
+    {
+        if (!m_checkpointFunctions)
+            return false;
+        const auto& to = m_graph.vertex(v).slicesGradientTo;
+        return std::find(to.begin(), to.end(), m_graph.vertex(u).id) != to.end();
+    }
+
     // P15: an input v passes its gradient to gets v's gradient tensor itself; the first of them to run
-    // (the last the backward reaches, P18) owns it from here, the others share it.
+    // (the last the backward reaches, P18) owns it from here, the others share it. P27: an input v
+    // hands a slice of its gradient holds no bytes of its own; the tensor sliced (m_sliceTarget) stays
+    // until its last slice goes.
     void formGradients(VertexIndex v, const std::vector<VertexIndex>& formed)
     {
         VertexIndex owner = -1;
@@ -489,7 +509,10 @@ private:
             if (passesGradient(v, u) && (owner < 0 || m_runAt[u] < m_runAt[owner]))
                 owner = u;
         for (VertexIndex u : formed) {
-            if (u == owner) {
+            if (m_sliceTarget[v] >= 0 && slicesGradient(v, u)) {
+                m_trace.shareGradient(u);
+                m_sliceOf[u] = m_sliceTarget[v];
+            } else if (u == owner) {
                 m_trace.freeGradient(v);
                 m_trace.allocGradient(u);
             } else if (owner >= 0 && passesGradient(v, u)) {
@@ -503,7 +526,8 @@ private:
 
     // P15: adding a gradient into a tensor that another gradient still shares makes a new tensor
     // (autograd accumulates in place only into a tensor nothing else holds): a sharer gets one of
-    // its own; when it is the owner, a sharer keeps the old one.
+    // its own; when it is the owner, a sharer keeps the old one. P27: so does adding into a slice (a
+    // concatenation's slice along the channels is no dense tensor, which adding in place needs).
     void accumulateIntoShared(VertexIndex u)
     {
         auto ownTensor = [this](VertexIndex w) {
@@ -512,6 +536,7 @@ private:
         };
         if (m_trace.sharesGradient(u)) {
             ownTensor(u);
+            releaseSlice(u);
             return;
         }
         std::vector<VertexIndex>& sharers = m_sharersOf[u];
@@ -522,6 +547,17 @@ private:
         ownTensor(heir);
         m_sharersOf[heir].assign(sharers.begin() + 1, sharers.end());
         sharers.clear();
+    }
+
+    // P27: u's slice is gone; the tensor sliced goes with its last slice.
+    void releaseSlice(VertexIndex u)
+    {
+        const VertexIndex storage = m_sliceOf[u];
+        if (storage < 0)
+            return;
+        m_sliceOf[u] = -1;
+        if (--m_slicesLeft[storage] == 0)
+            m_trace.freeGradient(storage);
     }
 
     // P8 under autograd's engine (P10) or ckptx-torch's executor (P13): P14/P16's measure where
@@ -565,7 +601,8 @@ private:
         if (!heldByStep(v))
             m_trace.freeValue(v);
         m_trace.freeCopy(v);
-        m_trace.freeGradient(v);
+        if (m_slicesLeft[v] == 0)  // P27: otherwise its slices hold it
+            m_trace.freeGradient(v);
         m_trace.freeSaved(v);
         for (VertexIndex u : m_lastSaverOf[v])
             if (heldByAutograd(u))
@@ -643,6 +680,9 @@ private:
     std::vector<bool> m_savesOwnOutput;              // the vertex is in its own savedBy (P9)
     std::vector<bool> m_saves;                       // its backward unpacks something it saved (P9)
     std::vector<std::vector<VertexIndex>> m_sharersOf;  // P15: per owner, the gradients sharing its tensor
+    std::vector<VertexIndex> m_sliceOf;  // P27: per gradient that is a slice, whose tensor it slices
+    std::vector<int> m_slicesLeft;       // P27: per gradient tensor, the slices of it still held
+    std::vector<VertexIndex> m_sliceTarget;  // P27: per vertex, the tensor its backward's slices slice
     std::vector<VertexIndex> m_release;              // per function: its first member that saved (P12)
     std::vector<int> m_functionOf;                   // per vertex: the function computing it, or -1 (P12)
     const std::vector<VertexIndex> m_order;          // P18: the order the vertices run in

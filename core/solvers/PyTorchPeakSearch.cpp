@@ -150,9 +150,12 @@ PhaseFloors ownRunFloors(const Graph& g)
     const std::int64_t held = g.inputBytes();  // P21
     const bool known = saversKnown(g);
     std::vector<bool> mayShare(count, false);
-    for (VertexIndex v = 0; v < count; ++v)
+    for (VertexIndex v = 0; v < count; ++v) {
         for (const std::string& id : g.vertex(v).passesGradientTo)
             mayShare[*g.find(id)] = true;
+        for (const std::string& id : g.vertex(v).slicesGradientTo)  // P27: a slice holds no bytes of its own
+            mayShare[*g.find(id)] = true;
+    }
     for (VertexIndex v = 0; v < count; ++v) {
         if (g.isInput(v))
             continue;

@@ -198,6 +198,42 @@ def encoder_decoder():
     return EncoderDecoder()
 
 
+class UNet(nn.Module):
+    """Ronneberger et al.'s U-Net, two levels: each skip is concatenated with the upsampled path."""
+
+    def __init__(self, width=8, depth=2):
+        super().__init__()
+        def block(cin, cout):
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+        self.down, self.up, self.fuse = nn.ModuleList(), nn.ModuleList(), nn.ModuleList()
+        c = 3
+        for i in range(depth):
+            self.down.append(block(c, width << i))
+            c = width << i
+        self.mid = block(c, c * 2)
+        c *= 2
+        for i in reversed(range(depth)):
+            self.up.append(nn.ConvTranspose2d(c, width << i, 2, stride=2))
+            self.fuse.append(block(width << (i + 1), width << i))
+            c = width << i
+        self.head = nn.Conv2d(c, 2, 1)
+
+    def forward(self, x):
+        skips = []
+        for down in self.down:
+            x = down(x)
+            skips.append(x)
+            x = F.max_pool2d(x, 2)
+        x = self.mid(x)
+        for up, fuse in zip(self.up, self.fuse):
+            x = fuse(torch.cat([up(x), skips.pop()], 1))
+        return self.head(x)
+
+
+def unet():
+    return UNet()
+
+
 def position_bias():
     return nn.Sequential(*[BiasedAttention(32, 8, 32) for _ in range(4)])
 

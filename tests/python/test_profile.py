@@ -209,6 +209,20 @@ class Profile(unittest.TestCase):
                 self.assertLessEqual(peak, 1.0, line)
                 self.assertLessEqual(mean, 1.0, line)
 
+    def test_unet(self):
+        # A concatenation's backward hands the skip a slice of its gradient, which holds all of it
+        # until the skip's other reader, the pooling, adds its gradient near the end (P27).
+        with support.scratch() as folder:
+            _, graph, plan, trace = self.profile_with_inputs(folder, "unet", ["4x3x32x32"])
+            every = os.path.join(folder, "every.json")
+            support.solve(graph, "checkpoint-all", every)
+            for step, simulated in (("regular", every), ("checkpointed", plan)):
+                line = self.compare(graph, simulated, trace, step)
+                print(f"unet, {step}: {line}", file=sys.stderr)
+                mean, peak = self.errors(line)
+                self.assertLessEqual(peak, 1.0, line)
+                self.assertLessEqual(mean, 1.0, line)
+
     def test_shared_layer(self):
         # One encoder layer at every depth: each call transposes its weights, and the calls that do
         # not own them (P5) hold that gradient to the end of the backward (P20). Without the rule

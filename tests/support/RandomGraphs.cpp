@@ -284,11 +284,17 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
             vertex.leafInputsBackwardWorkspaceBytes = small(50, 12);  // P24
         if (rootedExecutor && rng() % 2)
             vertex.engineBackwardWorkspaceBytes = small(50, 12);  // P25
-        // Now and then an add, passing its gradient to some of its inputs (P15).
-        if (rng() % 4 == 0)
+        // Now and then an add, passing its gradient to some of its inputs (P15), or a concatenation,
+        // slicing it for all of them (P27; no draw of its own, so the graphs before it are unchanged).
+        const auto kind = rng() % 4;
+        if (kind == 0)
             for (VertexIndex u : graph.predecessors(v))
                 if (!graph.vertex(u).isVirtual && rng() % 2)
                     vertex.passesGradientTo.push_back(graph.vertex(u).id);
+        if (kind == 1)
+            for (VertexIndex u : graph.predecessors(v))
+                if (!graph.vertex(u).isVirtual)
+                    vertex.slicesGradientTo.push_back(graph.vertex(u).id);
         // Now and then inputs read for their shape alone, in ckptx-torch's graphs (P13).
         if (rootedExecutor && rng() % 5 == 0)
             for (VertexIndex u : graph.predecessors(v))

@@ -63,13 +63,14 @@ def measure_workspace(vertex_graph, device, timed=False):
                 continue
             executor.run_statics()
             (v.forward_workspace_bytes, v.backward_workspace_bytes, v.backward_workspace_released_bytes,
-             passed) = _vertex_workspace(executor, meter, v, values)
+             (passed, sliced)) = _vertex_workspace(executor, meter, v, values)
             executor.run_statics()
             v.checkpointed_forward_workspace_bytes = _checkpointed_forward_workspace(executor, meter, v, values)
             if timed:
                 v.compute = _forward_microseconds(executor, v, values, device)
             producer = {base: vertex_graph.vertices[w].id for _, base, w in vertex_graph.reads(v)}
             v.passes_gradient_to = sorted({producer[base] for base in passed})
+            v.slices_gradient_to = sorted({producer[base] for base in sliced})
     finally:
         for p, g in saved_grads:
             p.grad = g
@@ -141,7 +142,7 @@ def _vertex_workspace(executor, meter, vertex, values):
     forward = meter.measure(lambda: executor.run_vertex(vertex.index, env))
     roots = _roots(vertex, env)
     if not roots:
-        return forward, 0, 0, []
+        return forward, 0, 0, ([], [])
     parameters = list(executor.program.model.parameters())
     _take_weight_gradients(parameters)
     output_grads = sum(r.numel() * r.element_size() for r in roots)  # G has each root's shape, views too
@@ -212,8 +213,11 @@ def _checkpointed_forward_workspace(executor, meter, vertex, values):
 
 
 def _passed_gradient(executor, vertex, values):
-    """The inputs whose gradient is the vertex's output gradient itself, the same tensor (P15): an
-    unmeasured run whose hooks keep each gradient alive, so that no address is reused."""
+    """The inputs whose gradient is the vertex's output gradient itself, the same tensor (P15), and
+    those whose gradient is a slice of it, another tensor of the same storage (a concatenation's
+    backward; P27): an unmeasured run whose hooks keep each gradient alive, so that no address is
+    reused. A view of the whole (a reshape's) counts as the tensor itself; the first slice starts
+    where the whole does, and its size tells them apart."""
     executor.run_statics()
     env = _fresh_inputs(executor.graph, vertex, values)
     inputs = dict(env)  # the run adds the vertex's exports to env
@@ -231,8 +235,17 @@ def _passed_gradient(executor, vertex, values):
             tensor.register_hook(keep(base))
     _loss_saving_nothing(roots).backward()
     _take_weight_gradients(list(executor.program.model.parameters()))
-    own = {kept[k].data_ptr() for k in range(len(roots)) if k in kept}
-    return [base for base in inputs if base in kept and kept[base].data_ptr() in own]
+    own = [kept[k] for k in range(len(roots)) if k in kept]
+    passed, sliced = [], []
+    for base in inputs:
+        grad = kept.get(base)
+        if grad is None or _compat.storage_key(grad) is None:
+            continue
+        if any(grad.data_ptr() == g.data_ptr() and grad.numel() == g.numel() for g in own):
+            passed.append(base)
+        elif any(_compat.storage_key(grad) == _compat.storage_key(g) for g in own):
+            sliced.append(base)
+    return passed, sliced
 
 
 def _example_like(info, device):

@@ -119,6 +119,8 @@ def graph_json(vertex_graph, name, metadata):
             entry["requires_grad"] = False
         if v.passes_gradient_to:
             entry["passes_gradient_to"] = v.passes_gradient_to
+        if v.slices_gradient_to:
+            entry["slices_gradient_to"] = v.slices_gradient_to
         if v.index in vertex_graph.sinks and v.index in read:  # a sink is an output anyway
             entry["output"] = True
         if v.static_gradient_bytes:

@@ -40,6 +40,7 @@ class Vertex:
     backward_workspace_bytes: int = 0
     backward_workspace_released_bytes: int = 0
     passes_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P15)
+    slices_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P27)
     static_gradient_bytes: int = 0  # P20
 
 

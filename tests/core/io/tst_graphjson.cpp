@@ -62,7 +62,7 @@ private Q_SLOTS:
             "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
             "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"],
             "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "output": true,
-            "leaf_inputs_backward_workspace_bytes": 17, "engine_backward_workspace_bytes": 19}],
+            "leaf_inputs_backward_workspace_bytes": 17, "engine_backward_workspace_bytes": 19, "slices_gradient_to": ["a"]}],
             "edges": [{"from": "a", "to": "b"}]})");
         QCOMPARE(g.vertex(0).forwardWorkspaceBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).forwardWorkspaceBytes, std::int64_t(7));
@@ -78,6 +78,8 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).checkpointedForwardWorkspaceBytes, std::optional<std::int64_t>(11));
         QVERIFY(!g.vertex(0).savesOther && g.vertex(1).savesOther);
         QCOMPARE(g.vertex(1).passesGradientTo, std::vector<std::string>{"a"});
+        QVERIFY(g.vertex(0).slicesGradientTo.empty());
+        QCOMPARE(g.vertex(1).slicesGradientTo, std::vector<std::string>{"a"});
         QVERIFY(g.vertex(0).readsWithoutGradient.empty());  // absent: every input gets a gradient
         QCOMPARE(g.vertex(1).readsWithoutGradient, std::vector<std::string>{"a"});
         QCOMPARE(g.vertex(0).staticGradientBytes, std::int64_t(0));
@@ -207,6 +209,9 @@ private Q_SLOTS:
                                               << "test.json: /vertices/0/output: expected a boolean";
         QTest::newRow("negative workspace") << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_bytes": -1}]})"
                                             << "test.json: /vertices/0/backward_workspace_bytes: backward_workspace_bytes must be >= 0";
+        QTest::newRow("slices_gradient_to not an input")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "slices_gradient_to": ["b"]}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/1/slices_gradient_to/0: \"b\" is not an input of the vertex";
         QTest::newRow("passes_gradient_to not an input")
             << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "passes_gradient_to": ["b"]}], "edges": [{"from": "a", "to": "b"}]})"
             << "test.json: /vertices/1/passes_gradient_to/0: \"b\" is not an input of the vertex";

@@ -943,6 +943,43 @@ private Q_SLOTS:
         QCOMPARE(gotEnds, ends);
     }
 
+    // P27: a U-Net's level. cat reads the upsampled u and the skip s, which the pooling p also reads;
+    // cat's backward hands both a slice of its gradient, and s's waits for p's backward, holding all
+    // of cat's (200) through u's and m's backwards, where their own gradients (100 each) are freed.
+    void gradientSlices()
+    {
+        auto ends = [](bool slices) {
+            GraphBuilder builder;
+            builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+            const std::vector<std::pair<std::string, std::int64_t>> vertices{
+                {"x", 1}, {"s", 100}, {"p", 10}, {"m", 10}, {"u", 100}, {"cat", 200}, {"d", 1000}};
+            for (const auto& [id, bytes] : vertices) {
+                Vertex v;
+                v.id = id;
+                v.bytes = bytes;
+                v.savedBy = std::vector<std::string>{};
+                if (id == "cat" && slices)
+                    v.slicesGradientTo = {"s", "u"};
+                builder.addVertex(v);
+            }
+            for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+                     {"x", "s"}, {"s", "p"}, {"p", "m"}, {"m", "u"}, {"u", "cat"}, {"s", "cat"}, {"cat", "d"}})
+                builder.addEdge(from, to);
+            const Graph g = builder.build();
+            const MemoryProfile profile = simulatePlanMemory(g, evaluateIds(g, {"x", "s", "p", "m", "u", "cat", "d"}),
+                                                             MemoryModel::PyTorch);
+            QList<qint64> result;
+            for (int phase = 7; phase <= 12; ++phase)  // the backwards of d, cat, u, m, p, s
+                result.push_back(profile.phases[phase].endBytes);
+            return result;
+        };
+        const QList<qint64> with = ends(true), without = ends(false);
+        QList<qint64> difference;
+        for (int k = 0; k < with.size(); ++k)
+            difference.push_back(with[k] - without[k]);
+        QCOMPARE(difference, (QList<qint64>{0, 0, 100, 100, 0, 0}));
+    }
+
     void reforwardedExits()
     {
         QFETCH(bool, exitSavesNothing);
