@@ -165,6 +165,20 @@ class Profile(unittest.TestCase):
             self.assertLessEqual(peak, percent, line)
             self.assertLessEqual(mean, percent, line)
 
+    def check_both_steps_within(self, name, inputs, percent):
+        """The regular step's (every vertex kept) and feng-acg's checkpointed step's mean and peak
+        errors of `name` are within `percent`."""
+        with support.scratch() as folder:
+            _, graph, plan, trace = self.profile_with_inputs(folder, name, inputs)
+            every = os.path.join(folder, "every.json")
+            support.solve(graph, "checkpoint-all", every)
+            for step, simulated in (("regular", every), ("checkpointed", plan)):
+                line = self.compare(graph, simulated, trace, step)
+                print(f"{name}, {step}: {line}", file=sys.stderr)
+                mean, peak = self.errors(line)
+                self.assertLessEqual(peak, percent, line)
+                self.assertLessEqual(mean, percent, line)
+
     def test_returned_loss(self):
         # nanoGPT's `logits, loss = model(x, y)`: the step back-propagates the returned loss alone, and
         # the logits, which the loss reads, are an output apply_plan keeps out of its functions. At
@@ -198,30 +212,12 @@ class Profile(unittest.TestCase):
         # gradient waits for the output layer's transpose, run last, to the end of the backward (P26).
         # Without the rule the regular step's mean was 5.3 % here; with 8x64 tokens, a vocabulary of
         # 4000 and two layers each, the least-peak plan's peak -14.4 % (BENCHMARKS.md, "P26").
-        with support.scratch() as folder:
-            _, graph, plan, trace = self.profile_with_inputs(folder, "encoder_decoder", ["8x32:int64:2000"])
-            every = os.path.join(folder, "every.json")
-            support.solve(graph, "checkpoint-all", every)
-            for step, simulated in (("regular", every), ("checkpointed", plan)):
-                line = self.compare(graph, simulated, trace, step)
-                print(f"encoder_decoder, {step}: {line}", file=sys.stderr)
-                mean, peak = self.errors(line)
-                self.assertLessEqual(peak, 1.0, line)
-                self.assertLessEqual(mean, 1.0, line)
+        self.check_both_steps_within("encoder_decoder", ["8x32:int64:2000"], 1.0)
 
     def test_unet(self):
         # A concatenation's backward hands the skip a slice of its gradient, which holds all of it
         # until the skip's other reader, the pooling, adds its gradient near the end (P27).
-        with support.scratch() as folder:
-            _, graph, plan, trace = self.profile_with_inputs(folder, "unet", ["4x3x32x32"])
-            every = os.path.join(folder, "every.json")
-            support.solve(graph, "checkpoint-all", every)
-            for step, simulated in (("regular", every), ("checkpointed", plan)):
-                line = self.compare(graph, simulated, trace, step)
-                print(f"unet, {step}: {line}", file=sys.stderr)
-                mean, peak = self.errors(line)
-                self.assertLessEqual(peak, 1.0, line)
-                self.assertLessEqual(mean, 1.0, line)
+        self.check_both_steps_within("unet", ["4x3x32x32"], 1.0)
 
     def test_shared_layer(self):
         # One encoder layer at every depth: each call transposes its weights, and the calls that do
