@@ -507,8 +507,6 @@ private:
         m_stopped = false;
         m_staticBound = staticBound();
         m_suffixStart = 1;
-        if (m_suffixFloor.empty())
-            m_suffixFloor.assign(count, 0);
         addCheckpoint(m_g.sink(), +1);
     }
 
