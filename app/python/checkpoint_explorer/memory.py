@@ -30,13 +30,15 @@ def _start(event):
     return event.start_ns() if hasattr(event, "start_ns") else event.start_us() * 1000
 
 
-def _memory_events(profile, device_type):
+def _kineto_memory_events(profile):
+    """CPU allocations (signed bytes) and phase markers from the profiler's flat event list, in time
+    order: where this torch's profiler has no event tree with block addresses."""
     events = []
     for event in profile.kineto_results.events():
         name = event.name()
         if name == "[memory]":
-            if event.device_type() == device_type:
-                events.append((_start(event), 0, event.nbytes()))
+            if event.device_type() == torch._C._autograd.DeviceType.CPU:
+                events.append((_start(event), 0, (None, event.nbytes(), ())))
         elif name.startswith(MARKER):
             events.append((_start(event), 1, int(name[len(MARKER):])))
     # Stable: equal times keep the recorded order (a marker sorts by its start, as recorded).
@@ -57,12 +59,17 @@ def _operation(ops):
     return outer if inner == outer else f"{outer}/{inner}"
 
 
-def _attributed_events(profile):
-    """Allocations (address, signed bytes, operation) and phase markers from the profiler's event tree,
-    in time order; None where this torch's profiler has no tree with block addresses."""
+def _memory_events(profile):
+    """CPU allocations (address, signed bytes, operation) and phase markers, in time order.
+
+    A free counts only where the profile saw the block allocated. c10's CPU reporter keeps each
+    block's size from its allocation while a profiler runs, and forgets it at a free only while one
+    runs: a block allocated under one profile and freed outside it leaves its size behind, and a later
+    block at the same address, allocated outside and freed under a profile, is reported with that
+    stale size (31 times in one GPT export). Such frees are what `ckptx-torch`'s meter ignores too."""
     tree = getattr(profile.kineto_results, "experimental_event_tree", None)
     if tree is None:
-        return None
+        return _kineto_memory_events(profile)
     events = []
     stack = [(root, ()) for root in tree()]
     while stack:
@@ -72,22 +79,34 @@ def _attributed_events(profile):
             fields = event.extra_fields
             ptr, size = getattr(fields, "ptr", None), getattr(fields, "alloc_size", None)
             if ptr is None or size is None:
-                return None
-            events.append((event.start_time_ns, 0, (ptr, size, ops)))
+                return _kineto_memory_events(profile)
+            if str(getattr(fields, "device", "cpu")).startswith("cpu"):
+                events.append((event.start_time_ns, 0, (ptr, size, ops)))
         elif name.startswith(MARKER):
             events.append((event.start_time_ns, 1, int(name[len(MARKER):])))
         else:
             name = name.replace("autograd::engine::evaluate_function: ", "")
             stack.extend((child, ops + (name,)) for child in event.children)
     events.sort(key=lambda e: (e[0], e[1]))
-    return events
+    seen, counted = set(), []
+    for event in events:
+        if event[1] == 0:
+            ptr, size, _ = event[2]
+            if size > 0:
+                seen.add(ptr)
+            elif ptr in seen:
+                seen.discard(ptr)
+            else:
+                continue
+        counted.append(event)
+    return counted
 
 
-def live_at_peaks(profile):
+def live_at_peaks(events):
     """Per phase, the largest blocks live at its peak: bytes, the operation that allocated each and the
-    phase it was allocated in. Two passes: find each phase's peak, then replay to it."""
-    events = _attributed_events(profile)
-    if events is None:
+    phase it was allocated in (`_memory_events`; none where they carry no addresses). Two passes: find
+    each phase's peak, then replay to it."""
+    if any(kind == 0 and value[0] is None for _, kind, value in events):
         return {}
     # A phase's peak starts at what is live at its marker (as PhaseMeter counts it).
     peak_at, phase, total, peak = {}, None, 0, 0
@@ -142,9 +161,9 @@ class TransientMeter:
         with _native_warnings_silenced(), autograd_profiler.profile(profile_memory=True) as profile:
             run()
         total = peak = 0
-        for _, kind, value in _memory_events(profile, torch._C._autograd.DeviceType.CPU):
+        for _, kind, value in _memory_events(profile):
             if kind == 0:
-                total += value
+                total += value[1]
                 peak = max(peak, total)
         return peak, total
 
@@ -166,11 +185,11 @@ class TransientMeter:
             PhaseMeter._mark(0)
             run()
         total, start, peak = 0, None, 0
-        for _, kind, value in _memory_events(profile, torch._C._autograd.DeviceType.CPU):
+        for _, kind, value in _memory_events(profile):
             if kind == 1:
                 start = peak = total
             else:
-                total += value
+                total += value[1]
                 peak = max(peak, total)
         return peak - start
 
@@ -246,16 +265,17 @@ class PhaseMeter:
         self._profile.__exit__(None, None, None)
         total = self.baseline
         current, peak = None, total
-        for _, kind, value in _memory_events(self._profile, torch._C._autograd.DeviceType.CPU):
+        events = _memory_events(self._profile)
+        for _, kind, value in events:
             if kind == 1:
                 if current is not None:
                     self.phases[current] = (total, peak)
                 current, peak = value, total
             else:
-                total += value
+                total += value[1]
                 peak = max(peak, total)
         if current is not None:
             self.phases[current] = (total, peak)
-        self.live = live_at_peaks(self._profile)
+        self.live = live_at_peaks(events)
         self._profile = None
         return self.phases

@@ -425,12 +425,17 @@ class VertexGraph:
         that one's backward is the last, where P23 measures its contribution and the sum with the
         owner's as its workspace."""
         self._held = set()  # (vertex index, storage key)
+        self._shared_reads = {}  # vertex index -> (key, ref its owner reads it through) per shared weight
         readers = {}
         for v in self.vertices:
+            reads = []
             for key in self._weights_read_directly(v):
                 owner = self.weight_owner.get(key)
-                if owner is not None and owner is not v and isinstance(self._read_through(owner, key), OutputRef):
-                    readers.setdefault(key, []).append(v)
+                if owner is not None and owner is not v:
+                    reads.append((key, self._read_through(owner, key)))
+                    if isinstance(reads[-1][1], OutputRef):
+                        readers.setdefault(key, []).append(v)
+            self._shared_reads[v.index] = reads
         for key, vertices in readers.items():
             for v in vertices[1:]:
                 self._held.add((v.index, key))
@@ -446,9 +451,7 @@ class VertexGraph:
         end, P20) and another vertex owns (P5; a tied embedding, owned by the output layer), the ref
         through which its owner reads it: the weight itself or a static of it (the output layer's
         transpose). Not where the vertex's contribution waits for the owner's to the end (P26)."""
-        owners = [(key, self.weight_owner.get(key)) for key in self._weights_read_directly(vertex)
-                  if (vertex.index, key) not in self._held]
-        return [self._read_through(owner, key) for key, owner in owners if owner is not None and owner is not vertex]
+        return [ref for key, ref in self._shared_reads[vertex.index] if (vertex.index, key) not in self._held]
 
     def _read_through(self, vertex, key):
         for index in vertex.ops:
