@@ -686,7 +686,8 @@ private:
                 if (member(u))
                     m_component[root(u)] = root(v);
         }
-        for (int q = m_suffixStart; q < decided; ++q) {
+        // Only a suffix search has a prefix to enter from (the main search's is the source alone).
+        for (int q = m_suffixStart; m_suffixStart > 1 && q < decided; ++q) {
             const VertexIndex v = topo[q];
             if (member(v))
                 for (VertexIndex u : m_g.predecessors(v))
