@@ -11,6 +11,7 @@ import torch
 import support
 import models
 from checkpoint_explorer import PlanError, apply_plan, export_graph
+from checkpoint_explorer.cli import make_inputs
 from checkpoint_explorer.memory import TransientMeter
 from checkpoint_explorer.program import record
 
@@ -96,6 +97,36 @@ class Cli(unittest.TestCase):
                 updated = graph["vertices"][1]
                 self.assertEqual(updated["bytes"], 4 * 5 * 4)
                 self.assertEqual(updated["saved_bytes"], 4 * 5 * 4)
+
+    def test_workspaces_of_routed_rows_are_measured_on_the_exported_batch(self):
+        # A mixture of experts' shapes follow the data: the rows an expert gets are the tokens routed to
+        # it. The workspaces are measured on the batch the graph was recorded with (they were measured
+        # on token ids of zero, which routed no row here: a backward workspace of 4 bytes).
+        class Routed(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = torch.nn.Embedding(10, 64)
+                self.expert = torch.nn.Linear(64, 64)
+
+            def forward(self, ids):
+                x = self.embed(ids).reshape(-1, 64)
+                routed = ids.reshape(-1) > 0
+                return torch.zeros_like(x).index_put((routed,), self.expert(x[routed]))
+
+        ids = torch.randint(1, 10, (4, 32))
+        graph = export_graph(Routed(), (ids,))
+        expert = next(v for v in graph["vertices"] if v["id"] == "expert")
+        rows = 4 * 32
+        self.assertEqual(expert["bytes"], rows * 64 * 4)
+        self.assertGreaterEqual(expert["backward_workspace_bytes"], rows * 64 * 4)  # its input's gradient
+
+    def test_same_inputs_in_every_command(self):
+        # export and profile draw their inputs alike, whatever a factory did to torch's random state.
+        first = make_inputs(["4x16:int64:1000", "4x3"], "cpu")
+        torch.manual_seed(123)
+        second = make_inputs(["4x16:int64:1000", "4x3"], "cpu")
+        for a, b in zip(first, second):
+            self.assertTrue(torch.equal(a, b))
 
     def test_workspaces_as_the_step_holds_tensors(self):
         # P17: a dropout's mask is kept for the backward where autograd records, scratch where it keeps

@@ -8,7 +8,7 @@ import sys
 import torch
 
 from .export import export_graph
-from .inputs import parse_input
+from .inputs import make_all, parse_input
 from .planned import PlanError
 from .program import ExportError
 
@@ -57,7 +57,7 @@ def make_inputs(texts, device):
         raise CliError(str(error)) from None
     if device == "cuda" and not torch.cuda.is_available():
         raise CliError("--device cuda: this torch has no CUDA device")
-    return tuple(spec.make(device) for spec in specs)
+    return make_all(specs, device)
 
 
 def _export(args):

@@ -39,11 +39,14 @@ def trace(model, inputs, granularity="module", depth=None):
     return VertexGraph(program, granularity, depth)
 
 
-def measure_workspace(vertex_graph, device, timed=False):
+def measure_workspace(vertex_graph, inputs, timed=False):
     """Operator scratch memory per vertex (rule P8): each vertex runs once more with autograd on fresh
     copies of its inputs, then its backward from gradients of ones with the parameters' gradients unset
-    (as in a fresh step): _vertex_workspace says what each measures. `timed`: each vertex's `compute`
-    becomes its forward's wall time (_forward_microseconds) instead of its FLOPs."""
+    (as in a fresh step): _vertex_workspace says what each measures. The vertices' inputs come from the
+    example inputs the graph was recorded with: where shapes follow the data (a mixture of experts'
+    routing, a `nonzero`), the measures are of the tensors the graph sizes. `timed`: each vertex's
+    `compute` becomes its forward's wall time (_forward_microseconds) instead of its FLOPs."""
+    device = inputs[0].device
     model = vertex_graph.program.model
     executor = Executor(vertex_graph)
     meter = TransientMeter(device)
@@ -54,8 +57,8 @@ def measure_workspace(vertex_graph, device, timed=False):
     try:
         executor.run_statics()
         with torch.no_grad():
-            for i, t in enumerate(vertex_graph.program.inputs):
-                values[InputRef(i)] = _example_like(t, device)
+            for i, t in enumerate(inputs):
+                values[InputRef(i)] = t.detach().clone()
             for v in vertex_graph.vertices:
                 executor.run_vertex(v.index, values)
         for v in vertex_graph.vertices:
@@ -248,12 +251,6 @@ def _passed_gradient(executor, vertex, values):
     return passed, sliced
 
 
-def _example_like(info, device):
-    if info.floating:
-        return torch.randn(info.shape, dtype=info.dtype, device=device)
-    return torch.zeros(info.shape, dtype=info.dtype, device=device)
-
-
 COMPUTE_UNITS = {"flops": "flops", "time": "microseconds"}
 
 
@@ -293,7 +290,7 @@ def export_graph(model, example_inputs, path=None, granularity="module", depth=N
     was_training = model.training
     model.train()
     try:
-        measure_workspace(vertex_graph, device, timed=cost == "time")
+        measure_workspace(vertex_graph, inputs, timed=cost == "time")
     finally:
         model.train(was_training)
     document = graph_file.graph_json(vertex_graph, name or type(model).__name__,

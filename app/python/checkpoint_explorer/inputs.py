@@ -10,17 +10,30 @@ class InputSpec:
     def __init__(self, shape, dtype, high):
         self.shape, self.dtype, self.high = shape, dtype, high
 
-    def make(self, device="cpu"):
+    def make(self, device="cpu", generator=None):
+        """`generator`: a CPU generator, so that one seed gives the same tensors on any device."""
         if self.dtype.is_floating_point:
-            return torch.randn(self.shape, dtype=self.dtype, device=device)
-        if self.dtype == torch.bool:
-            return torch.zeros(self.shape, dtype=self.dtype, device=device)
-        return torch.randint(0, self.high, self.shape, dtype=self.dtype, device=device)
+            tensor = torch.randn(self.shape, dtype=self.dtype, generator=generator)
+        elif self.dtype == torch.bool:
+            tensor = torch.zeros(self.shape, dtype=self.dtype)
+        else:
+            tensor = torch.randint(0, self.high, self.shape, dtype=self.dtype, generator=generator)
+        return tensor.to(device)
+
+
+def make_all(specs, device="cpu", seed=0):
+    """One tensor per spec, drawn from a generator of its own seeded `seed`: every command that makes
+    them (export, profile) gets the same batch, whatever the model's factory did to torch's global
+    random state. Where memory follows the data (a mixture of experts' routing), the profiled step
+    then runs the batch the graph was exported with."""
+    generator = torch.Generator().manual_seed(seed)
+    return tuple(spec.make(device, generator) for spec in specs)
 
 
 def parse_input(text):
     """'8x3x224x224', '4x64:int64' or '4x64:int64:50257'. Integer inputs are token ids drawn from
-    [0, HIGH); HIGH defaults to 2, valid for any embedding (memory and time do not depend on the ids)."""
+    [0, HIGH); HIGH defaults to 2, valid for any embedding (a dense model's memory and time do not
+    depend on the ids; a routed one's do: give it the vocabulary)."""
     parts = text.split(":")
     if len(parts) > 3:
         raise ValueError(f"input {text!r} is not like 8x3x224x224, 4x64:int64 or 4x64:int64:50257")
