@@ -38,7 +38,7 @@ public:
           m_rootedExecutor(model == MemoryModel::PyTorch && runsRootedExecutor(graph)),
           m_rngStateBytes(m_checkpointFunctions ? metadataBytes(graph, "checkpoint_rng_state_bytes") : 0),
           m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false),
-          m_sharersOf(graph.vertexCount()), m_sliceOf(graph.vertexCount(), -1),
+          m_sharersOf(graph.vertexCount()), m_holderOf(graph.vertexCount(), -1), m_sliceOf(graph.vertexCount(), -1),
           m_slicesLeft(graph.vertexCount(), 0), m_sliceTarget(graph.vertexCount(), -1),
           m_order(m_functions ? applyPlanOrder(graph, *m_functions) : graph.topologicalOrder()),
           m_runAt(graph.vertexCount())
@@ -456,7 +456,9 @@ private:
         for (VertexIndex u : formed)
             if (m_sliceTarget[v] >= 0 && slicesGradient(v, u))
                 ++m_slicesLeft[m_sliceTarget[v]];
-        // v's backward has taken its gradient: if it shares a tensor, it no longer holds it.
+        // v's backward has taken its gradient: if it shares a tensor, it no longer holds it, but
+        // what it passes on (P15) is that tensor still.
+        const VertexIndex holder = m_trace.sharesGradient(v) && m_sliceOf[v] < 0 ? m_holderOf[v] : -1;
         if (m_trace.sharesGradient(v)) {
             m_trace.freeGradient(v);
             releaseSlice(v);
@@ -470,9 +472,9 @@ private:
         // those (one node, as a linear layer's), the measured workspace above held them all.
         if (m_checkpointFunctions) {
             endBackward(v);
-            formGradients(v, formed);
+            formGradients(v, formed, holder);
         } else {
-            formGradients(v, formed);
+            formGradients(v, formed, holder);
             endBackward(v);
         }
     }
@@ -499,25 +501,29 @@ private:
     }
 
     // P15: an input v passes its gradient to gets v's gradient tensor itself; the first of them to run
-    // (the last the backward reaches, P18) owns it from here, the others share it. P27: an input v
-    // hands a slice of its gradient holds no bytes of its own; the tensor sliced (m_sliceTarget) stays
-    // until its last slice goes.
-    void formGradients(VertexIndex v, const std::vector<VertexIndex>& formed)
+    // (the last the backward reaches, P18) owns it from here, the others share it. Where v's gradient
+    // was itself shared, the tensor is its holder's, which runs before all of them (a residual stream's
+    // gradient, passed on along a chain of out-of-place `index_add`s in a mixture of experts): they
+    // all share it. P27: an input v hands a slice of its gradient holds no bytes of its own; the
+    // tensor sliced (m_sliceTarget) stays until its last slice goes.
+    void formGradients(VertexIndex v, const std::vector<VertexIndex>& formed, VertexIndex holder)
     {
         VertexIndex owner = -1;
         for (VertexIndex u : formed)
             if (passesGradient(v, u) && (owner < 0 || m_runAt[u] < m_runAt[owner]))
                 owner = u;
+        const bool held = owner >= 0 && holder >= 0 && m_trace.hasGradient(holder) && m_runAt[holder] < m_runAt[owner];
         for (VertexIndex u : formed) {
             if (m_sliceTarget[v] >= 0 && slicesGradient(v, u)) {
                 m_trace.shareGradient(u);
                 m_sliceOf[u] = m_sliceTarget[v];
-            } else if (u == owner) {
+            } else if (u == owner && !held) {
                 m_trace.freeGradient(v);
                 m_trace.allocGradient(u);
             } else if (owner >= 0 && passesGradient(v, u)) {
                 m_trace.shareGradient(u);
-                m_sharersOf[owner].push_back(u);
+                m_holderOf[u] = held ? holder : owner;
+                m_sharersOf[m_holderOf[u]].push_back(u);
             } else {
                 m_trace.allocGradient(u);
             }
@@ -546,6 +552,8 @@ private:
         const VertexIndex heir = sharers.front();
         ownTensor(heir);
         m_sharersOf[heir].assign(sharers.begin() + 1, sharers.end());
+        for (VertexIndex w : m_sharersOf[heir])
+            m_holderOf[w] = heir;
         sharers.clear();
     }
 
@@ -680,6 +688,7 @@ private:
     std::vector<bool> m_savesOwnOutput;              // the vertex is in its own savedBy (P9)
     std::vector<bool> m_saves;                       // its backward unpacks something it saved (P9)
     std::vector<std::vector<VertexIndex>> m_sharersOf;  // P15: per owner, the gradients sharing its tensor
+    std::vector<VertexIndex> m_holderOf;                // P15: per gradient sharing a tensor, its owner
     std::vector<VertexIndex> m_sliceOf;  // P27: per gradient that is a slice, whose tensor it slices
     std::vector<int> m_slicesLeft;       // P27: per gradient tensor, the slices of it still held
     std::vector<VertexIndex> m_sliceTarget;  // P27: per vertex, the tensor its backward's slices slice

@@ -943,6 +943,49 @@ private Q_SLOTS:
         QCOMPARE(gotEnds, ends);
     }
 
+    // P15 passed on by a sharer: a residual stream r and a branch m1 -> m2 (a mixture of experts'
+    // out-of-place index_add chain), c = r + m2 (1, 100, 100, 100, 100, 1000 bytes). c passes its
+    // gradient to r and m2 (r owns it, m2 shares it), m2 passes it on to m1: the same tensor, which
+    // m1 shares with r (101 at the end of m2's backward). Without m2's field, m2's backward forms
+    // m1's as a tensor of its own (201); m1's backward then adds into r's in place (101).
+    void gradientPassedOnBySharer_data()
+    {
+        QTest::addColumn<bool>("passesOn");
+        QTest::addColumn<QList<qint64>>("ends");  // backward phases of d, c, m2, m1, r
+        QTest::newRow("m2 passes its shared gradient to m1") << true << QList<qint64>{101, 101, 101, 101, 1};
+        QTest::newRow("not measured") << false << QList<qint64>{101, 101, 201, 101, 1};
+    }
+
+    void gradientPassedOnBySharer()
+    {
+        QFETCH(bool, passesOn);
+        QFETCH(QList<qint64>, ends);
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        const std::vector<std::pair<std::string, std::int64_t>> vertices{
+            {"x", 1}, {"r", 100}, {"m1", 100}, {"m2", 100}, {"c", 100}, {"d", 1000}};
+        for (const auto& [id, bytes] : vertices) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            v.savedBy = id == "c" ? std::vector<std::string>{"d"} : std::vector<std::string>{};
+            if (id == "c")
+                v.passesGradientTo = {"r", "m2"};
+            if (id == "m2" && passesOn)
+                v.passesGradientTo = {"m1"};
+            builder.addVertex(v);
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+                 {"x", "r"}, {"r", "m1"}, {"m1", "m2"}, {"r", "c"}, {"m2", "c"}, {"c", "d"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "r", "m1", "m2", "c", "d"}), MemoryModel::PyTorch);
+        QList<qint64> got;
+        for (int phase = 6; phase <= 10; ++phase)
+            got.push_back(p.phases[phase].endBytes);
+        QCOMPARE(got, ends);
+    }
+
     // P27: a U-Net's level. cat reads the upsampled u and the skip s, which the pooling p also reads;
     // cat's backward hands both a slice of its gradient, and s's waits for p's backward, holding all
     // of cat's (200) through u's and m's backwards, where their own gradients (100 each) are freed.
