@@ -79,6 +79,9 @@ struct Vertex {
     // Autograd tracks it: false for a tensor no gradient reaches (a dropout's mask, a causal mask made
     // in the forward; the Python exporter), whose backward forms nothing (rule P19).
     bool requiresGrad = true;
+    // Its forward draws random numbers (a dropout's mask; the Python exporter): apply_plan runs such
+    // vertices in the model's order, so that a plan draws the masks the model draws (rule P29).
+    bool drawsRandom = false;
     // The model returns it though other vertices read it too (nanoGPT's logits beside its loss):
     // apply_plan keeps it out of its checkpointed functions, as it does the sinks.
     bool output = false;

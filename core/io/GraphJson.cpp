@@ -105,6 +105,7 @@ Vertex vertexFromJson(const json& value, const std::string& at)
     v.savesOther = optionalBool(item, "saves_other", at).value_or(false);
     v.batchScaled = optionalBool(item, "batch_scaled", at).value_or(true);
     v.requiresGrad = optionalBool(item, "requires_grad", at).value_or(true);
+    v.drawsRandom = optionalBool(item, "draws_random", at).value_or(false);
     v.output = optionalBool(item, "output", at).value_or(false);
     v.backward = optionalBool(item, "backward", at).value_or(false);
     v.passesGradientTo = optionalStringArray(item, "passes_gradient_to", at).value_or(std::vector<std::string>{});
@@ -274,6 +275,8 @@ std::string toGraphJson(const Graph& graph)
             item["batch_scaled"] = false;
         if (!v.requiresGrad)
             item["requires_grad"] = false;
+        if (v.drawsRandom)
+            item["draws_random"] = true;
         if (v.output)
             item["output"] = true;
         if (v.backward)

@@ -208,18 +208,55 @@ std::vector<VertexIndex> applyPlanOrder(const Graph& graph, const PlanEvaluation
     // Ready steps by the topological position of their first vertex, smallest first.
     using Ready = std::pair<int, int>;
     std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
+    auto position = [&](int s) { return graph.topologicalPosition(members[s].front()); };
     for (int s = 0; s < steps; ++s)
         if (waiting[s] == 0)
-            ready.push({graph.topologicalPosition(members[s].front()), s});
+            ready.push({position(s), s});
+    // P29: the steps that draw random numbers take their turns by their first such vertex; one
+    // ready out of turn waits (deferred) unless nothing else can run (random vertices interleaved).
+    std::vector<int> firstRandom(steps, -1);
+    for (VertexIndex v : graph.topologicalOrder())
+        if (graph.vertex(v).drawsRandom && firstRandom[step[v]] < 0)
+            firstRandom[step[v]] = graph.topologicalPosition(v);
+    std::vector<int> drawing;
+    for (int s = 0; s < steps; ++s)
+        if (firstRandom[s] >= 0)
+            drawing.push_back(s);
+    std::sort(drawing.begin(), drawing.end(), [&](int a, int b) { return firstRandom[a] < firstRandom[b]; });
+    std::vector<bool> done(steps, false);
+    std::size_t turn = 0;
+    std::vector<int> deferred;
     std::vector<VertexIndex> order;
     order.reserve(n);
-    while (!ready.empty()) {
-        const int s = ready.top().second;
-        ready.pop();
+    auto run = [&](int s) {
+        done[s] = true;
         order.insert(order.end(), members[s].begin(), members[s].end());
+        while (turn < drawing.size() && done[drawing[turn]])
+            ++turn;
+        if (turn < drawing.size())
+            if (auto it = std::find(deferred.begin(), deferred.end(), drawing[turn]); it != deferred.end()) {
+                ready.push({position(*it), *it});
+                deferred.erase(it);
+            }
         for (int r : readers[s])
             if (--waiting[r] == 0)
-                ready.push({graph.topologicalPosition(members[r].front()), r});
+                ready.push({position(r), r});
+    };
+    while (!ready.empty() || !deferred.empty()) {
+        if (ready.empty()) {
+            const auto first = std::min_element(deferred.begin(), deferred.end(),
+                                                [&](int a, int b) { return position(a) < position(b); });
+            const int s = *first;
+            deferred.erase(first);
+            run(s);
+            continue;
+        }
+        const int s = ready.top().second;
+        ready.pop();
+        if (firstRandom[s] >= 0 && s != drawing[turn])
+            deferred.push_back(s);
+        else
+            run(s);
     }
     if (static_cast<int>(order.size()) != n)
         throw std::logic_error("applyPlanOrder: the plan's steps read each other (not checkpointFunctions' result)");

@@ -34,6 +34,9 @@ PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& pla
 // first, its vertices in topological order. A plan keeping everything runs in topological order; a
 // checkpoint whose inputs are checkpoints runs before a function that reads it, however early that
 // function's first member (a ResNet's downsampling convolution before the block's convolutions).
+// P29: the steps holding vertices that draw random numbers run in the order of the first such vertex
+// of each, as the model draws them (a seq2seq decoder's function that starts at the target's
+// embedding waits for the encoder's dropouts), unless their random vertices interleave.
 // `functions` is checkpointFunctions' result.
 std::vector<VertexIndex> applyPlanOrder(const Graph& graph, const PlanEvaluation& functions);
 

@@ -198,6 +198,30 @@ def encoder_decoder():
     return EncoderDecoder()
 
 
+class Seq2Seq(nn.Module):
+    """nn.Transformer as published (encoder, decoder with cross-attention, dropout), fed source and
+    target ids: the decoder's self-attention needs the target alone, so a plan can start it before
+    the encoder is done."""
+
+    def __init__(self, vocab=2000, dim=128, layers=2, block=64):
+        super().__init__()
+        self.src = nn.Embedding(vocab, dim)
+        self.tgt = nn.Embedding(vocab, dim)
+        self.pos = nn.Parameter(torch.zeros(1, block, dim))
+        self.transformer = nn.Transformer(dim, 4, layers, layers, 4 * dim, dropout=0.1, batch_first=True)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, src, tgt):
+        t = tgt.shape[1]
+        mask = torch.triu(torch.full((t, t), float("-inf"), device=tgt.device), 1)
+        return self.head(self.transformer(self.src(src) + self.pos, self.tgt(tgt) + self.pos, tgt_mask=mask))
+
+
+def seq2seq():
+    torch.manual_seed(0)
+    return Seq2Seq()
+
+
 class UNet(nn.Module):
     """Ronneberger et al.'s U-Net, two levels: each skip is concatenated with the upsampled path."""
 

@@ -59,3 +59,12 @@ def has_non_reentrant_checkpoint():
 def is_write_argument(argument):
     info = argument.alias_info
     return info is not None and info.is_write
+
+
+_SEEDED = getattr(getattr(torch, "Tag", None), "nondeterministic_seeded", None)
+
+
+def draws_random(func):
+    """The op draws from the random-number generator: torch tags such ops `nondeterministic_seeded`
+    (bernoulli_, native_dropout, randn, ...); a torch without tags tells nothing."""
+    return _SEEDED is not None and _SEEDED in getattr(func, "tags", ())

@@ -117,6 +117,8 @@ def graph_json(vertex_graph, name, metadata):
             entry["saves_other"] = True
         if not v.requires_grad and v.input_index < 0:
             entry["requires_grad"] = False
+        if v.draws_random:
+            entry["draws_random"] = True
         if v.passes_gradient_to:
             entry["passes_gradient_to"] = v.passes_gradient_to
         if v.slices_gradient_to:

@@ -71,6 +71,11 @@ def plan_steps(vertex_graph, checkpoint_ids):
     return [(group, any(i not in keep for i in group)) for group in _condense(groups, vertices)]
 
 
+def _first_random(groups, vertices):
+    """Per group, its first vertex that draws random numbers (P29), or None."""
+    return [next((i for i in group if vertices[i].draws_random), None) for group in groups]
+
+
 def _condense(groups, vertices):
     """Merges groups that read each other (a cycle among them) and orders the result topologically."""
     while True:
@@ -81,27 +86,45 @@ def _condense(groups, vertices):
                 a, b = group_of[d], group_of[v.index]
                 if a != b:
                     edges[a].add(b)
-        order, cycle = _topological(len(groups), edges)
+        order, cycle = _topological(len(groups), edges, _first_random(groups, vertices))
         if cycle is None:
             return [groups[g] for g in order]
         merged = sorted(i for g in cycle for i in groups[g])
         groups = sorted([m for g, m in enumerate(groups) if g not in cycle] + [merged])
 
 
-def _topological(n, edges):
+def _topological(n, edges, first_random):
     """(order, None), or (None, the groups of one cycle). Groups are numbered by their first vertex; of
     those ready, the lowest runs first, so that a plan runs in the model's own order wherever its steps
-    allow (core/theory/CheckpointFunctions.h, applyPlanOrder, follows the same rule)."""
+    allow. P29: the groups that draw random numbers (`first_random`: each one's first such vertex, or
+    None) take their turns by that vertex, so that a plan draws the masks the model draws; one ready
+    out of turn waits unless nothing else can run (core/theory/CheckpointFunctions.h, applyPlanOrder,
+    follows the same rules)."""
     indegree = [0] * n
     for a in edges:
         for b in edges[a]:
             indegree[b] += 1
     ready = [g for g in range(n) if indegree[g] == 0]
     heapq.heapify(ready)
+    drawing = sorted((g for g in range(n) if first_random[g] is not None), key=lambda g: first_random[g])
+    done, deferred, turn = set(), [], 0
     order = []
-    while ready:
-        g = heapq.heappop(ready)
+    while ready or deferred:
+        if ready:
+            g = heapq.heappop(ready)
+            if first_random[g] is not None and g != drawing[turn]:
+                deferred.append(g)
+                continue
+        else:
+            g = min(deferred)
+            deferred.remove(g)
         order.append(g)
+        done.add(g)
+        while turn < len(drawing) and drawing[turn] in done:
+            turn += 1
+        if turn < len(drawing) and drawing[turn] in deferred:
+            deferred.remove(drawing[turn])
+            heapq.heappush(ready, drawing[turn])
         for b in edges[g]:
             indegree[b] -= 1
             if indegree[b] == 0:

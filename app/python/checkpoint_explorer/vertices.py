@@ -35,6 +35,7 @@ class Vertex:
     saves_output: bool = False
     saves_other: bool = False  # its backward unpacks a saved weight, constant or shape-made tensor
     requires_grad: bool = True  # autograd tracks what it exports (a dropout's mask, a causal mask: no)
+    draws_random: bool = False  # an op of its forward draws random numbers (P29)
     forward_workspace_bytes: int = 0
     checkpointed_forward_workspace_bytes: int = 0  # P17: autograd keeping nothing it saves
     backward_workspace_bytes: int = 0
@@ -368,6 +369,7 @@ class VertexGraph:
                 if exported is not None:
                     v.shape, v.dtype = exported.shape, dtype_name(exported.dtype)
                 v.compute = sum(_op_compute(program.ops[i], program) for i in v.ops)
+                v.draws_random = any(_compat.draws_random(program.ops[i].func) for i in v.ops)
                 if v.exports:
                     v.requires_grad = any(self.info_of(ref).requires_grad for ref in v.exports)
             n = seen_ids.get(base, 0) + 1

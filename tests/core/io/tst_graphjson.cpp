@@ -62,7 +62,8 @@ private Q_SLOTS:
             "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
             "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"],
             "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "output": true,
-            "leaf_inputs_backward_workspace_bytes": 17, "engine_backward_workspace_bytes": 19, "slices_gradient_to": ["a"]}],
+            "leaf_inputs_backward_workspace_bytes": 17, "engine_backward_workspace_bytes": 19, "slices_gradient_to": ["a"],
+            "draws_random": true}],
             "edges": [{"from": "a", "to": "b"}]})");
         QCOMPARE(g.vertex(0).forwardWorkspaceBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).forwardWorkspaceBytes, std::int64_t(7));
@@ -85,6 +86,7 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(0).staticGradientBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).staticGradientBytes, std::int64_t(13));
         QVERIFY(!g.vertex(0).output && g.vertex(1).output);  // absent: not returned
+        QVERIFY(!g.vertex(0).drawsRandom && g.vertex(1).drawsRandom);  // absent: draws nothing
         const Graph back = parseGraphJson(toGraphJson(g), "back.json");
         for (VertexIndex v = 0; v < 2; ++v)
             QVERIFY(back.vertex(v) == g.vertex(v));
@@ -205,6 +207,8 @@ private Q_SLOTS:
                                                     << "test.json: /vertices/0/batch_scaled: expected a boolean";
         QTest::newRow("requires_grad not a boolean") << R"({"vertices": [{"id": "a", "bytes": 1, "requires_grad": "no"}]})"
                                                      << "test.json: /vertices/0/requires_grad: expected a boolean";
+        QTest::newRow("draws_random not a boolean") << R"({"vertices": [{"id": "a", "bytes": 1, "draws_random": "yes"}]})"
+                                                    << "test.json: /vertices/0/draws_random: expected a boolean";
         QTest::newRow("output not a boolean") << R"({"vertices": [{"id": "a", "bytes": 1, "output": 1}]})"
                                               << "test.json: /vertices/0/output: expected a boolean";
         QTest::newRow("negative workspace") << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_bytes": -1}]})"

@@ -505,6 +505,42 @@ private Q_SLOTS:
         QCOMPARE(all, (QStringList{"x", "m", "c1", "c2", "d", "add", "y"}));
     }
 
+    // P29 on a seq2seq's shape: x -> s -> e1 -> e2 -> e3 (the encoder) and x -> t -> d1 (the decoder's
+    // self-attention), dec reads e3 and d1, -> y; e2 and d1 draw random numbers (dropouts). Plan
+    // {x, e1, e3, d1, y}: functions {s, e1}, {e2, e3}, {t, d1}, {dec, y}. P18 alone runs {t, d1}
+    // before {e2, e3} (its first vertex comes first), drawing d1's mask before e2's; P29 keeps the
+    // model's order of the draws.
+    void randomDrawsInTheModelsOrder_data()
+    {
+        QTest::addColumn<bool>("marked");
+        QTest::addColumn<QStringList>("order");
+        QTest::newRow("dropouts marked") << true << QStringList{"x", "s", "e1", "e2", "e3", "t", "d1", "dec", "y"};
+        QTest::newRow("not marked (P18)") << false << QStringList{"x", "s", "e1", "t", "d1", "e2", "e3", "dec", "y"};
+    }
+
+    void randomDrawsInTheModelsOrder()
+    {
+        QFETCH(bool, marked);
+        QFETCH(QStringList, order);
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        for (const std::string id : {"x", "s", "e1", "t", "e2", "e3", "d1", "dec", "y"}) {
+            Vertex v;
+            v.id = id;
+            v.bytes = 1;
+            v.drawsRandom = marked && (id == "e2" || id == "d1");
+            builder.addVertex(v);
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+                 {"x", "s"}, {"s", "e1"}, {"x", "t"}, {"e1", "e2"}, {"e2", "e3"}, {"t", "d1"}, {"e3", "dec"}, {"d1", "dec"}, {"dec", "y"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        QStringList got;
+        for (VertexIndex v : ckpt::applyPlanOrder(g, checkpointFunctions(g, evaluateIds(g, {"x", "e1", "e3", "d1", "y"}))))
+            got << QString::fromStdString(g.vertex(v).id);
+        QCOMPARE(got, order);
+    }
+
     // P19 on x -> a, x -> m, b = a * m (1, 10, 100, 1000 bytes), a Python export, regular step: m is
     // a dropout's mask, made from x, which autograd does not track. b's backward (phase 4) frees b's
     // gradient, a and m (b saved both) and forms a's gradient only: x and it, 11; m's backward (phase
