@@ -43,7 +43,10 @@ class Cli(unittest.TestCase):
         tied = 100 * 32 * 4
         self.assertEqual(params["transformer.wte"], 0)
         self.assertEqual(params["lm_head"], tied)
-        self.assertEqual(sum(params.values()), graph["metadata"]["parameter_bytes"])
+        # P30: the position embedding is read only through a static (the lookup of arange's
+        # positions): its gradient is formed last, by no vertex.
+        wpe = 32 * 32 * 4
+        self.assertEqual(sum(params.values()) + wpe, graph["metadata"]["parameter_bytes"])
         # The embedding's backward forms its part of that gradient as a tensor of its own, which the
         # step adds into the output layer's: scratch of the embedding's backward, not a weight gradient.
         embedding = next(v for v in graph["vertices"] if v["id"] == "transformer.wte")
@@ -197,17 +200,43 @@ class Cli(unittest.TestCase):
     def test_gradients_of_what_parameters_alone_compute(self):
         # P20: each block's position bias (8 heads x 32 x 32 floats) is made by an MLP from a coordinate
         # buffer, parameters alone; the vertex adding it forms its gradient, held to the end of the
-        # backward, beyond the MLP's own weight gradients (counted at the same vertex, P5). The linear
-        # layers' transposed weights are statics too, with gradients no larger than their weights.
+        # backward. P30: the MLP's weights, read through nothing but that static, get their gradients
+        # last, from the static's nodes, so no vertex owns them (P5). The linear layers' transposed
+        # weights are statics too, whole views of their weights: those stay their readers' (P5).
         torch.manual_seed(0)
         graph = export_graph(models.position_bias(), (torch.randn(2, 32, 32),))
-        mlp = sum(p.numel() * 4 for p in models.position_bias()[0].bias_mlp.parameters())
         held = {v["id"]: v["static_gradient_bytes"] for v in graph["vertices"] if "static_gradient_bytes" in v}
         self.assertEqual(len(held), 4, held)
         for vertex_id, extra in held.items():
-            self.assertEqual(extra, 8 * 32 * 32 * 4 - mlp, vertex_id)
+            self.assertEqual(extra, 8 * 32 * 32 * 4, vertex_id)
             vertex = next(v for v in graph["vertices"] if v["id"] == vertex_id)
-            self.assertEqual(vertex["parameter_bytes"], mlp)
+            self.assertEqual(vertex.get("parameter_bytes", 0), 0)
+        mlp = sum(p.numel() * 4 for p in models.position_bias()[0].bias_mlp.parameters())
+        owned = sum(v.get("parameter_bytes", 0) for v in graph["vertices"])
+        self.assertEqual(owned, graph["metadata"]["parameter_bytes"] - 4 * mlp)
+
+    def test_weights_read_only_through_statics_are_formed_last(self):
+        # P30: learned latents expanded to the batch query an attention (a Perceiver): the query's
+        # projection of the latents is a static, and so are the parts `in_proj_weight` is split into.
+        # No vertex forms those weights' gradients (they come last, from the statics' nodes): no
+        # owner (P5), and the statics' gradients are held whole (P20). The output projection, read
+        # as its transpose (a whole view), stays its reader's.
+        class Latents(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.latents = torch.nn.Parameter(torch.randn(4, 16))
+                self.attn = torch.nn.MultiheadAttention(16, 2, batch_first=True)
+
+            def forward(self, x):
+                q = self.latents.expand(x.shape[0], -1, -1)
+                return self.attn(q, x, x, need_weights=False)[0]
+
+        graph = export_graph(Latents(), (torch.randn(2, 8, 16),))
+        out_proj = (16 * 16 + 16) * 4
+        self.assertEqual(sum(v.get("parameter_bytes", 0) for v in graph["vertices"]), out_proj)
+        query = 2 * 4 * 16 * 4  # the projected latents, one copy per batch element
+        key_value = (2 * 16 * 16 + 2 * 16) * 4  # in_proj's key and value parts
+        self.assertEqual(sum(v.get("static_gradient_bytes", 0) for v in graph["vertices"]), query + key_value)
 
     def test_a_dead_view_of_a_buffer_leaves_no_ref(self):
         # The planned module records each forward holding no tensor: a ref goes when its tensor dies,

@@ -175,7 +175,9 @@ class Profile(unittest.TestCase):
         # from the target's embedding into the decoder's self-attention, which P18 alone ran before the
         # encoder's later functions, drawing the dropout masks in another order: the planned step's
         # gradients were not the regular step's (pos: relative norm 0.13) and the profile failed.
-        self.check_within("seq2seq", ["8x64:int64:2000"] * 2, 1.0, ("regular", "checkpointed"))
+        # P30: its cross-attentions split in_proj_weight, whose gradient is formed last (means 0.35 % and
+        # 0.68 % without the rule).
+        self.check_within("seq2seq", ["8x64:int64:2000"] * 2, 0.25, ("regular", "checkpointed"))
 
     def test_returned_loss(self):
         # nanoGPT's `logits, loss = model(x, y)`: the step back-propagates the returned loss alone, and

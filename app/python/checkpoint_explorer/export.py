@@ -113,7 +113,7 @@ def _fresh_inputs(vertex_graph, vertex, values):
 
 def _take_weight_gradients(parameters, owned=()):
     """The bytes of the weight gradients a backward formed for the weights in `owned` (storage keys:
-    those the vertex owns, P5); every one unset again, as in a fresh step. A tied weight's other
+    those the vertex owns, P5, and those formed last, P30); every one unset again, as in a fresh step. A tied weight's other
     readers add theirs into the owner's gradient, made first: a tensor of the backward's own there."""
     grads = sum(_compat.storage_bytes(p.grad) for p in parameters
                 if p.grad is not None and _compat.storage_key(p) in owned)
@@ -155,7 +155,8 @@ def _vertex_workspace(executor, meter, vertex, values):
     # statics' gradients (P20); so are the vertex's own weight gradients (P5), taken after each run.
     counted = output_grads + shared_bytes + vertex.static_gradient_bytes
     held, _ = meter.peak_and_end((loss + sum(shared)).backward)
-    held -= counted + _take_weight_gradients(parameters, vertex.parameter_keys)
+    taken = executor.graph.gradients_not_scratch(vertex)
+    held -= counted + _take_weight_gradients(parameters, taken)
     del env, roots, loss, shared
 
     step = {}
@@ -168,7 +169,7 @@ def _vertex_workspace(executor, meter, vertex, values):
         step["loss"] = _loss_saving_nothing(_roots(vertex, inputs)) + sum(_owners_contributions(executor, vertex)[0])
 
     released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
-    released -= counted + _take_weight_gradients(parameters, vertex.parameter_keys)
+    released -= counted + _take_weight_gradients(parameters, taken)
     return forward, max(0, held), max(0, released), _passed_gradient(executor, vertex, values)
 
 

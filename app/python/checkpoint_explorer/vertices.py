@@ -376,12 +376,14 @@ class VertexGraph:
             seen_ids[base] = n
             v.id = base if n == 1 else f"{base}#{n}"
         # P5: a parameter's gradient exists from the first backward that reads it, that of its
-        # topologically last reader (a tied embedding and output layer: the output layer).
+        # topologically last reader (a tied embedding and output layer: the output layer). P30: not
+        # one that no vertex reads itself or as a whole view.
         self.weight_owner = {}  # storage key -> the vertex that owns the weight (P5)
+        self.formed_last = self._weights_formed_last()
         for v in reversed(self.vertices):
             for index in v.ops:
                 for key in self._parameters_read(program.ops[index]):
-                    if key not in self.weight_owner:
+                    if key not in self.weight_owner and key not in self.formed_last:
                         self.weight_owner[key] = v
                         v.parameter_bytes += program.parameters[key][1]
                         v.parameter_keys.append(key)
@@ -391,6 +393,53 @@ class VertexGraph:
         if len(self.sinks) == 1 and len(program.output_refs) == 1:
             self.vertices[self.sinks[0]].shape = self.info_of(program.output_refs[0]).shape
         self._saved()
+
+    def _weights_formed_last(self):
+        """P30: the parameters that vertices read only through statics that compute from them (the
+        query's and the key-value's parts a packed attention projection splits off, a LayerNorm of
+        learned latents, a token expanded to the batch), never themselves or as a whole view (a
+        linear layer's transposed weight). No backward of a vertex forms their gradients: the statics'
+        nodes do, autograd's oldest, after every vertex's backward (P20), where the gradients the
+        statics held until then (each reader's `static_gradient_bytes`) go."""
+        read, whole = set(), set()
+        for v in self.vertices:
+            for index in v.ops:
+                op = self.program.ops[index]
+                read.update(self._parameters_read(op))
+                for ref in op.tensor_refs():
+                    if isinstance(ref, ConstantRef):
+                        whole.add(_compat.storage_key(ref.value))
+                    elif isinstance(ref, OutputRef) and self.program.ops[ref.op].static:
+                        whole.add(self._whole_view_of(ref))
+        return read - whole
+
+    def gradients_not_scratch(self, vertex):
+        """The weights whose gradients a backward of `vertex` alone forms and the model does not count
+        as its scratch (P8): those it owns (P5), and those its statics read that are formed last
+        (P30), which in a step come after every vertex's backward."""
+        keys = set(vertex.parameter_keys)
+        for index in vertex.ops:
+            keys.update(k for k in self._parameters_read(self.program.ops[index]) if k in self.formed_last)
+        return keys
+
+    def _whole_view_of(self, ref):
+        """The parameter a static is all of through views alone (`t`, `view`, `permute`), or None."""
+        op = self.program.ops[ref.op]
+        refs = op.tensor_refs()
+        if len(refs) != 1 or not any(r.alias_info is not None for r in op.func._schema.returns):
+            return None
+        source = refs[0]
+        if isinstance(source, ConstantRef):
+            key = _compat.storage_key(source.value)
+        elif isinstance(source, OutputRef) and self.program.ops[source.op].static:
+            key = self._whole_view_of(source)
+        else:
+            return None
+        info = op.outputs[ref.position]
+        if key not in self.program.parameters or info is None:
+            return None
+        nbytes = math.prod(info.shape) * torch.empty((), dtype=info.dtype).element_size()
+        return key if nbytes == self.program.parameters[key][1] else None
 
     def _static_gradients(self):
         """P20: what parameters alone compute and a vertex reads with a gradient (Swin-V2's position
