@@ -194,9 +194,14 @@ std::vector<VertexIndex> applyPlanOrder(const Graph& graph, const PlanEvaluation
     for (VertexIndex v = 0; v < n; ++v)
         if (step[v] < 0)
             step[v] = steps++;
+    // P29: per step, the topological position of its first vertex that draws random numbers.
     std::vector<std::vector<VertexIndex>> members(steps);
-    for (VertexIndex v : graph.topologicalOrder())
+    std::vector<int> firstRandom(steps, -1);
+    for (VertexIndex v : graph.topologicalOrder()) {
         members[step[v]].push_back(v);
+        if (graph.vertex(v).drawsRandom && firstRandom[step[v]] < 0)
+            firstRandom[step[v]] = graph.topologicalPosition(v);
+    }
     std::vector<int> waiting(steps, 0);
     std::vector<std::vector<int>> readers(steps);
     for (VertexIndex v = 0; v < n; ++v)
@@ -214,10 +219,6 @@ std::vector<VertexIndex> applyPlanOrder(const Graph& graph, const PlanEvaluation
             ready.push({position(s), s});
     // P29: the steps that draw random numbers take their turns by their first such vertex; one
     // ready out of turn waits (deferred) unless nothing else can run (random vertices interleaved).
-    std::vector<int> firstRandom(steps, -1);
-    for (VertexIndex v : graph.topologicalOrder())
-        if (graph.vertex(v).drawsRandom && firstRandom[step[v]] < 0)
-            firstRandom[step[v]] = graph.topologicalPosition(v);
     std::vector<int> drawing;
     for (int s = 0; s < steps; ++s)
         if (firstRandom[s] >= 0)

@@ -11,6 +11,7 @@ input shapes and to the control flow taken (the planned module re-records per in
 import dataclasses
 import functools
 import itertools
+import math
 import weakref
 
 import torch
@@ -47,6 +48,11 @@ class TensorInfo:
     storage_bytes: int
     floating: bool
     requires_grad: bool = False  # autograd tracks it (read after the op, see capture_backward_node)
+
+    @property
+    def nbytes(self):
+        """Its own elements' bytes (a view's, not its storage's): what a gradient of its shape takes."""
+        return math.prod(self.shape) * torch.empty((), dtype=self.dtype).element_size()
 
 
 @dataclasses.dataclass

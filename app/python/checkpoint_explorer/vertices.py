@@ -4,9 +4,6 @@ the in-place operations on its storage; views and reshapes are no vertices (thei
 tensor viewed); what parameters, buffers and shapes alone compute is no vertex; at module granularity
 consecutive vertices of one module call merge when only the last is read from outside."""
 import dataclasses
-import math
-
-import torch
 
 from . import _compat
 from .program import ConstantRef, ExportError, InputRef, OutputRef
@@ -438,8 +435,7 @@ class VertexGraph:
         info = op.outputs[ref.position]
         if key not in self.program.parameters or info is None:
             return None
-        nbytes = math.prod(info.shape) * torch.empty((), dtype=info.dtype).element_size()
-        return key if nbytes == self.program.parameters[key][1] else None
+        return key if info.nbytes == self.program.parameters[key][1] else None
 
     def _static_gradients(self):
         """P20: what parameters alone compute and a vertex reads with a gradient (Swin-V2's position
@@ -460,7 +456,7 @@ class VertexGraph:
                     if info is None or not info.floating or not info.requires_grad:
                         continue
                     claimed.add(ref)
-                    gradient = math.prod(info.shape) * torch.empty((), dtype=info.dtype).element_size()
+                    gradient = info.nbytes
                     # Only the weights this vertex owns (P5) have their gradient counted here already;
                     # a shared layer's other calls hold their transpose's gradient to the end (ALBERT).
                     weights = sum(program.parameters[key][1] for key in self._parameters_read(program.ops[ref.op])
