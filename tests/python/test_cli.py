@@ -157,6 +157,29 @@ class Cli(unittest.TestCase):
         self.assertLess(add["backward_workspace_released_bytes"], tensor)
         self.assertLess(add["backward_workspace_bytes"], tensor)
 
+    def test_held_backward_counts_what_the_vertex_frees_of_its_own(self):
+        # P8's held measure: a module of three operations frees the tanh's output, which two of its
+        # nodes saved, before the first linear's backward makes the input gradient. The measure runs
+        # the vertex's forward in its backward's profile, so that the free counts: the tanh's input
+        # gradient and the input gradient, less that output, are the scratch, one tensor less G (the
+        # weights' gradients are not scratch). With the forward measured in a profile of its own the
+        # free was dropped (a CPU meter counts only frees of what it saw allocated): two tensors.
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.stem = torch.nn.Linear(1024, 1024)
+                self.block = torch.nn.Sequential(torch.nn.Linear(1024, 1024), torch.nn.Tanh(),
+                                                  torch.nn.Linear(1024, 16))
+
+            def forward(self, x):
+                return self.block(self.stem(x))
+
+        graph = export_graph(Block(), (torch.randn(256, 1024),), depth=1)
+        block = next(v for v in graph["vertices"] if v["id"] == "block")
+        tensor = 256 * 1024 * 4
+        self.assertGreaterEqual(block["backward_workspace_bytes"], tensor - block["bytes"])
+        self.assertLess(block["backward_workspace_bytes"], 1.5 * tensor)
+
     def test_plan_steps_run_in_the_models_order(self):
         # P18: of the steps ready to run, apply_plan runs the one whose first vertex the model computes
         # first (it ran the first one ready: a plan keeping everything ran branches breadth first). A

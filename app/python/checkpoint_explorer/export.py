@@ -149,17 +149,27 @@ def _vertex_workspace(executor, meter, vertex, values):
     parameters = list(executor.program.model.parameters())
     _take_weight_gradients(parameters)
     output_grads = sum(r.numel() * r.element_size() for r in roots)  # G has each root's shape, views too
-    loss = sum((r * torch.ones_like(r)).sum() for r in roots)
-    shared, shared_bytes = _owners_contributions(executor, vertex)
     # What the model counts elsewhere is no scratch: G, the owners' contributions (P5, P23) and the
     # statics' gradients (P20); so are the vertex's own weight gradients (P5), taken after each run.
-    counted = output_grads + shared_bytes + vertex.static_gradient_bytes
-    held, _ = meter.peak_and_end((loss + sum(shared)).backward)
+    counted = output_grads + _owners_contributions(executor, vertex)[1] + vertex.static_gradient_bytes
     taken = executor.graph.gradients_not_scratch(vertex)
-    held -= counted + _take_weight_gradients(parameters, taken)
-    del env, roots, loss, shared
-
+    # The ones are made before the measure, so that their free in the backward does not count (a
+    # block older than the run). The vertex runs again inside it: the CPU meter counts a free only
+    # where it saw the allocation, and the frees of what a multi-operation vertex saved are its own.
+    ones = [torch.ones_like(r) for r in roots]
+    del env, roots
     step = {}
+
+    def prepare_held():
+        executor.run_statics()
+        step["inputs"] = _fresh_inputs(executor.graph, vertex, values)
+        executor.run_vertex(vertex.index, step["inputs"])
+        step["loss"] = (sum((r * one).sum() for r, one in zip(_roots(vertex, step["inputs"]), ones))
+                        + sum(_owners_contributions(executor, vertex)[0]))
+
+    held = meter.peak_after(prepare_held, lambda: step["loss"].backward())
+    held -= counted + _take_weight_gradients(parameters, taken)
+    step.clear()
 
     def prepare():
         executor.run_statics()  # the first backward went through them
