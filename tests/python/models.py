@@ -258,6 +258,26 @@ def unet():
     return UNet()
 
 
+class LSTMLM(nn.Module):
+    """A two-layer LSTM language model with dropout between the layers. On CPU nn.LSTM runs as cells
+    whose gates start from the initial state, zeros: `addmm(b_hh, h0, W_hh^T)`, which parameters alone
+    compute, updated in place by `add_(x W_ih^T)`."""
+
+    def __init__(self, vocab=500, d=32, hidden=64):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        self.lstm = nn.LSTM(d, hidden, 2, batch_first=True, dropout=0.1)
+        self.head = nn.Linear(hidden, vocab)
+
+    def forward(self, ids):
+        return self.head(self.lstm(self.embed(ids))[0])
+
+
+def lstm_lm():
+    torch.manual_seed(0)
+    return LSTMLM()
+
+
 def position_bias():
     return nn.Sequential(*[BiasedAttention(32, 8, 32) for _ in range(4)])
 

@@ -155,9 +155,10 @@ class Profile(unittest.TestCase):
         # ckptx leaves its phases out and matches the others. (It was refused.)
         self.check_within("two_heads", ["8x64"], 2.0)
 
-    def check_within(self, name, inputs, percent, steps=("checkpointed",)):
-        """The mean and peak errors of `name`'s `steps` are within `percent`: the checkpointed step
-        runs the feng-acg plan, the regular one is predicted by the plan that keeps every vertex."""
+    def check_within(self, name, inputs, percent, steps=("checkpointed",), peak=None):
+        """The mean and peak errors of `name`'s `steps` are within `percent` (the peak's within `peak`
+        where given): the checkpointed step runs the feng-acg plan, the regular one is predicted by the
+        plan that keeps every vertex."""
         with support.scratch() as folder:
             _, graph, plan, trace = self.profile_with_inputs(folder, name, inputs)
             every = os.path.join(folder, "every.json")
@@ -166,8 +167,8 @@ class Profile(unittest.TestCase):
             for step in steps:
                 line = self.compare(graph, every if step == "regular" else plan, trace, step)
                 print(f"{name}, {step}: {line}", file=sys.stderr)
-                mean, peak = self.errors(line)
-                self.assertLessEqual(peak, percent, line)
+                mean, peak_error = self.errors(line)
+                self.assertLessEqual(peak_error, percent if peak is None else peak, line)
                 self.assertLessEqual(mean, percent, line)
 
     def test_seq2seq(self):
@@ -218,6 +219,15 @@ class Profile(unittest.TestCase):
         # A concatenation's backward hands the skip a slice of its gradient, which holds all of it
         # until the skip's other reader, the pooling, adds its gradient near the end (P27).
         self.check_within("unet", ["4x3x32x32"], 1.0, ("regular", "checkpointed"))
+
+    def test_lstm(self):
+        # The gates of an LSTM cell start from what parameters alone compute (the initial state, zeros,
+        # times W_hh), which the cell then updates in place from the input: the export refused it ("in-
+        # place update of a parameter or buffer"). Now the update and its operand are one vertex, and
+        # the planned step's gradients are the model's. The peaks are 3.4 % low (BENCHMARKS.md, "LSTM"):
+        # each time step's backward adds the gradient of the whole input projection out of place,
+        # which no rule counts yet.
+        self.check_within("lstm_lm", ["8x24:int64:500"], 0.5, ("regular", "checkpointed"), peak=4.0)
 
     def test_shared_layer(self):
         # One encoder layer at every depth: each call transposes its weights, and the calls that do

@@ -8,17 +8,43 @@ class Executor:
         self.graph = vertex_graph
         self.program = vertex_graph.program
         self.statics = {}
+        self._statics_of_vertex = {}
 
-    def run_statics(self):
+    def run_statics(self, vertex=None):
         """What parameters, buffers and shapes alone compute (a transposed weight, `torch.arange(T)`,
         BatchNorm's `num_batches_tracked += 1`): once per forward, outside any checkpoint, so weights'
-        gradients flow through them and buffer updates happen once per step."""
+        gradients flow through them and buffer updates happen once per step. With `vertex`, only those
+        it reads (the export measures one vertex at a time: an LSTM transposes its weights at every
+        time step, and running them all for each vertex made its export quadratic in the length)."""
         self.statics = {}
-        for op in self.program.ops:
+        ops = self.program.ops if vertex is None else self._statics_read_by(vertex)
+        for op in ops:
             if op.kind == "static":
                 flat = self.program.run_op(op, self.static_value)
                 for position, value in enumerate(flat):
                     self.statics[OutputRef(op.index, position)] = value
+
+    def _statics_read_by(self, vertex):
+        """The static ops `vertex` reads, directly, through the views it computes, or through other
+        statics, in the program's order."""
+        found = self._statics_of_vertex.get(vertex.index)
+        if found is not None:
+            return found
+        ops = self.program.ops
+        needed, seen = set(), set()
+        stack = [ref for index in vertex.ops for ref in ops[index].tensor_refs()]
+        while stack:
+            ref = stack.pop()
+            if not isinstance(ref, OutputRef) or ref.op in seen:
+                continue
+            seen.add(ref.op)
+            op = ops[ref.op]
+            if op.kind == "static":
+                needed.add(op.index)
+            if op.kind in ("static", "view"):
+                stack.extend(op.tensor_refs())
+        found = self._statics_of_vertex[vertex.index] = [ops[k] for k in sorted(needed)]
+        return found
 
     def static_value(self, ref):
         """A constant, or what run_statics computed."""

@@ -64,10 +64,10 @@ def measure_workspace(vertex_graph, inputs, timed=False):
         for v in vertex_graph.vertices:
             if v.input_index >= 0:
                 continue
-            executor.run_statics()
+            executor.run_statics(v)
             (v.forward_workspace_bytes, v.backward_workspace_bytes, v.backward_workspace_released_bytes,
              (passed, sliced)) = _vertex_workspace(executor, meter, v, values)
-            executor.run_statics()
+            executor.run_statics(v)
             v.checkpointed_forward_workspace_bytes = _checkpointed_forward_workspace(executor, meter, v, values)
             if timed:
                 v.compute = _forward_microseconds(executor, v, values, device)
@@ -161,23 +161,23 @@ def _vertex_workspace(executor, meter, vertex, values):
     step = {}
 
     def prepare_held():
-        executor.run_statics()
         step["inputs"] = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, step["inputs"])
         step["loss"] = (sum((r * one).sum() for r, one in zip(_roots(vertex, step["inputs"]), ones))
                         + sum(_owners_contributions(executor, vertex)[0]))
 
+    executor.run_statics(vertex)  # outside the measure: its profile then records the vertex alone
     held = meter.peak_after(prepare_held, lambda: step["loss"].backward())
     held -= counted + _take_weight_gradients(parameters, taken)
     step.clear()
 
     def prepare():
-        executor.run_statics()  # the first backward went through them
         inputs = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, inputs)
         # Only autograd holds the outputs too (P16): one the vertex saved goes after the node that read it.
         step["loss"] = _loss_saving_nothing(_roots(vertex, inputs)) + sum(_owners_contributions(executor, vertex)[0])
 
+    executor.run_statics(vertex)  # the backward before went through them
     released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
     released -= counted + _take_weight_gradients(parameters, taken)
     return forward, max(0, held), max(0, released), _passed_gradient(executor, vertex, values)
@@ -232,7 +232,7 @@ def _passed_gradient(executor, vertex, values):
     backward; P27): an unmeasured run whose hooks keep each gradient alive, so that no address is
     reused. A view of the whole (a reshape's) counts as the tensor itself; the first slice starts
     where the whole does, and its size tells them apart."""
-    executor.run_statics()
+    executor.run_statics(vertex)
     env = _fresh_inputs(executor.graph, vertex, values)
     inputs = dict(env)  # the run adds the vertex's exports to env
     executor.run_vertex(vertex.index, env)

@@ -65,7 +65,7 @@ class RecordedOp:
     out_spec: object
     calls: tuple  # ((module path, call number), ...) outermost first, the model itself excluded
     static: bool  # reads no value computed from the inputs: parameters, constants, shapes only
-    kind: str = ""  # "allocating", "inplace", "view" (dynamic ops); "static"
+    kind: str = ""  # "allocating", "inplace", "view" (dynamic ops); "static"; "updated" (_updated_statics)
     fresh: bool = False  # one of its outputs occupies storage no earlier live tensor had
     written: int = -1  # leaf index of the tensor an in-place op writes
     saved: list = dataclasses.field(default_factory=list)  # storage keys autograd saved for its backward
@@ -379,6 +379,27 @@ def _classify(program):
             op.written = written
         else:
             op.kind = "view"
+    _updated_statics(program)
+
+
+def _updated_statics(program):
+    """A value parameters alone compute that an op then updates in place from the inputs is the
+    update's operand, not a static: an LSTM cell's `addmm(b_hh, h0, W_hh^T).add_(x W_ih^T)`, where the
+    initial state h0 is zeros. Its op runs with the update, in the updating vertex, so that a re-forward
+    makes it afresh (a static, made once per step, would take the update twice). Kept static where
+    another static reads it, or where the update writes a view of it."""
+    read_by_statics = {ref.op for op in program.ops if op.kind == "static"
+                       for ref in op.tensor_refs() if isinstance(ref, OutputRef)}
+    for op in program.ops:
+        if op.kind != "inplace":
+            continue
+        target = op.leaves[op.written]
+        if not isinstance(target, OutputRef):
+            continue
+        maker = program.ops[target.op]
+        if maker.kind == "static" and maker.fresh and maker.index not in read_by_statics:
+            maker.static = False
+            maker.kind = "updated"
 
 
 def _written_leaf(op):

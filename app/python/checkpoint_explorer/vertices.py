@@ -173,6 +173,14 @@ class VertexGraph:
                 bases = self.base_refs(target)
                 storage = self._storage_of(target)
                 owner = owner_of_storage.get(storage)
+                maker = program.ops[target.op] if isinstance(target, OutputRef) else None
+                if owner is None and maker is not None and maker.kind == "updated":
+                    # The update allocates, as `static + x` would: one vertex of the two ops.
+                    v = Vertex(len(vertices), [maker.index, op.index], call=_module_call(op, self.depth))
+                    vertices.append(v)
+                    group_of_op[maker.index] = group_of_op[op.index] = v.index
+                    owner_of_storage[storage] = v.index
+                    continue
                 if owner is None:
                     where = op.calls[-1][0] if op.calls else "the top module"
                     raise ExportError(f"{type(program.model).__name__} ({where}): in-place update of a parameter or "
