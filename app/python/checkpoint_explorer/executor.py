@@ -26,13 +26,15 @@ class Executor:
 
     def _statics_read_by(self, vertex):
         """The static ops `vertex` reads, directly, through the views it computes, or through other
-        statics, in the program's order."""
+        statics, and those through which the owners of the weights it shares read them (the export's
+        measures read those as their owners do, P23), in the program's order."""
         found = self._statics_of_vertex.get(vertex.index)
         if found is not None:
             return found
         ops = self.program.ops
         needed, seen = set(), set()
         stack = [ref for index in vertex.ops for ref in ops[index].tensor_refs()]
+        stack.extend(self.graph.shared_weight_reads(vertex))
         while stack:
             ref = stack.pop()
             if not isinstance(ref, OutputRef) or ref.op in seen:
