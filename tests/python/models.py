@@ -278,6 +278,26 @@ def lstm_lm():
     return LSTMLM()
 
 
+class GRUTagger(nn.Module):
+    """A bidirectional GRU tagging each token. A GRU cell updates chunks of its hidden gates in place
+    (`unsafe_chunk(3)` of `addmm(b_hh, h, W_hh^T)`), and autograd copies the last chunk before `mul_`
+    overwrites it."""
+
+    def __init__(self, vocab=500, d=64, hidden=128, tags=17):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        self.gru = nn.GRU(d, hidden, batch_first=True, bidirectional=True)
+        self.head = nn.Linear(2 * hidden, tags)
+
+    def forward(self, ids):
+        return self.head(self.gru(self.embed(ids))[0])
+
+
+def gru_tagger():
+    torch.manual_seed(0)
+    return GRUTagger()
+
+
 def position_bias():
     return nn.Sequential(*[BiasedAttention(32, 8, 32) for _ in range(4)])
 

@@ -370,36 +370,64 @@ def _classify(program):
     for op in program.ops:
         if op.static:
             op.kind = "static"
-            continue
-        written = _written_leaf(op)
-        if op.fresh:
-            op.kind = "allocating"
-        elif written >= 0:
-            op.kind = "inplace"
-            op.written = written
         else:
-            op.kind = "view"
+            _classify_dynamic(op)
     _updated_statics(program)
+
+
+def _classify_dynamic(op):
+    written = _written_leaf(op)
+    if op.fresh:
+        op.kind = "allocating"
+    elif written >= 0:
+        op.kind = "inplace"
+        op.written = written
+    else:
+        op.kind = "view"
 
 
 def _updated_statics(program):
     """A value parameters alone compute that an op then updates in place from the inputs is the
     update's operand, not a static: an LSTM cell's `addmm(b_hh, h0, W_hh^T).add_(x W_ih^T)`, where the
-    initial state h0 is zeros. Its op runs with the update, in the updating vertex, so that a re-forward
-    makes it afresh (a static, made once per step, would take the update twice). Kept static where
-    another static reads it, or where the update writes a view of it."""
-    read_by_statics = {ref.op for op in program.ops if op.kind == "static"
-                       for ref in op.tensor_refs() if isinstance(ref, OutputRef)}
-    for op in program.ops:
+    initial state h0 is zeros, or a GRU cell's, which updates chunks of it (static views). Its op runs
+    with the update, in the updating vertex, so that a re-forward makes it afresh (a static, made once
+    per step, would take the update twice). What statics compute from it is dynamic too: its views, and
+    autograd's copy of a chunk that `mul_` then overwrites (which no op reads: a saved extra, P11)."""
+    ops = program.ops
+    readers = {}
+    for op in ops:
+        if op.kind == "static":
+            for ref in op.tensor_refs():
+                if isinstance(ref, OutputRef):
+                    readers.setdefault(ref.op, []).append(op.index)
+    for op in ops:
         if op.kind != "inplace":
             continue
-        target = op.leaves[op.written]
-        if not isinstance(target, OutputRef):
+        maker = _static_allocation(ops, op.leaves[op.written])
+        if maker is None:
             continue
-        maker = program.ops[target.op]
-        if maker.kind == "static" and maker.fresh and maker.index not in read_by_statics:
-            maker.static = False
-            maker.kind = "updated"
+        maker.static, maker.kind = False, "updated"
+        stack = list(readers.get(maker.index, ()))
+        while stack:
+            reader = ops[stack.pop()]
+            if reader.kind == "static":
+                reader.static = False
+                _classify_dynamic(reader)
+                stack.extend(readers.get(reader.index, ()))
+
+
+def _static_allocation(ops, ref):
+    """The static op that allocated the storage `ref` reads, through static views; None where that is
+    not a static's (a parameter, a buffer, a dynamic value)."""
+    while isinstance(ref, OutputRef) and ops[ref.op].kind == "static":
+        op = ops[ref.op]
+        if op.fresh:
+            return op
+        tensors = [r for r in op.tensor_refs() if isinstance(r, OutputRef)]
+        if len(tensors) != 1 or len(op.tensor_refs()) != 1:
+            return None
+        ref = tensors[0]
+    return None
 
 
 def _written_leaf(op):

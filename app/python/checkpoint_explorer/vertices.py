@@ -173,7 +173,7 @@ class VertexGraph:
                 bases = self.base_refs(target)
                 storage = self._storage_of(target)
                 owner = owner_of_storage.get(storage)
-                maker = program.ops[target.op] if isinstance(target, OutputRef) else None
+                maker = program.ops[bases[0].op] if len(bases) == 1 and isinstance(bases[0], OutputRef) else None
                 if owner is None and maker is not None and maker.kind == "updated":
                     # The update allocates, as `static + x` would: one vertex of the two ops.
                     v = Vertex(len(vertices), [maker.index, op.index], call=_module_call(op, self.depth))
@@ -267,9 +267,12 @@ class VertexGraph:
             first = run[0]
             join = first.input_index < 0 and v.call[1] >= 0 and v.call == first.call
             # A vertex stands for one tensor: the run may only feed v (which also rules out a cycle).
+            # One no op reads (autograd's copy of what an in-place op overwrites) stays apart: it is
+            # no step of the forward, but a saved extra of the vertex whose backward keeps it (P11).
             members = {m.index for m in run}
             if join:
-                join = all(s == v.index or s in members for m in run for s in successors[m.index])
+                join = all(successors[m.index] and all(s == v.index or s in members for s in successors[m.index])
+                           for m in run)
             if join:
                 run.append(v)
             else:
