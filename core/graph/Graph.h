@@ -27,10 +27,13 @@ struct Vertex {
     // Bytes of the model parameters this vertex's operation reads first (its weights): their
     // gradients appear at its backward. 0 when unknown (published graphs) or none.
     std::int64_t parameterBytes = 0;
-    // Bytes of the gradients its backward forms for values parameters alone compute (Swin-V2's
-    // position bias) beyond those parameters' own gradients: held to the end of the backward, when
-    // autograd runs the nodes that made those values (rule P20; the Python exporter). 0 when none.
+    // Bytes of the gradients its backward forms for values parameters alone compute (a position
+    // bias, a weight transposed at every time step) that other vertices read too, beyond those
+    // parameters' own gradients: held until autograd runs the nodes that made those values, at the
+    // end of the backward of `staticGradientUntil` (their first reader), or of the whole backward
+    // where that is empty (rule P20; the Python exporter). 0 when none.
     std::int64_t staticGradientBytes = 0;
+    std::string staticGradientUntil;
     // Bytes autograd saves for this vertex's backward beyond its inputs and output (max-pool
     // indices); live from the vertex's forward with autograd to its backward. 0 when unknown.
     std::int64_t savedBytes = 0;

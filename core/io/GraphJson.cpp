@@ -43,7 +43,8 @@ bool contains(std::span<const VertexIndex> vertices, VertexIndex w)
 }
 
 // saved_by may only name the vertex itself or its successors (the backwards that can keep it),
-// passes_gradient_to, slices_gradient_to and reads_without_gradient only its inputs.
+// passes_gradient_to, slices_gradient_to and reads_without_gradient only its inputs,
+// static_gradient_until any vertex.
 void checkNamedVertices(const Graph& graph)
 {
     static const std::vector<std::string> none;
@@ -63,6 +64,15 @@ void checkNamedVertices(const Graph& graph)
         graph, "reads_without_gradient", [](const Vertex& v) -> const auto& { return v.readsWithoutGradient; },
         [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
         "is not an input of the vertex");
+    int index = 0;
+    for (const Vertex& v : graph.vertices()) {
+        if (v.isVirtual)
+            continue;
+        if (!v.staticGradientUntil.empty() && !graph.find(v.staticGradientUntil))
+            throw GraphError("\"" + v.staticGradientUntil + "\" is not a vertex",
+                             "/vertices/" + std::to_string(index) + "/static_gradient_until");
+        ++index;
+    }
 }
 
 Vertex vertexFromJson(const json& value, const std::string& at)
@@ -90,6 +100,7 @@ Vertex vertexFromJson(const json& value, const std::string& at)
     };
     v.parameterBytes = optionalBytes("parameter_bytes");
     v.staticGradientBytes = optionalBytes("static_gradient_bytes");
+    v.staticGradientUntil = optionalString(item, "static_gradient_until", at).value_or("");
     v.savedBytes = optionalBytes("saved_bytes");
     v.savedBy = optionalStringArray(item, "saved_by", at);
     v.forwardWorkspaceBytes = optionalBytes("forward_workspace_bytes");
@@ -253,6 +264,8 @@ std::string toGraphJson(const Graph& graph)
             item["parameter_bytes"] = v.parameterBytes;
         if (v.staticGradientBytes > 0)
             item["static_gradient_bytes"] = v.staticGradientBytes;
+        if (!v.staticGradientUntil.empty())
+            item["static_gradient_until"] = v.staticGradientUntil;
         if (v.savedBytes > 0)
             item["saved_bytes"] = v.savedBytes;
         if (v.savedBy)

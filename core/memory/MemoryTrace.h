@@ -29,7 +29,7 @@ public:
     void allocBuffer(std::int64_t bytes) { alloc(2 * m_n, bytes); }
     // The gradients of the parameters vertex v's operation reads (Vertex::parameterBytes).
     void allocParameterGradient(VertexIndex v) { alloc(2 * m_n + 1 + v, m_graph.vertex(v).parameterBytes); }
-    // P20: the gradients v's backward forms for what parameters alone compute, to the backward's end.
+    // P20: the gradients v's backward forms for what parameters alone compute, held past it.
     void allocStaticGradient(VertexIndex v) { alloc(6 * m_n + 1 + v, m_graph.vertex(v).staticGradientBytes); }
     void freeStaticGradient(VertexIndex v) { release(6 * m_n + 1 + v); }
     bool hasStaticGradient(VertexIndex v) const { return m_position[6 * m_n + 1 + v] >= 0; }

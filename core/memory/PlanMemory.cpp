@@ -41,7 +41,8 @@ public:
           m_sharersOf(graph.vertexCount()), m_holderOf(graph.vertexCount(), -1), m_sliceOf(graph.vertexCount(), -1),
           m_slicesLeft(graph.vertexCount(), 0), m_sliceTarget(graph.vertexCount(), -1),
           m_order(m_functions ? applyPlanOrder(graph, *m_functions) : graph.topologicalOrder()),
-          m_runAt(graph.vertexCount())
+          m_runAt(graph.vertexCount()), m_staticGradientsUntil(graph.vertexCount()),
+          m_backwardDone(graph.vertexCount(), false)
     {
         for (std::size_t k = 0; k < m_order.size(); ++k)
             m_runAt[m_order[k]] = static_cast<int>(k);
@@ -58,6 +59,9 @@ public:
             findRngStates();
         if (model == MemoryModel::PyTorch)
             findSavers();
+        for (VertexIndex v = 0; v < graph.vertexCount(); ++v)
+            if (const Vertex& vertex = graph.vertex(v); vertex.staticGradientBytes > 0 && !vertex.staticGradientUntil.empty())
+                m_staticGradientsUntil[*graph.find(vertex.staticGradientUntil)].push_back(v);
     }
 
     // Each vertex's phases keep their topological indices (Phases in MEMORY-MODEL.md) while the
@@ -618,6 +622,21 @@ private:
         if (m_rngStateBytes > 0)
             for (int s : m_rngReleasedBy[v])
                 m_trace.freeRngState(m_rngKey[s]);
+        releaseStaticGradientsAt(v);
+    }
+
+    // P20: a static's node runs once its first reader's backward is done, where the gradients its
+    // other readers formed go; one formed after that (a plan ran the readers in another order) goes
+    // with its own backward.
+    void releaseStaticGradientsAt(VertexIndex v)
+    {
+        m_backwardDone[v] = true;
+        for (VertexIndex u : m_staticGradientsUntil[v])
+            if (m_trace.hasStaticGradient(u))
+                m_trace.freeStaticGradient(u);
+        const std::string& until = m_graph.vertex(v).staticGradientUntil;
+        if (m_trace.hasStaticGradient(v) && !until.empty() && m_backwardDone[*m_graph.find(until)])
+            m_trace.freeStaticGradient(v);
     }
 
     // Once per vertex: an exit two segments share is recomputed by each of their re-forwards (P9).
@@ -659,8 +678,9 @@ private:
         m_trace.freeBuffer();
     }
 
-    // P20: autograd runs the statics' nodes last, within the last vertex's backward phase (the
-    // profilers mark the step's end once backward() returns): their gradients go there.
+    // P20: graphs that name no first reader (exported before apply_plan made statics where they are
+    // read) hold the gradients to the last vertex's backward phase (the profilers mark the step's
+    // end once backward() returns).
     void releaseStaticGradients()
     {
         for (VertexIndex v = 0; v < m_graph.vertexCount(); ++v)
@@ -699,6 +719,8 @@ private:
     std::vector<VertexIndex> m_rngKey;               // per function: its first vertex to run (P22)
     std::vector<VertexIndex> m_rngLast;              // per function: its last vertex to run (P22)
     std::vector<std::vector<int>> m_rngReleasedBy;   // per vertex: the functions its backward frees
+    std::vector<std::vector<VertexIndex>> m_staticGradientsUntil;  // P20: per first reader, who holds till its end
+    std::vector<bool> m_backwardDone;                              // P20
 };
 
 }  // namespace

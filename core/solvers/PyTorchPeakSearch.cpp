@@ -81,8 +81,9 @@ std::int64_t operandBytes(const Graph& g, VertexIndex v)
 
 // P5, P20 under P18: per vertex v, the weight gradients (and those of what weights alone compute) of
 // v's tracked descendants. Whatever order a plan runs in, it is a topological one, so they run after
-// v and their backwards before v's, and nothing frees a weight's gradient within the step. Zeros
-// above kDescendantsLimit vertices, where the sets would cost V²/8 bytes.
+// v and their backwards before v's, and nothing frees a weight's gradient within the step; a static's
+// gradient only where its first reader (whose backward's end frees it) is v or comes before v in
+// every order. Zeros above kDescendantsLimit vertices, where the sets would cost V²/8 bytes.
 constexpr int kDescendantsLimit = 8192;
 
 std::vector<std::int64_t> descendantsWeightGradients(const Graph& g)
@@ -102,11 +103,20 @@ std::vector<std::int64_t> descendantsWeightGradients(const Graph& g)
                 mine[w] |= theirs[w];
             mine[s / 64] |= std::uint64_t(1) << (s % 64);
         }
+    }
+    auto heldAt = [&](const Vertex& d, VertexIndex v) {
+        if (d.staticGradientUntil.empty())
+            return true;  // to the backward's end
+        const VertexIndex until = *g.find(d.staticGradientUntil);
+        return until == v || ((below[static_cast<std::size_t>(until) * words + v / 64] >> (v % 64)) & 1) != 0;
+    };
+    for (VertexIndex v = 0; v < count; ++v) {
+        const std::uint64_t* mine = &below[static_cast<std::size_t>(v) * words];
         for (std::size_t w = 0; w < words; ++w)
             for (std::uint64_t bits = mine[w]; bits != 0; bits &= bits - 1) {
                 const Vertex& d = g.vertex(static_cast<VertexIndex>(w * 64 + std::countr_zero(bits)));
                 if (d.requiresGrad)
-                    sums[*it] += d.parameterBytes + d.staticGradientBytes;
+                    sums[v] += d.parameterBytes + (heldAt(d, v) ? d.staticGradientBytes : 0);
             }
     }
     return sums;

@@ -270,9 +270,13 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
         if (pythonExport && !graph.successors(v).empty() && rng() % 10 == 0)
             vertex.requiresGrad = false;
         vertex.parameterBytes = small(40, 12);
-        // Now and then a gradient for what weights alone compute, held to the backward's end (P20).
-        if (pythonExport && rng() % 8 == 0)
+        // Now and then a gradient for what weights alone compute, held to the end of an earlier
+        // vertex's backward, or of the whole backward (P20).
+        if (pythonExport && rng() % 8 == 0) {
             vertex.staticGradientBytes = small(100, 9);
+            if (rng() % 3 != 0)
+                vertex.staticGradientUntil = graph.vertex(static_cast<VertexIndex>(rng() % (v + 1))).id;
+        }
         vertex.savedBytes = small(20, 6);
         vertex.forwardWorkspaceBytes = small(30, 10);
         vertex.backwardWorkspaceBytes = small(30, 10);

@@ -8,45 +8,34 @@ class Executor:
         self.graph = vertex_graph
         self.program = vertex_graph.program
         self.statics = {}
-        self._statics_of_vertex = {}
 
     def run_statics(self, vertex=None):
         """What parameters, buffers and shapes alone compute (a transposed weight, `torch.arange(T)`,
-        BatchNorm's `num_batches_tracked += 1`): once per forward, outside any checkpoint, so weights'
-        gradients flow through them and buffer updates happen once per step. With `vertex`, only those
+        BatchNorm's `num_batches_tracked += 1`), outside any checkpoint, so weights' gradients flow
+        through them and buffer updates happen once per step: all of them, or with `vertex` only those
         it reads (the export measures one vertex at a time: an LSTM transposes its weights at every
         time step, and running them all for each vertex made its export quadratic in the length)."""
         self.statics = {}
-        ops = self.program.ops if vertex is None else self._statics_read_by(vertex)
-        for op in ops:
-            if op.kind == "static":
-                flat = self.program.run_op(op, self.static_value)
-                for position, value in enumerate(flat):
-                    self.statics[OutputRef(op.index, position)] = value
+        ops = self.program.ops if vertex is None else self.graph.statics_read_by(vertex, shared=True)
+        self.run_static_ops([op for op in ops if op.kind == "static"], self.statics)
 
-    def _statics_read_by(self, vertex):
-        """The static ops `vertex` reads, directly, through the views it computes, or through other
-        statics, and those through which the owners of the weights it shares read them (the export's
-        measures read those as their owners do, P23), in the program's order."""
-        found = self._statics_of_vertex.get(vertex.index)
-        if found is not None:
-            return found
-        ops = self.program.ops
-        needed, seen = set(), set()
-        stack = [ref for index in vertex.ops for ref in ops[index].tensor_refs()]
-        stack.extend(self.graph.shared_weight_reads(vertex))
-        while stack:
-            ref = stack.pop()
-            if not isinstance(ref, OutputRef) or ref.op in seen:
-                continue
-            seen.add(ref.op)
-            op = ops[ref.op]
-            if op.kind == "static":
-                needed.add(op.index)
-            if op.kind in ("static", "view"):
-                stack.extend(op.tensor_refs())
-        found = self._statics_of_vertex[vertex.index] = [ops[k] for k in sorted(needed)]
-        return found
+    def run_static_ops(self, ops, store):
+        """Runs static ops in order, their values into `store` (which they may read, as they may read
+        the statics already run). A value only statics of these read goes once they have run (an
+        MLP's pre-activation, P20)."""
+        def value_of(ref):
+            return store[ref] if isinstance(ref, OutputRef) and ref in store else self.static_value(ref)
+
+        ran = set()
+        for op in ops:
+            flat = self.program.run_op(op, value_of)
+            for position, value in enumerate(flat):
+                store[OutputRef(op.index, position)] = value
+            ran.add(op.index)
+            for ref in op.tensor_refs():
+                if (isinstance(ref, OutputRef) and ref.op not in self.graph.read_by_vertices
+                        and self.graph.static_readers.get(ref.op, set()) <= ran):
+                    store.pop(ref, None)
 
     def static_value(self, ref):
         """A constant, or what run_statics computed."""
@@ -74,12 +63,14 @@ class Executor:
             local[OutputRef(op.index, position)] = value
         return local[ref]
 
-    def run_vertex(self, index, env, rewrite=None, observer=None):
-        """Runs vertex `index`'s ops, reading other vertices' exports from `env`, adding its own.
-        `observer` (the profiler's) is told before the vertex runs and is shown its exports after."""
+    def run_vertex(self, index, env, rewrite=None, observer=None, statics=(), store=None):
+        """Runs vertex `index`'s ops, reading other vertices' exports from `env`, adding its own, after
+        the static ops `statics` (into `store`, else `env`). `observer` (the profiler's) is told
+        before the vertex runs (its statics included) and is shown its exports after."""
         vertex = self.graph.vertices[index]
         if observer is not None:
             observer.before_vertex(vertex)
+        self.run_static_ops(statics, env if store is None else store)
         if vertex.input_index >= 0:
             if observer is not None:
                 observer.after_vertex(vertex, [env[ref] for ref in vertex.exports if ref in env])

@@ -8,7 +8,7 @@ import torch
 from . import _compat, graph_file
 from .executor import Executor
 from .memory import TransientMeter, synchronize
-from .program import ExportError, InputRef, record
+from .program import ExportError, InputRef, OutputRef, record
 from .vertices import VertexGraph, dtype_name
 
 
@@ -113,8 +113,9 @@ def _fresh_inputs(vertex_graph, vertex, values):
 
 def _take_weight_gradients(parameters, owned=()):
     """The bytes of the weight gradients a backward formed for the weights in `owned` (storage keys:
-    those the vertex owns, P5, and those formed last, P30); every one unset again, as in a fresh step. A tied weight's other
-    readers add theirs into the owner's gradient, made first: a tensor of the backward's own there."""
+    those the vertex owns, P5, and those it reads only through statics, P30); every one unset again, as
+    in a fresh step. A tied weight's other readers add theirs into the owner's gradient, made first: a
+    tensor of the backward's own there."""
     grads = sum(_compat.storage_bytes(p.grad) for p in parameters
                 if p.grad is not None and _compat.storage_key(p) in owned)
     for p in parameters:
@@ -142,7 +143,7 @@ def _vertex_workspace(executor, meter, vertex, values):
     so that the backward frees what it saved as soon as the operation that read it is done (P14, P16). Also the
     inputs whose gradient is G itself, the same tensor (an add passes it to both summands; P15)."""
     env = _fresh_inputs(executor.graph, vertex, values)
-    forward = meter.measure(lambda: executor.run_vertex(vertex.index, env))
+    forward = meter.measure(lambda: _run_as_in_a_step(executor, vertex, env))
     roots = _roots(vertex, env)
     if not roots:
         return forward, 0, 0, ([], [])
@@ -151,7 +152,9 @@ def _vertex_workspace(executor, meter, vertex, values):
     output_grads = sum(r.numel() * r.element_size() for r in roots)  # G has each root's shape, views too
     # What the model counts elsewhere is no scratch: G, the owners' contributions (P5, P23) and the
     # statics' gradients (P20); so are the vertex's own weight gradients (P5), taken after each run.
-    counted = output_grads + _owners_contributions(executor, vertex)[1] + vertex.static_gradient_bytes
+    shared = [executor.static_value(ref) for ref in executor.graph.shared_weight_reads(vertex)]
+    owners = sum(t.numel() * t.element_size() for t in shared if t.requires_grad)
+    counted = output_grads + owners + vertex.static_gradient_bytes
     taken = executor.graph.gradients_not_scratch(vertex)
     # The ones are made before the measure, so that their free in the backward does not count (a
     # block older than the run). The vertex runs again inside it: the CPU meter counts a free only
@@ -164,7 +167,7 @@ def _vertex_workspace(executor, meter, vertex, values):
         step["inputs"] = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, step["inputs"])
         step["loss"] = (sum((r * one).sum() for r, one in zip(_roots(vertex, step["inputs"]), ones))
-                        + sum(_owners_contributions(executor, vertex)[0]))
+                        + sum(_owners_contributions(executor, vertex)))
 
     executor.run_statics(vertex)  # outside the measure: its profile then records the vertex alone
     held = meter.peak_after(prepare_held, lambda: step["loss"].backward())
@@ -175,7 +178,7 @@ def _vertex_workspace(executor, meter, vertex, values):
         inputs = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, inputs)
         # Only autograd holds the outputs too (P16): one the vertex saved goes after the node that read it.
-        step["loss"] = _loss_saving_nothing(_roots(vertex, inputs)) + sum(_owners_contributions(executor, vertex)[0])
+        step["loss"] = _loss_saving_nothing(_roots(vertex, inputs)) + sum(_owners_contributions(executor, vertex))
 
     executor.run_statics(vertex)  # the backward before went through them
     released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
@@ -183,20 +186,35 @@ def _vertex_workspace(executor, meter, vertex, values):
     return forward, max(0, held), max(0, released), _passed_gradient(executor, vertex, values)
 
 
+def _run_as_in_a_step(executor, vertex, env):
+    """The vertex's forward with the statics a step makes just before it (P20: an MLP that makes a
+    position bias), whose values go at its end unless another vertex reads them; what they save
+    stays with the vertex's outputs (its saved extras)."""
+    made = executor.graph.statics_before.get(vertex.index, [])
+    executor.run_vertex(vertex.index, env, statics=made)
+    for op in made:
+        for position in range(len(op.outputs)):
+            env.pop(OutputRef(op.index, position), None)
+
+
 def _owners_contributions(executor, vertex):
     """P23: a term per weight the vertex reads and another vertex owns, read as the owner reads it (the
-    weight, or its transpose), with the bytes of the gradient it contributes. Made after the vertex's
-    forward, its nodes run first, as the owner's backward runs before the vertex's in a step; the
-    static's node runs last, as in a step, and the engine then adds the two contributions as the
-    step does: out of place on torch 1.13 (the owner's, the vertex's and their sum live at once), in
-    place where torch 2.x can. The owner's contribution is its weight gradient (P5), not workspace."""
-    terms, nbytes = [], 0
+    weight, or its transpose, made afresh), whose gradient is the owner's contribution. Made after the
+    vertex's forward, their nodes run first, as in a step the owner's backward and then its static's
+    node (P20) run before the vertex's; the engine then adds the vertex's contribution as the step
+    does: out of place on torch 1.13 (the owner's, the vertex's and their sum live at once), in place
+    where torch 2.x can. The owner's contribution is its weight gradient (P5), not workspace."""
+    terms = []
     for ref in executor.graph.shared_weight_reads(vertex):
-        value = executor.static_value(ref)
+        if isinstance(ref, OutputRef):
+            made = {}
+            executor.run_static_ops([executor.program.ops[ref.op]], made)
+            value = made[ref]
+        else:
+            value = executor.static_value(ref)
         if value.requires_grad:
             terms.append((value * 1.0).sum())
-            nbytes += value.numel() * value.element_size()
-    return terms, nbytes
+    return terms
 
 
 TIMED_RUNS = 5
@@ -223,7 +241,7 @@ def _checkpointed_forward_workspace(executor, meter, vertex, values):
     the tensors it saves, so a softmax's scores or a dropout's mask go once read."""
     env = _fresh_inputs(executor.graph, vertex, values)
     with _compat.saving_nothing():
-        return meter.measure(lambda: executor.run_vertex(vertex.index, env))
+        return meter.measure(lambda: _run_as_in_a_step(executor, vertex, env))
 
 
 def _passed_gradient(executor, vertex, values):

@@ -15,7 +15,7 @@ import torch
 
 from . import _compat, graph_file
 from .executor import Executor
-from .program import ConstantRef, ExportError, InputRef, record
+from .program import ConstantRef, ExportError, InputRef, OutputRef, record
 from .vertices import VertexGraph
 
 
@@ -210,6 +210,7 @@ class PlannedModule(torch.nn.Module):
                     drop[position].append(ref)
             prepared.append(_Step(members, checkpointed, entries, exits, drop))
         executor = Executor(graph)
+        _place_statics(graph, prepared)
         return {"graph": graph, "executor": executor, "steps": prepared,
                 "last": executor.last_readers([step.members for step in prepared])}
 
@@ -254,16 +255,20 @@ class PlannedModule(torch.nn.Module):
     def _run(self, prepared, inputs):
         executor, last = prepared["executor"], prepared["last"]
         self.checkpoint_inputs = {}
-        executor.run_statics()
+        executor.statics = {}
+        executor.run_static_ops(executor.graph.upfront_statics, executor.statics)
         env = {InputRef(i): t for i, t in enumerate(inputs)}
         for position, step in enumerate(prepared["steps"]):
             if step.checkpointed:
                 self._run_unit(executor, step, env)
             else:
                 for index in step.members:
-                    executor.run_vertex(index, env, observer=self.observer)
+                    executor.run_vertex(index, env, observer=self.observer, statics=step.statics_before.get(index, ()),
+                                        store=executor.statics)
             for ref in [r for r, at in last.items() if at == position and r in env]:
                 del env[ref]
+            for ref in step.static_drop:
+                executor.statics.pop(ref, None)
         return executor.output(env)
 
     def _run_unit(self, executor, step, env):
@@ -285,7 +290,7 @@ class PlannedModule(torch.nn.Module):
             local = dict(zip(step.entries, tensors))
             observer = self.observer if calls[0] == 1 else None
             for position, index in enumerate(step.members):
-                executor.run_vertex(index, local, rewrite, observer)
+                executor.run_vertex(index, local, rewrite, observer, statics=step.statics_before.get(index, ()))
                 for ref in step.drop[position]:
                     local.pop(ref, None)
             return tuple(local[ref] for ref in step.exits)
@@ -307,6 +312,39 @@ class _Step:
         self.checkpointed = checkpointed
         self.entries = entries  # refs it reads from earlier steps
         self.exits = exits  # refs later steps or the output read
+        self.statics_before = {}  # member -> static ops run just before it (in the function, if one)
+        self.static_drop = []  # refs of statics that no later step reads (P20)
+
+
+def _place_statics(graph, steps):
+    """P20: each static runs just before the first vertex that reads it (VertexGraph._place_statics).
+    A checkpointed function makes its own copy of each static its members read, just before the first
+    of them, so that its re-forward makes it again, as a hand-written checkpoint of the block would,
+    and nothing outside holds it for that; the plain steps share one, made before the first of them
+    that reads it, which goes after the last (`step.static_drop`), as a Python local would."""
+    returned = {ref.op for ref in graph.program.output_refs if isinstance(ref, OutputRef)}
+    readers = {}  # static op index -> (step position, place in the step, vertex index) of each reader
+    for position, step in enumerate(steps):
+        for order, index in enumerate(step.members):
+            for op in graph.statics_read_by(graph.vertices[index]):
+                readers.setdefault(op.index, []).append((position, order, index))
+    for op in graph.program.ops:
+        if op.index not in graph.first_reader:
+            continue
+        dropped = op.index in graph.read_by_vertices and op.index not in returned
+        outputs = [OutputRef(op.index, k) for k in range(len(op.outputs))]
+        by_step = {}
+        for place in sorted(readers[op.index]):
+            by_step.setdefault(place[0] if steps[place[0]].checkpointed else "plain", []).append(place)
+        for key, places in by_step.items():
+            position, _, index = places[0]
+            steps[position].statics_before.setdefault(index, []).append(op)
+            if not dropped:
+                continue
+            if key == "plain":
+                steps[places[-1][0]].static_drop.extend(outputs)
+            else:
+                steps[position].drop[max(order for _, order, _ in places)].extend(outputs)
 
 
 def apply_plan(model, plan_path, granularity=None, depth=None, example_inputs=None):

@@ -370,6 +370,7 @@ def _classify(program):
     for op in program.ops:
         if op.static:
             op.kind = "static"
+            op.written = _written_leaf(op)  # a buffer's update: once per step, never re-forwarded
         else:
             _classify_dynamic(op)
     _updated_statics(program)

@@ -40,6 +40,7 @@ class Vertex:
     passes_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P15)
     slices_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P27)
     static_gradient_bytes: int = 0  # P20
+    static_gradient_until: str = ""  # P20: the vertex whose backward ends their hold
 
 
 def dtype_name(dtype):
@@ -384,31 +385,34 @@ class VertexGraph:
             seen_ids[base] = n
             v.id = base if n == 1 else f"{base}#{n}"
         # P5: a parameter's gradient exists from the first backward that reads it, that of its
-        # topologically last reader (a tied embedding and output layer: the output layer). P30: not
-        # one that no vertex reads itself or as a whole view.
+        # topologically last reader (a tied embedding and output layer: the output layer). P30: one
+        # that vertices read only through statics is formed where those statics' nodes run, at the
+        # backward of their first reader.
+        self._statics_of_vertex = {}
+        self._place_statics()
         self.weight_owner = {}  # storage key -> the vertex that owns the weight (P5)
-        self.formed_last = self._weights_formed_last()
-        for v in reversed(self.vertices):
-            for index in v.ops:
-                for key in self._parameters_read(program.ops[index]):
-                    if key not in self.weight_owner and key not in self.formed_last:
-                        self.weight_owner[key] = v
-                        v.parameter_bytes += program.parameters[key][1]
-                        v.parameter_keys.append(key)
+        self.read_through_statics = self._weights_read_through_statics()
+        for vertices, through_statics in ((reversed(self.vertices), False), (self.vertices, True)):
+            for v in vertices:
+                for index in v.ops:
+                    for key in self._parameters_read(program.ops[index]):
+                        if key not in self.weight_owner and (key in self.read_through_statics) == through_statics:
+                            self.weight_owner[key] = v
+                            v.parameter_bytes += program.parameters[key][1]
+                            v.parameter_keys.append(key)
         self._static_gradients()
-        self._held_contributions()
+        self._shared_reads = {v.index: self._weights_shared(v) for v in self.vertices}
         # The sink's shape is the model output's, which may be a view of the sink's tensor.
         if len(self.sinks) == 1 and len(program.output_refs) == 1:
             self.vertices[self.sinks[0]].shape = self.info_of(program.output_refs[0]).shape
         self._saved()
 
-    def _weights_formed_last(self):
+    def _weights_read_through_statics(self):
         """P30: the parameters that vertices read only through statics that compute from them (the
         query's and the key-value's parts a packed attention projection splits off, a LayerNorm of
         learned latents, a token expanded to the batch), never themselves or as a whole view (a
         linear layer's transposed weight). No backward of a vertex forms their gradients: the statics'
-        nodes do, autograd's oldest, after every vertex's backward (P20), where the gradients the
-        statics held until then (each reader's `static_gradient_bytes`) go."""
+        nodes do, once the backward of the statics' first reader is done (P20)."""
         read, whole = set(), set()
         for v in self.vertices:
             for index in v.ops:
@@ -423,12 +427,74 @@ class VertexGraph:
 
     def gradients_not_scratch(self, vertex):
         """The weights whose gradients a backward of `vertex` alone forms and the model does not count
-        as its scratch (P8): those it owns (P5), and those its statics read that are formed last
-        (P30), which in a step come after every vertex's backward."""
+        as its scratch (P8): those it owns (P5), and those its statics read (P30), which in a step
+        form at the backward of the statics' first reader, their owner."""
         keys = set(vertex.parameter_keys)
         for index in vertex.ops:
-            keys.update(k for k in self._parameters_read(self.program.ops[index]) if k in self.formed_last)
+            keys.update(k for k in self._parameters_read(self.program.ops[index]) if k in self.read_through_statics)
         return keys
+
+    def _place_statics(self):
+        """P20: where a step makes what parameters alone compute. apply_plan makes each static just
+        before the first vertex that reads it (`first_reader`, `statics_before`), as the model's own
+        forward computes a transposed weight or a position bias where it is used, so that autograd's
+        engine, which runs the newest ready node first, runs its node right after that vertex's
+        backward. Those no vertex reads, those that update a buffer and those that draw random
+        numbers, with the statics they read, are made first, once per step (`upfront_statics`).
+        A static's value goes once its readers have run (`static_readers`; `read_by_vertices`: those
+        a vertex or the output reads, which the step holds for them), as a Python local would."""
+        ops = self.program.ops
+        self.first_reader = {}  # static op index -> the vertex it is made before
+        for v in self.vertices:
+            for op in self.statics_read_by(v):
+                self.first_reader.setdefault(op.index, v)
+        upfront = set()
+        for op in reversed(ops):
+            if op.kind == "static" and (op.index in upfront or op.index not in self.first_reader
+                                        or op.written >= 0 or _compat.draws_random(op.func)):
+                upfront.add(op.index)
+                upfront.update(r.op for r in op.tensor_refs()
+                               if isinstance(r, OutputRef) and ops[r.op].kind == "static")
+        self.upfront_statics = [ops[k] for k in sorted(upfront)]
+        self.statics_before = {}  # vertex index -> the static ops made just before it
+        for op in ops:
+            if op.index in upfront:
+                self.first_reader.pop(op.index, None)
+            elif op.index in self.first_reader:
+                self.statics_before.setdefault(self.first_reader[op.index].index, []).append(op)
+        self.static_readers, self.read_by_vertices = {}, set()
+        refs = [(op, ref) for op in ops for ref in op.tensor_refs()] + [(None, r) for r in self.program.output_refs]
+        for op, ref in refs:
+            if isinstance(ref, OutputRef) and ops[ref.op].kind == "static":
+                if op is not None and op.kind == "static":
+                    self.static_readers.setdefault(ref.op, set()).add(op.index)
+                else:
+                    self.read_by_vertices.add(ref.op)
+
+    def statics_read_by(self, vertex, shared=False):
+        """The static ops `vertex` reads, directly, through the views it computes or through other
+        statics, in the program's order; with `shared`, also those through which the owners of the
+        weights it shares read them (the export's measures read those as their owners do, P23)."""
+        found = self._statics_of_vertex.get((vertex.index, shared))
+        if found is not None:
+            return found
+        ops = self.program.ops
+        needed, seen = set(), set()
+        stack = [ref for index in vertex.ops for ref in ops[index].tensor_refs()]
+        if shared:
+            stack.extend(self.shared_weight_reads(vertex))
+        while stack:
+            ref = stack.pop()
+            if not isinstance(ref, OutputRef) or ref.op in seen:
+                continue
+            seen.add(ref.op)
+            op = ops[ref.op]
+            if op.kind == "static":
+                needed.add(op.index)
+            if op.kind in ("static", "view"):
+                stack.extend(op.tensor_refs())
+        found = self._statics_of_vertex[(vertex.index, shared)] = [ops[k] for k in sorted(needed)]
+        return found
 
     def _whole_view_of(self, ref):
         """The parameter a static is all of through views alone (`t`, `view`, `permute`), or None."""
@@ -449,55 +515,54 @@ class VertexGraph:
         return key if info.nbytes == self.program.parameters[key][1] else None
 
     def _static_gradients(self):
-        """P20: what parameters alone compute and a vertex reads with a gradient (Swin-V2's position
-        bias, made by an MLP over a coordinate buffer; a class token expanded to the batch) gets its
-        gradient at the backward of its topologically last reader, in the static's own shape. The
-        static's nodes are autograd's oldest (apply_plan computes statics before the first vertex), so
-        the engine runs them last: the gradient is held to the end of the backward, and only then are
-        the parameters' own gradients (P5, counted at the same vertex) formed. The bytes beyond those
-        are the vertex's `static_gradient_bytes`; a transposed weight's are none."""
+        """P20: what parameters alone compute and vertices read with a gradient (an LSTM's weights
+        transposed at every time step, Swin-V2's position bias, a class token expanded to the batch)
+        gets its gradient, in its own shape, at the backward of each vertex that reads it and from
+        the node of each static that does. apply_plan makes a static just before its first reader, so
+        autograd's engine, which runs the newest ready node first, runs its node (which takes the
+        gradient on, to the parameters or the statics it read) once that reader's backward is done;
+        a static's readers' nodes run at their own first readers'. Where that is the static's own
+        first reader, the gradient comes and goes in that backward (its measured workspace);
+        otherwise it is held from there to the end of its first reader's backward: the bytes of the
+        vertex whose backward forms it beyond the weights that vertex owns (P5: their gradients take
+        those bytes over), `static_gradient_until` its first reader (the earliest, where a vertex
+        holds several; none for a static made first, whose node runs after every vertex's backward)."""
         program = self.program
-        claimed = set()
-        for v in reversed(self.vertices):
+        first = self.first_reader
+        formed_at = {}  # static ref -> the vertex at whose backward its gradient is first formed
+        for v in self.vertices:
             for index in v.ops:
                 for ref in program.ops[index].tensor_refs():
-                    if not isinstance(ref, OutputRef) or ref in claimed or not program.ops[ref.op].static:
-                        continue
-                    info = program.ops[ref.op].outputs[ref.position]
-                    if info is None or not info.floating or not info.requires_grad:
-                        continue
-                    claimed.add(ref)
-                    gradient = info.nbytes
-                    # Only the weights this vertex owns (P5) have their gradient counted here already;
-                    # a shared layer's other calls hold their transpose's gradient to the end (ALBERT).
-                    weights = sum(program.parameters[key][1] for key in self._parameters_read(program.ops[ref.op])
-                                  if key in v.parameter_keys)
-                    v.static_gradient_bytes += max(0, gradient - weights)
+                    if isinstance(ref, OutputRef) and program.ops[ref.op].static:
+                        formed_at[ref] = v  # vertices come in order: the last reader's backward runs first
+        for op in program.ops:
+            if op.index in first:
+                for ref in op.tensor_refs():
+                    if isinstance(ref, OutputRef) and ref.op in first:
+                        formed_at[ref] = max(formed_at.get(ref, first[op.index]), first[op.index],
+                                             key=lambda w: w.index)
+        until_of = {}  # vertex index -> the earliest first reader of what it holds (-1: the backward's end)
+        for ref, v in formed_at.items():
+            info = program.ops[ref.op].outputs[ref.position]
+            until = first[ref.op].index if ref.op in first else -1  # made first: its node runs last
+            if until == v.index or info is None or not info.floating or not info.requires_grad:
+                continue
+            weights = sum(program.parameters[key][1] for key in self._parameters_read(program.ops[ref.op])
+                          if key in v.parameter_keys)
+            held = max(0, info.nbytes - weights)
+            if held:
+                v.static_gradient_bytes += held
+                until_of[v.index] = min(until_of.get(v.index, until), until)
+        for index, until in until_of.items():
+            if until >= 0:
+                self.vertices[index].static_gradient_until = self.vertices[until].id
 
-    def _held_contributions(self):
-        """P26: a weight its owner reads through a static (a tied output layer's transpose) gets the
-        other readers' gradients in its accumulator's input buffer, which waits for the static's node,
-        autograd's oldest, run last: each of those contributions is held from its reader's backward to
-        the end of the backward (a T5 or BART decoder's embedding, read in the middle of the network),
-        counted as the reader's `static_gradient_bytes`. All but the topologically first reader's:
-        that one's backward is the last, where P23 measures its contribution and the sum with the
-        owner's as its workspace."""
-        self._held = set()  # (vertex index, storage key)
-        self._shared_reads = {}  # vertex index -> (key, ref its owner reads it through) per shared weight
-        readers = {}
-        for v in self.vertices:
-            reads = []
-            for key in self._weights_read_directly(v):
-                owner = self.weight_owner.get(key)
-                if owner is not None and owner is not v:
-                    reads.append((key, self._read_through(owner, key)))
-                    if isinstance(reads[-1][1], OutputRef):
-                        readers.setdefault(key, []).append(v)
-            self._shared_reads[v.index] = reads
-        for key, vertices in readers.items():
-            for v in vertices[1:]:
-                self._held.add((v.index, key))
-                v.static_gradient_bytes += self.program.parameters[key][1]
+    def _weights_shared(self, vertex):
+        """P23: per weight `vertex` reads itself and another vertex owns (P5; a tied embedding, owned by
+        the output layer), the ref through which its owner reads it: the weight itself or a static of
+        it (the output layer's transpose)."""
+        return [self._read_through(self.weight_owner[key], key) for key in self._weights_read_directly(vertex)
+                if self.weight_owner.get(key, vertex) is not vertex]
 
     def _weights_read_directly(self, vertex):
         """Storage keys of the weights `vertex` reads itself, not through a static."""
@@ -505,11 +570,8 @@ class VertexGraph:
                              for ref in self.program.ops[index].tensor_refs() if isinstance(ref, ConstantRef))
 
     def shared_weight_reads(self, vertex):
-        """P23: per weight `vertex` reads itself (not through a static: that gradient is held to the
-        end, P20) and another vertex owns (P5; a tied embedding, owned by the output layer), the ref
-        through which its owner reads it: the weight itself or a static of it (the output layer's
-        transpose). Not where the vertex's contribution waits for the owner's to the end (P26)."""
-        return [ref for key, ref in self._shared_reads[vertex.index] if (vertex.index, key) not in self._held]
+        """P23: the refs through which the owners of the weights `vertex` shares read them."""
+        return self._shared_reads[vertex.index]
 
     def _read_through(self, vertex, key):
         for index in vertex.ops:
@@ -541,27 +603,38 @@ class VertexGraph:
         """What autograd saved for each vertex's backward during the recording (Program ops' `saved`):
         a tensor of another vertex (saved_by of that one), the vertex's own exported tensor, or a
         tensor of its own that no other vertex reads (its saved extras: max-pool indices, a dropout
-        mask inside a module, BatchNorm statistics).
+        mask inside a module, BatchNorm statistics). P20: what the statics made just before it save,
+        or it saves of theirs, is its own too (an MLP's activations that make a position bias): their
+        nodes run at the end of its backward.
         P11: a tensor no op reads but a backward saves is a saved extra of the topologically first
         vertex that saves it (it lives until the last of their backwards). An in-place op whose
         derivative needs its original input saves a clone made before it writes: ReLU6(inplace=True)
         and Hardtanh(inplace=True) (hardtanh_) keep a copy of their input, ReLU(inplace=True) keeps
         only its result."""
         program = self.program
+        weights = set(program.parameters) | set(program.buffers)
+        static_storages = {info.storage for op in program.ops if op.kind == "static" for info in op.outputs
+                           if info is not None and info.storage is not None and info.storage not in weights}
         claimed = set()
         for v in self.vertices:
             exported = set()
             for ref in v.exports:
                 exported.add(self.info_of(ref).storage)
             extras = {}
+            for op in self.statics_before.get(v.index, []):
+                for key in op.saved:
+                    if key in static_storages and key not in claimed:
+                        claimed.add(key)
+                        extras[key] = self.storage_bytes[key]
             for index in v.ops:
                 for key in program.ops[index].saved:
                     owner = self.owner_of_storage.get(key)
                     if owner is None:
-                        if key in self.unread_storages and key not in claimed:
+                        claim = (key in self.unread_storages or key in static_storages) and key not in claimed
+                        if claim:
                             claimed.add(key)
                             extras[key] = self.storage_bytes[key]
-                        else:  # weights, buffers, constants, what shapes alone make
+                        if not claim or key in static_storages:  # weights, buffers, constants, statics
                             v.saves_other = True
                         continue
                     if owner != v.index:

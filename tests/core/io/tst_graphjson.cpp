@@ -61,7 +61,7 @@ private Q_SLOTS:
         const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1,
             "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
             "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"],
-            "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "output": true,
+            "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "static_gradient_until": "a", "output": true,
             "leaf_inputs_backward_workspace_bytes": 17, "engine_backward_workspace_bytes": 19, "slices_gradient_to": ["a"],
             "draws_random": true}],
             "edges": [{"from": "a", "to": "b"}]})");
@@ -85,6 +85,8 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).readsWithoutGradient, std::vector<std::string>{"a"});
         QCOMPARE(g.vertex(0).staticGradientBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).staticGradientBytes, std::int64_t(13));
+        QVERIFY(g.vertex(0).staticGradientUntil.empty());  // absent: held to the backward's end
+        QCOMPARE(g.vertex(1).staticGradientUntil, std::string("a"));
         QVERIFY(!g.vertex(0).output && g.vertex(1).output);  // absent: not returned
         QVERIFY(!g.vertex(0).drawsRandom && g.vertex(1).drawsRandom);  // absent: draws nothing
         const Graph back = parseGraphJson(toGraphJson(g), "back.json");
@@ -228,6 +230,9 @@ private Q_SLOTS:
         QTest::newRow("negative static gradient")
             << R"({"vertices": [{"id": "a", "bytes": 1, "static_gradient_bytes": -2}]})"
             << "test.json: /vertices/0/static_gradient_bytes: static_gradient_bytes must be >= 0";
+        QTest::newRow("static_gradient_until not a vertex")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "static_gradient_bytes": 2, "static_gradient_until": "z"}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/1/static_gradient_until: \"z\" is not a vertex";
         QTest::newRow("negative released workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_released_bytes": -3}]})"
             << "test.json: /vertices/0/backward_workspace_released_bytes: backward_workspace_released_bytes must be >= 0";

@@ -131,9 +131,11 @@ Graph rootedChain(bool shortcut = false, bool shapeOnly = false)
 // x -> a -> b -> c (1, 10, 100, 1000 bytes), a Python export (P10), `savers` per vertex: b reads
 // 20000 bytes of weights and its backward needs 5000 bytes of scratch with its inputs held and
 // `released` with them freed as autograd frees them (P14; nullopt: not measured); it forms
-// `staticGradient` bytes of gradient for what its weights alone compute (P20).
+// `staticGradient` bytes of gradient for what its weights alone compute, held until the end of
+// `until`'s backward (P20).
 Graph weightedChain(const std::vector<std::vector<std::string>>& savers,
-                    std::optional<std::int64_t> released = std::nullopt, std::int64_t staticGradient = 0)
+                    std::optional<std::int64_t> released = std::nullopt, std::int64_t staticGradient = 0,
+                    const std::string& until = {})
 {
     GraphBuilder builder;
     builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
@@ -147,6 +149,7 @@ Graph weightedChain(const std::vector<std::vector<std::string>>& savers,
             v.backwardWorkspaceBytes = 5000;
             v.backwardWorkspaceReleasedBytes = released;
             v.staticGradientBytes = staticGradient;
+            v.staticGradientUntil = until;
         }
         builder.addVertex(v);
         if (i > 0)
@@ -576,27 +579,40 @@ private Q_SLOTS:
         QCOMPARE((QList<qint64>{p.phases[4].endBytes, p.phases[5].endBytes, p.phases[6].endBytes}), ends);
     }
 
-    void staticGradientsHeldToTheBackwardsEnd_data()
+    void staticGradientsHeldToTheirFirstReader_data()
     {
+        QTest::addColumn<QString>("until");
         QTest::addColumn<QStringList>("plan");
-        QTest::newRow("every vertex kept") << QStringList{"x", "a", "b", "c"};
-        QTest::newRow("b recomputed") << QStringList{"x", "a", "c"};
-        QTest::newRow("a and b recomputed") << QStringList{"x", "c"};
+        QTest::addColumn<bool>("heldIntoA");
+        const QList<QPair<const char*, QStringList>> plans{{"every vertex kept", {"x", "a", "b", "c"}},
+                                                            {"b recomputed", {"x", "a", "c"}},
+                                                            {"a and b recomputed", {"x", "c"}}};
+        for (const auto& [name, plan] : plans) {
+            QTest::newRow(qPrintable(QStringLiteral("until a, ") + name)) << "a" << plan << true;
+            QTest::newRow(qPrintable(QStringLiteral("no first reader named, ") + name)) << "" << plan << true;
+            QTest::newRow(qPrintable(QStringLiteral("until b itself, ") + name)) << "b" << plan << false;
+            QTest::newRow(qPrintable(QStringLiteral("until c, whose backward came first, ") + name))
+                << "c" << plan << false;
+        }
     }
 
-    void staticGradientsHeldToTheBackwardsEnd()
+    void staticGradientsHeldToTheirFirstReader()
     {
         // P20: b's backward (phase 5) forms a 300000-byte gradient for a value its weights alone
-        // compute (Swin-V2's position bias); autograd runs the nodes that made it last, so it is
-        // held into a's backward (phase 6), the last, and gone by its end (the statics' nodes run
-        // before backward() returns, which the profilers mark as phase 7), whatever the plan recomputes.
+        // compute that a reads too (a position bias shared by two layers); the value's node runs
+        // once its first reader's backward is done: held into a's backward (phase 6) and gone by
+        // its end, whatever the plan recomputes. Graphs that name no first reader hold it to the
+        // backward's end, which here is a's too; where b is the first, or its first reader's
+        // backward came before b's, it goes with b's own backward.
+        QFETCH(QString, until);
         QFETCH(QStringList, plan);
+        QFETCH(bool, heldIntoA);
         std::vector<std::string> ids;
         for (const QString& id : plan)
             ids.push_back(id.toStdString());
         const std::vector<std::vector<std::string>> savers{{"a"}, {"b"}, {"c"}, {}};
         auto phases = [&](std::int64_t staticGradient) {  // (end, peak) per phase
-            const Graph g = weightedChain(savers, std::nullopt, staticGradient);
+            const Graph g = weightedChain(savers, std::nullopt, staticGradient, until.toStdString());
             QList<QPair<qint64, qint64>> out;
             for (const auto& phase : simulatePlanMemory(g, evaluateIds(g, ids), MemoryModel::PyTorch).phases)
                 out.push_back({phase.endBytes, phase.peakBytes});
@@ -609,8 +625,9 @@ private Q_SLOTS:
             heldAtEnd.push_back(with[i].first - without[i].first);
             heldAtPeak.push_back(with[i].second - without[i].second);
         }
-        QCOMPARE(heldAtEnd, (QList<qint64>{0, 0, 0, 0, 0, 300000, 0, 0}));
-        QCOMPARE(heldAtPeak, (QList<qint64>{0, 0, 0, 0, 0, 300000, 300000, 0}));
+        const qint64 intoA = heldIntoA ? 300000 : 0;
+        QCOMPARE(heldAtEnd, (QList<qint64>{0, 0, 0, 0, 0, intoA, 0, 0}));
+        QCOMPARE(heldAtPeak, (QList<qint64>{0, 0, 0, 0, 0, 300000, intoA, 0}));
     }
 
     void inputsHeldThroughTheStep_data()
