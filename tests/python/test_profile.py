@@ -224,10 +224,12 @@ class Profile(unittest.TestCase):
         # The gates of an LSTM cell start from what parameters alone compute (the initial state, zeros,
         # times W_hh), which the cell then updates in place from the input: the export refused it ("in-
         # place update of a parameter or buffer"). Now the update and its operand are one vertex, and
-        # the planned step's gradients are the model's. The peaks are 3.4 % low (BENCHMARKS.md, "LSTM"):
-        # each time step's backward adds the gradient of the whole input projection out of place,
-        # which no rule counts yet.
-        self.check_within("lstm_lm", ["8x24:int64:500"], 0.5, ("regular", "checkpointed"), peak=4.0)
+        # the planned step's gradients are the model's. Each time step's backward adds the gradient of
+        # the whole input projection (made per reader through `unbind`, zero-padded) to the sum so far
+        # out of place, a tensor no rule counts yet: since apply_plan makes statics where they are
+        # read (P20) and the head adds its bias in place, that is the peak, −7.9 % here and −9.2 % at
+        # 8×128 tokens (BENCHMARKS.md, "Statics where they are read"); the means stay ≤ 0.5 %.
+        self.check_within("lstm_lm", ["8x24:int64:500"], 0.5, ("regular", "checkpointed"), peak=9.0)
 
     def test_gru(self):
         # A GRU cell updates chunks of that static (static views), and autograd copies the last chunk

@@ -1,6 +1,10 @@
 """Runs a VertexGraph's recorded operations vertex by vertex: the interpreter behind the planned module,
 the profiler's steps and the export's per-vertex measurements."""
+import torch
+
 from .program import ConstantRef, InputRef, OutputRef
+
+_PRODUCTS = ("aten::mm", "aten::bmm", "aten::addmm", "aten::baddbmm")
 
 
 class Executor:
@@ -8,6 +12,7 @@ class Executor:
         self.graph = vertex_graph
         self.program = vertex_graph.program
         self.statics = {}
+        self.adds_in_place = _bias_adds(vertex_graph)
 
     def run_statics(self, vertex=None):
         """What parameters, buffers and shapes alone compute (a transposed weight, `torch.arange(T)`,
@@ -78,7 +83,8 @@ class Executor:
         local = {}
         for op_index in vertex.ops:
             op = self.program.ops[op_index]
-            flat = self.program.run_op(op, lambda r: self.value(r, env, local), rewrite)
+            func = torch.ops.aten.add_.Tensor if op_index in self.adds_in_place else None
+            flat = self.program.run_op(op, lambda r: self.value(r, env, local), rewrite, func)
             for position, value in enumerate(flat):
                 local[OutputRef(op_index, position)] = value
         for ref in vertex.exports:
@@ -106,3 +112,38 @@ class Executor:
             if ref is not None:
                 keep.update(self.graph.base_refs(ref))
         return {ref: step for ref, step in last.items() if ref not in keep}
+
+
+def _bias_adds(vertex_graph):
+    """The ops to run in place: a linear layer's composite adds the bias in place (`output.add_(bias)`
+    after a product, where its input is not a contiguous matrix: an LSTM's batch-first output, a
+    permuted feature map), but out of place (`at::add`) while a dispatch mode records it, for
+    composite compliance. Where the sum's first operand is a product of the same vertex, through views,
+    that nothing else reads, `add_` is what the model itself runs, and no second output-sized tensor."""
+    program = vertex_graph.program
+    ops = program.ops
+    readers = {}
+    for op in ops:
+        for ref in op.tensor_refs():
+            readers[ref] = readers.get(ref, 0) + 1
+    for ref in program.output_refs:
+        readers[ref] = readers.get(ref, 0) + 1
+    found = set()
+    for op in ops:
+        if op.func is not torch.ops.aten.add.Tensor or op.kind != "allocating" or len(op.tensor_refs()) != 2:
+            continue
+        ref = op.leaves[0]
+        if not isinstance(ref, OutputRef) or op.outputs[0] is None or readers.get(ref) != 1:
+            continue
+        operand = ops[ref.op].outputs[ref.position]
+        if operand is None or (operand.shape, operand.dtype) != (op.outputs[0].shape, op.outputs[0].dtype):
+            continue
+        while ops[ref.op].kind == "view" and len(ops[ref.op].tensor_refs()) == 1:
+            ref = ops[ref.op].tensor_refs()[0]
+            if not isinstance(ref, OutputRef) or readers.get(ref) != 1:
+                break
+        else:
+            if (ops[ref.op].name in _PRODUCTS and ops[ref.op].kind == "allocating"
+                    and vertex_graph.vertex_of_op.get(ref.op) == vertex_graph.vertex_of_op.get(op.index)):
+                found.add(op.index)
+    return found

@@ -119,15 +119,16 @@ class Program:
         self.buffers = {}
         self.module_paths = {}
 
-    def run_op(self, op, value_of, rewrite=None):
-        """Runs a recorded op; `value_of(ref)` gives each tensor argument. `rewrite(op, leaves)` may
-        replace arguments (the planned module hands a re-forward copies of the running statistics)."""
+    def run_op(self, op, value_of, rewrite=None, func=None):
+        """Runs a recorded op (or `func` in its place, with its arguments); `value_of(ref)` gives each
+        tensor argument. `rewrite(op, leaves)` may replace arguments (the planned module hands a
+        re-forward copies of the running statistics)."""
         leaves = [value_of(leaf) if isinstance(leaf, (InputRef, ConstantRef, OutputRef)) else leaf for leaf in op.leaves]
         if rewrite is not None:
             leaves = rewrite(op, leaves)
         args, kwargs = _compat.tree_unflatten(leaves, op.spec)
         args, kwargs = _as_grad_mode_asks(op.func, args, kwargs)
-        out = op.func(*args, **kwargs)
+        out = (func or op.func)(*args, **kwargs)
         flat, _ = _compat.tree_flatten(out)
         return flat
 
