@@ -13,6 +13,7 @@ class Executor:
         self.program = vertex_graph.program
         self.statics = {}
         self.adds_in_place = _bias_adds(vertex_graph)
+        self._local_drops = {}
 
     def run_statics(self, vertex=None):
         """What parameters, buffers and shapes alone compute (a transposed weight, `torch.arange(T)`,
@@ -81,16 +82,49 @@ class Executor:
                 observer.after_vertex(vertex, [env[ref] for ref in vertex.exports if ref in env])
             return
         local = {}
-        for op_index in vertex.ops:
+        drops = self._drops(vertex)
+        for position, op_index in enumerate(vertex.ops):
             op = self.program.ops[op_index]
             func = torch.ops.aten.add_.Tensor if op_index in self.adds_in_place else None
             flat = self.program.run_op(op, lambda r: self.value(r, env, local), rewrite, func)
-            for position, value in enumerate(flat):
-                local[OutputRef(op_index, position)] = value
+            for k, value in enumerate(flat):
+                local[OutputRef(op_index, k)] = value
+            for ref in drops[position]:
+                local.pop(ref, None)
         for ref in vertex.exports:
             env[ref] = local[ref]
         if observer is not None:
             observer.after_vertex(vertex, [local[ref] for ref in vertex.exports])
+
+    def _drops(self, vertex):
+        """Per op of the vertex, the values of its own ops and the views it computed that no later op
+        of it reads and it does not export: they go then, as a Python function's temporaries do (an
+        attention's scores before the division), where holding them to the vertex's end kept them
+        beside what comes after."""
+        found = self._local_drops.get(vertex.index)
+        if found is not None:
+            return found
+        ops = self.program.ops
+        last = {}
+        for position, op_index in enumerate(vertex.ops):
+            for k in range(len(ops[op_index].outputs)):
+                last[OutputRef(op_index, k)] = position
+            stack = list(ops[op_index].tensor_refs())
+            while stack:
+                ref = stack.pop()
+                if not isinstance(ref, OutputRef) or ops[ref.op].kind == "static":
+                    continue
+                if ref in last or ops[ref.op].kind == "view":
+                    last[ref] = position
+                if ops[ref.op].kind == "view":
+                    stack.extend(ops[ref.op].tensor_refs())
+        kept = set(vertex.exports)
+        found = [[] for _ in vertex.ops]
+        for ref, position in last.items():
+            if ref not in kept:
+                found[position].append(ref)
+        self._local_drops[vertex.index] = found
+        return found
 
     def output(self, env):
         local = {}
