@@ -155,7 +155,10 @@ private:
                 const PickleValue& block = expect(item(blocks, b, path), Kind::Dict, at);
                 if (member(block, "state", Kind::String, at).text != "active_allocated")
                     continue;
-                const std::int64_t bytes = size(block, "size", at);
+                // The history's entries carry requested sizes (torch/csrc/cuda/CUDACachingAllocator.cpp
+                // records orig_size); a block's "size" also holds its rounding and any unsplit rest.
+                const char* key = m_doc.member(block, "requested_size") ? "requested_size" : "size";
+                const std::int64_t bytes = size(block, key, at);
                 if (__builtin_add_overflow(history.allocatedAtDump, bytes, &history.allocatedAtDump))
                     fail(block, at, "allocated bytes overflow 64 bits");
             }

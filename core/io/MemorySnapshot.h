@@ -29,7 +29,7 @@ struct SnapshotEvent {
 struct DeviceHistory {
     int device = 0;
     std::vector<SnapshotEvent> events;     // in the order they happened
-    std::int64_t allocatedAtDump = 0;      // active_allocated blocks of its segments
+    std::int64_t allocatedAtDump = 0;      // requested bytes of its segments' active_allocated blocks
 };
 
 struct MemorySnapshot {

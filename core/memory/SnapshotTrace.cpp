@@ -1,7 +1,6 @@
 #include "memory/SnapshotTrace.h"
 
 #include "graph/GraphError.h"
-#include "memory/TraceComparison.h"
 
 #include <algorithm>
 #include <charconv>
@@ -93,15 +92,16 @@ AllocatedBytes allocatedBytes(const DeviceHistory& device)
     return bytes;
 }
 
-// A marked step on the simulators' phase index.
+// A marked step on the trace's phase index.
 struct MarkedStep {
     bool checkpointed = true;
+    bool labelled = false;           // inside a ckptx:step range
     std::int64_t baselineBytes = 0;  // allocated at the START of phase 0
     std::int64_t startUs = -1, endUs = -1;
-    std::vector<MeasuredPhase> phases;
+    std::vector<MeasuredPhase> phases;  // the marked ones, in increasing order
 };
 
-// Cuts the history into steps by its phase markers (the header's rules); `last` = 2N + 1.
+// Cuts the history into steps by its phase markers (the header's rules); `last` = 2V + 1.
 class StepCutter {
 public:
     StepCutter(const DeviceHistory& device, const AllocatedBytes& bytes, int last)
@@ -120,18 +120,27 @@ public:
             else if (m_open)
                 m_peak = std::max(m_peak, m_now);
         }
-        if (m_open && m_step.phases.size() == std::size_t(m_last))
+        if (atLastPhase())
             closeStep(m_now, m_device.events.empty() ? -1 : m_device.events.back().timeUs);
         return std::move(m_complete);
     }
 
 private:
+    bool atLastPhase() const { return m_open && m_openPhase == m_last; }
+
     void annotation(const SnapshotEvent& e, std::int64_t now)
     {
         const bool start = e.action == Action::AnnotationStart;
         if (e.name == kRegularStepMarker || e.name == kCheckpointedStepMarker) {
             m_labelled = start;
             m_checkpointed = e.name == kCheckpointedStepMarker;
+            // `profile` marks phase 0 just before it opens the step's range.
+            if (start && m_open && m_openPhase == 0) {
+                m_step.checkpointed = m_checkpointed;
+                m_step.labelled = true;
+            }
+            if (!start && atLastPhase() && m_step.labelled)
+                closeStep(now, e.timeUs);
             return;
         }
         const auto phase = markedPhase(e.name);
@@ -141,19 +150,21 @@ private:
             failAt(e, "marker \"" + e.name + "\" is beyond the graph's last phase " + std::to_string(m_last) +
                           " (a marked run of another graph?)");
         if (!start) {
-            if (m_open && *phase == m_last && m_step.phases.size() == std::size_t(m_last))
+            // A labelled step's last phase ends with the step's range: `profile`'s phase ranges are empty.
+            if (*phase == m_last && atLastPhase() && !m_step.labelled)
                 closeStep(now, e.timeUs);
             return;
         }
         if (*phase == 0) {
-            if (m_open && m_step.phases.size() == std::size_t(m_last))
+            if (atLastPhase())
                 closeStep(now, e.timeUs);
             m_step = MarkedStep{};
             m_step.checkpointed = !m_labelled || m_checkpointed;
+            m_step.labelled = m_labelled;
             m_step.baselineBytes = now;
             m_step.startUs = e.timeUs;
             openPhase(0, now);
-        } else if (m_open && *phase == m_openPhase + 1) {
+        } else if (m_open && *phase > m_openPhase) {
             m_step.phases.push_back({m_openPhase, now, m_peak});
             openPhase(*phase, now);
         } else {
@@ -187,25 +198,21 @@ private:
     std::vector<MarkedStep> m_complete;
 };
 
-// A step on the trace's phase index (2·V + 2 phases): the trace's phases of the input (its
-// forward and the tail of the backward) have no marker and hold the previous phase's end.
-StepMemory traceStep(const MarkedStep& step, int n)
+// A step with every phase of the trace's index: an unmarked phase (the input's, a vertex whose
+// output needs no gradient) holds the previous phase's end, as `profile` lists it.
+StepMemory traceStep(const MarkedStep& step, int last)
 {
-    const int tracePhases = 2 * (n + 1) + 2;
-    std::vector<std::optional<MeasuredPhase>> placed(static_cast<std::size_t>(tracePhases));
-    for (const MeasuredPhase& p : step.phases) {
-        const int at = tracePhaseOf(p.index, n);
-        placed[static_cast<std::size_t>(at)] = MeasuredPhase{at, p.endBytes, p.peakBytes};
-    }
     StepMemory out;
-    for (int i = 0; i < tracePhases; ++i) {
-        auto& p = placed[static_cast<std::size_t>(i)];
-        if (!p) {
-            const std::int64_t previous = out.phases.back().endBytes;
-            p = MeasuredPhase{i, previous, previous};
+    auto marked = step.phases.begin();
+    for (int i = 0; i <= last; ++i) {
+        MeasuredPhase p{i, 0, 0};
+        if (marked != step.phases.end() && marked->index == i) {
+            p = *marked++;
+        } else {
+            p.endBytes = p.peakBytes = out.phases.back().endBytes;
         }
-        out.phases.push_back(*p);
-        out.peakBytes = std::max(out.peakBytes, p->peakBytes);
+        out.phases.push_back(p);
+        out.peakBytes = std::max(out.peakBytes, p.peakBytes);
     }
     if (step.startUs >= 0 && step.endUs >= step.startUs)
         out.stepMs = static_cast<double>(step.endUs - step.startUs) / 1000.0;
@@ -253,12 +260,12 @@ SnapshotImport traceFromSnapshot(const MemorySnapshot& snapshot, const SnapshotI
         return result;
 
     const Graph& graph = *options.graph;
-    const int n = graph.vertexCount() - 1;
-    const auto steps = StepCutter(device, bytes, 2 * n + 1).run();
+    const int last = 2 * graph.vertexCount() + 1;
+    const auto steps = StepCutter(device, bytes, last).run();
     result.completeSteps = static_cast<int>(steps.size());
     if (steps.empty())
-        throw GraphError("the history has ckptx:phase markers, but no step marks every phase 0.." +
-                         std::to_string(2 * n + 1) + " of the graph in order (another graph, or a cut history?)");
+        throw GraphError("the history has ckptx:phase markers, but no step marks phases 0 to " + std::to_string(last) +
+                         " of the graph in increasing order (another graph, or a cut history?)");
     for (VertexIndex v : graph.topologicalOrder())
         trace.vertices.push_back(graph.vertex(v).id);
     const MarkedStep* lastRegular = nullptr;
@@ -266,9 +273,9 @@ SnapshotImport traceFromSnapshot(const MemorySnapshot& snapshot, const SnapshotI
     for (const auto& step : steps)
         (step.checkpointed ? lastCheckpointed : lastRegular) = &step;
     if (lastRegular)
-        trace.regular = traceStep(*lastRegular, n);
+        trace.regular = traceStep(*lastRegular, last);
     if (lastCheckpointed)
-        trace.checkpointed = traceStep(*lastCheckpointed, n);
+        trace.checkpointed = traceStep(*lastCheckpointed, last);
     trace.baselineBytes = (lastCheckpointed ? lastCheckpointed : lastRegular)->baselineBytes;
     return result;
 }

@@ -37,11 +37,6 @@ int positionOfPhase(int p, int n)
 
 }  // namespace
 
-int tracePhaseOf(int p, int n)
-{
-    return tracePhaseOfListed(p, n, n + 1, positionOfPhase(p, n));
-}
-
 TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predicted, const ProfileTrace& trace,
                                  const StepMemory& measured)
 {

@@ -40,9 +40,6 @@ struct TraceComparison {
     double peakErrorPercent = 0;     // 100 · (predictedPeak − measuredPeak) / measuredPeak
 };
 
-// The trace's phase matched with simulated phase p of a graph of n + 1 vertices (the mapping above).
-int tracePhaseOf(int simulatedPhase, int n);
-
 // Throws std::invalid_argument when the trace is not of this graph (its vertex ids differ
 // from the graph's topological order) or its phases are not the 2N+2 the format promises.
 TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predicted, const ProfileTrace& trace,

@@ -14,7 +14,7 @@
 
 namespace {
 
-// input -> a -> out, the graph of tests/data/snapshots (phases 0..5).
+// input -> a -> out, the graph of tests/data/snapshots (trace phases 0..7).
 const ckpt::Graph& chain()
 {
     static const ckpt::Graph graph = [] {

@@ -80,23 +80,31 @@ def snapshot(segments, traces, annotations=None):
     return s
 
 
-def marked_step(h, style, annotations, label):
-    """One training step of chain.json (input -> a -> out; N = 2, phases 0..5), in bytes:
-    0 before the step: nothing; 1 forward of a: +4096 (a); 2 forward of out: +256 scratch,
-    +512 (out), -256; 3 backward of out: +512 (out's gradient), -512 (out); 4 backward of a:
-    +1024 scratch, +4096 (a's gradient), -1024, -4096 (a), -512 (out's gradient); 5 after the
-    step: -4096 (a's gradient).
+def marked_step(h, style, annotations, label, as_profile=False):
+    """One training step of chain.json (input -> a -> out, V = 3) on the trace's phase index
+    0..2V+1 = 0..7, the input's phases (1, its forward, and 6, its backward) unmarked, as
+    `checkpoint_explorer profile` marks it. Each phase's range encloses the phase; `as_profile` marks
+    as profile does instead: an empty range at each phase's start, the step's range opened just
+    after phase 0's marker, so the last phase ends with the step's range. In bytes: 0 before the
+    step: nothing; 2 forward of a: +4096 (a); 3 forward of out: +256 scratch, +512 (out), -256;
+    4 backward of out: +512 (out's gradient), -512 (out); 5 backward of a: +1024 scratch, +4096
+    (a's gradient), -1024, -4096 (a), -512 (out's gradient); 7 after the step: -4096 (a's gradient).
     """
     def phase(p, body):
         h.mark(style, "START", f"ckptx:phase:{p}", annotations)
+        if as_profile:
+            h.mark(style, "END", f"ckptx:phase:{p}", annotations)
         body()
-        h.mark(style, "END", f"ckptx:phase:{p}", annotations)
+        if not as_profile:
+            h.mark(style, "END", f"ckptx:phase:{p}", annotations)
 
     live = {}
-    if label:
+    if label and not as_profile:
         h.mark(style, "START", label, annotations)
     phase(0, lambda: None)
-    phase(1, lambda: live.update(a=h.alloc(4096)))
+    if label and as_profile:
+        h.mark(style, "START", label, annotations)
+    phase(2, lambda: live.update(a=h.alloc(4096)))
 
     def forward_out():
         scratch = h.alloc(256)
@@ -114,10 +122,10 @@ def marked_step(h, style, annotations, label):
         h.free(live.pop("a"))
         h.free(live.pop("grad_out"))
 
-    phase(2, forward_out)
-    phase(3, backward_out)
-    phase(4, backward_a)
-    phase(5, lambda: h.free(live.pop("grad_a")))
+    phase(3, forward_out)
+    phase(4, backward_out)
+    phase(5, backward_a)
+    phase(7, lambda: h.free(live.pop("grad_a")))
     if label:
         h.mark(style, "END", label, annotations)
 
@@ -128,14 +136,15 @@ def write(name, data, protocol):
 
 
 def main():
-    # torch >= 2.5: external annotations; a labelled regular step, then a labelled checkpointed one.
+    # torch >= 2.5: external annotations; a labelled regular step, then a checkpointed one labelled as
+    # profile labels it (its range opens after phase 0's marker).
     h = History()
     weights = h.alloc(10_000)
     h.segment(1 << 20)
     annotations = []
     inp = h.alloc(1024)
     marked_step(h, "external", annotations, "ckptx:step:regular")
-    marked_step(h, "external", annotations, "ckptx:step:checkpointed")
+    marked_step(h, "external", annotations, "ckptx:step:checkpointed", as_profile=True)
     write("marked.pickle", snapshot(h.segments(0), [h.entries, []], annotations), 4)
 
     # torch 2.4: user_defined trace entries; an unlabelled warm-up step and a step cut short.
