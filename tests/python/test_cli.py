@@ -254,15 +254,18 @@ class Cli(unittest.TestCase):
                 return self.attn(q, x, x, need_weights=False)[0]
 
         graph = export_graph(Latents(), (torch.randn(2, 8, 16),))
+        # Found by what they hold, not by id: torch 2.x splits the attention into other vertices.
         by_id = {v["id"]: v for v in graph["vertices"]}
         in_proj, latents, out_proj = (3 * 16 * 16 + 3 * 16) * 4, 4 * 16 * 4, (16 * 16 + 16) * 4
-        key_value, attention = by_id["attn"], by_id["attn#4"]
-        self.assertEqual(key_value["parameter_bytes"], in_proj)
+        holders = [v for v in graph["vertices"] if v.get("static_gradient_bytes")]
+        self.assertEqual(len(holders), 1, [v["id"] for v in holders])
+        attention = holders[0]
         self.assertEqual(attention["parameter_bytes"], latents + out_proj)
         self.assertEqual(attention["static_gradient_bytes"], (16 * 16 + 16) * 4)  # in_proj's query part
-        self.assertEqual(attention["static_gradient_until"], "attn")
-        self.assertEqual(sum(v.get("static_gradient_bytes", 0) for v in graph["vertices"]),
-                         attention["static_gradient_bytes"])
+        key_value = by_id[attention["static_gradient_until"]]
+        self.assertEqual(key_value["parameter_bytes"], in_proj)
+        order = [v["id"] for v in graph["vertices"]]
+        self.assertLess(order.index(key_value["id"]), order.index(attention["id"]))
 
     def test_a_dead_view_of_a_buffer_leaves_no_ref(self):
         # The planned module records each forward holding no tensor: a ref goes when its tensor dies,
@@ -418,6 +421,28 @@ class Cli(unittest.TestCase):
             self.assertIn("--snapshot", run.stderr)
             self.assertIn("--device cuda", run.stderr)
             self.assertEqual(os.listdir(folder), [])
+
+    def test_snapshot_records_stacks_of_allocations_only(self):
+        # On torch 2.11 with CUDA, recording a stack at every free as well made the measured step's
+        # backward fail ("run_backward returned NULL without setting an exception"); the history is
+        # recorded with context="alloc" and saved atomically. Stand-ins for the CUDA-only calls.
+        from checkpoint_explorer import profiler
+        calls = []
+        memory = torch.cuda.memory
+        saved = {n: getattr(memory, n, None) for n in ("_record_memory_history", "_dump_snapshot")}
+        memory._record_memory_history = lambda *a, **k: calls.append(k)
+        memory._dump_snapshot = lambda path: open(path, "wb").write(b"history")
+        try:
+            with support.scratch() as folder:
+                target = os.path.join(folder, "s.pickle")
+                with profiler.allocator_history(target):
+                    pass
+                self.assertEqual(os.listdir(folder), ["s.pickle"])
+        finally:
+            for n, f in saved.items():
+                setattr(memory, n, f) if f is not None else delattr(memory, n)
+        self.assertEqual(calls[0].get("context"), "alloc", calls)
+        self.assertEqual(calls[-1], {"enabled": None})
 
     def test_log_sum_exp_follows_the_replays_grad_mode(self):
         # SDPA's memory-efficient kernel (torch 2.x, CUDA) returns the log-sum-exp its backward reads only

@@ -148,7 +148,11 @@ def allocator_history(path):
     if path is None:
         yield
         return
-    torch.cuda.memory._record_memory_history(enabled="all", max_entries=HISTORY_ENTRIES)
+    # Stacks of allocations only: recording a stack at every free too (context="all") made the
+    # measured backward fail on torch 2.11 with CUDA ("run_backward returned NULL without setting an
+    # exception", an H200, docs/BENCHMARKS.md "Second GPU run"), and why a phase is high is in what
+    # allocated its blocks.
+    torch.cuda.memory._record_memory_history(enabled="all", context="alloc", max_entries=HISTORY_ENTRIES)
     try:
         yield
         graph_file.replace_atomically(path, torch.cuda.memory._dump_snapshot)
