@@ -44,13 +44,13 @@ void SnapshotTimelineChart::setTrace(const ProfileTrace& trace)
     xAxis->setTitleText(timed ? tr("time since the first event (ms)") : tr("event"));
     xAxis->setRange(0, std::max(maxX, 1e-3));
     auto* yAxis = new QValueAxis;
-    yAxis->setTitleText(tr("allocated (MiB)"));
+    yAxis->setTitleText(tr("requested (MiB)"));
     yAxis->setRange(0, std::max(maxY * 1.05, 1e-3));
     c->addAxis(xAxis, Qt::AlignBottom);
     c->addAxis(yAxis, Qt::AlignLeft);
     m_series->attachAxis(xAxis);
     m_series->attachAxis(yAxis);
-    c->setTitle(tr("%1 — CUDA device %2, allocated bytes over the run")
+    c->setTitle(tr("%1 — CUDA device %2, requested bytes over the run")
                     .arg(QString::fromStdString(trace.model))
                     .arg(trace.snapshotDevice));
 }

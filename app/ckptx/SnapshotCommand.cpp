@@ -50,8 +50,8 @@ int runImportSnapshot(const std::vector<std::string>& argv)
     ckpt::writeTextFileAtomically(output, ckpt::toTraceJson(imported.trace));
 
     const ckpt::ProfileTrace& trace = imported.trace;
-    std::cout << "device " << trace.snapshotDevice << ": " << trace.timeline.size() << " samples, allocated "
-              << trace.timeline.front().allocatedBytes << " bytes at the start of the history";
+    std::cout << "device " << trace.snapshotDevice << ": " << trace.timeline.size() << " samples, "
+              << trace.timeline.front().allocatedBytes << " requested bytes at the start of the history";
     if (!trace.checkpointed.phases.empty() || !trace.regular.phases.empty())
         std::cout << "; " << imported.completeSteps << " marked steps, the last mapped onto the graph's phases";
     else if (imported.phaseMarkers)
@@ -66,7 +66,7 @@ int runImportSnapshot(const std::vector<std::string>& argv)
 
 const CommandRegistration importSnapshot{
     {"import-snapshot", "import-snapshot SNAPSHOT.pickle [--graph GRAPH.json] [--device N] -o TRACE.json",
-     "a PyTorch memory snapshot (torch.cuda.memory._dump_snapshot) as a measured trace: allocated bytes over "
+     "a PyTorch memory snapshot (torch.cuda.memory._dump_snapshot) as a measured trace: the bytes tensors requested over "
      "time, and per training phase when the run marked them (docs/FORMAT.md)",
      &runImportSnapshot}};
 

@@ -15,14 +15,16 @@ class Executor:
         self.adds_in_place = _bias_adds(vertex_graph)
         self._local_drops = {}
 
-    def run_statics(self, vertex=None):
+    def run_statics(self, vertex=None, ops=None):
         """What parameters, buffers and shapes alone compute (a transposed weight, `torch.arange(T)`,
         BatchNorm's `num_batches_tracked += 1`), outside any checkpoint, so weights' gradients flow
-        through them and buffer updates happen once per step: all of them, or with `vertex` only those
+        through them and buffer updates happen once per step: all of them, with `vertex` only those
         it reads (the export measures one vertex at a time: an LSTM transposes its weights at every
-        time step, and running them all for each vertex made its export quadratic in the length)."""
+        time step, and running them all for each vertex made its export quadratic in the length), or
+        `ops` (the planned step's upfront statics; the others it makes where they are read)."""
         self.statics = {}
-        ops = self.program.ops if vertex is None else self.graph.statics_read_by(vertex, shared=True)
+        if ops is None:
+            ops = self.program.ops if vertex is None else self.graph.statics_read_by(vertex, shared=True)
         self.run_static_ops([op for op in ops if op.kind == "static"], self.statics)
 
     def run_static_ops(self, ops, store):
@@ -154,14 +156,8 @@ def _bias_adds(vertex_graph):
     permuted feature map), but out of place (`at::add`) while a dispatch mode records it, for
     composite compliance. Where the sum's first operand is a product of the same vertex, through views,
     that nothing else reads, `add_` is what the model itself runs, and no second output-sized tensor."""
-    program = vertex_graph.program
-    ops = program.ops
-    readers = {}
-    for op in ops:
-        for ref in op.tensor_refs():
-            readers[ref] = readers.get(ref, 0) + 1
-    for ref in program.output_refs:
-        readers[ref] = readers.get(ref, 0) + 1
+    ops = vertex_graph.program.ops
+    readers = vertex_graph.reader_count
     found = set()
     for op in ops:
         if op.func is not torch.ops.aten.add.Tensor or op.kind != "allocating" or len(op.tensor_refs()) != 2:

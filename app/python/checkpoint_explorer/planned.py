@@ -255,8 +255,7 @@ class PlannedModule(torch.nn.Module):
     def _run(self, prepared, inputs):
         executor, last = prepared["executor"], prepared["last"]
         self.checkpoint_inputs = {}
-        executor.statics = {}
-        executor.run_static_ops(executor.graph.upfront_statics, executor.statics)
+        executor.run_statics(ops=executor.graph.upfront_statics)
         env = {InputRef(i): t for i, t in enumerate(inputs)}
         for position, step in enumerate(prepared["steps"]):
             if step.checkpointed:

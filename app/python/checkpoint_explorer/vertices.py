@@ -442,7 +442,8 @@ class VertexGraph:
         backward. Those no vertex reads, those that update a buffer and those that draw random
         numbers, with the statics they read, are made first, once per step (`upfront_statics`).
         A static's value goes once its readers have run (`static_readers`; `read_by_vertices`: those
-        a vertex or the output reads, which the step holds for them), as a Python local would."""
+        a vertex or the output reads, which the step holds for them), as a Python local would.
+        The same pass counts every ref's readers (`reader_count`, for the executor's bias adds)."""
         ops = self.program.ops
         self.first_reader = {}  # static op index -> the vertex it is made before
         for v in self.vertices:
@@ -463,8 +464,10 @@ class VertexGraph:
             elif op.index in self.first_reader:
                 self.statics_before.setdefault(self.first_reader[op.index].index, []).append(op)
         self.static_readers, self.read_by_vertices = {}, set()
+        self.reader_count = {}  # ref -> how many op arguments and model outputs read it
         refs = [(op, ref) for op in ops for ref in op.tensor_refs()] + [(None, r) for r in self.program.output_refs]
         for op, ref in refs:
+            self.reader_count[ref] = self.reader_count.get(ref, 0) + 1
             if isinstance(ref, OutputRef) and ops[ref.op].kind == "static":
                 if op is not None and op.kind == "static":
                     self.static_readers.setdefault(ref.op, set()).add(op.index)
