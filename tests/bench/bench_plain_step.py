@@ -8,12 +8,11 @@ measured on CPU by the package's TransientMeter (c10's allocator events; peaks a
 import argparse
 import importlib.util
 import os
-import subprocess
-import sys
 import tempfile
 
 import torch
 
+from bench_acceptance import package, run
 from checkpoint_explorer import apply_plan
 from checkpoint_explorer.cli import make_inputs
 from checkpoint_explorer.memory import TransientMeter
@@ -50,10 +49,8 @@ def main():
         with tempfile.TemporaryDirectory() as folder:
             graph, plan = os.path.join(folder, "graph.json"), os.path.join(folder, "all.json")
             inputs_args = [a for s in specs for a in ("--input", s)]
-            subprocess.run([sys.executable, "-m", "checkpoint_explorer", "export", f"{args.module}:{name}",
-                            *inputs_args, "-o", graph], check=True, capture_output=True)
-            subprocess.run([args.ckptx, "solve", graph, "--solver", "checkpoint-all", "-o", plan], check=True,
-                           capture_output=True)
+            package("export", f"{args.module}:{name}", *inputs_args, "-o", graph)
+            run(args.ckptx, "solve", graph, "--solver", "checkpoint-all", "-o", plan)
             model = getattr(factories, name)().train()
             inputs = make_inputs(specs, "cpu")
             plain = step_peak(model, inputs)
