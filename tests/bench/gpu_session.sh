@@ -3,10 +3,10 @@
 # "Second GPU run"), prepared so that its 15 minutes go to measuring.
 #
 #   here:  bash tests/bench/gpu_session.sh pack     # a stripped ckptx and its libraries in .dev/ (ignored)
-#   there: bash tests/bench/gpu_session.sh run SECONDS [MODELS] [UNSEEN_FILE UNSEEN_MODELS]
+#   there: bash tests/bench/gpu_session.sh run SECONDS [MODELS [GPU_MODELS]]
 #          (device `run`, carry [".dev"]; results under $OUT)
 #
-# `run` spends at most SECONDS: the package's unit tests on the machine's CPU (torch 2.x) beside the
+# `run` spends about SECONDS: the package's unit tests on the machine's CPU (torch 2.x) beside the
 # acceptance suite on CUDA at batch 8, then a memory snapshot of ResNet-50's feng-acg step, read by
 # `ckptx import-snapshot` and by snapshot_blocks.py (which blocks are live at each step's peak).
 set -u
@@ -36,10 +36,10 @@ run)
     solvers=checkpoint-all,feng-acg,optimal:memory-model=pytorch,hong-dynamic
     timeout $((budget / 2)) $suite --solvers $solvers --models "$models" > "$out/acceptance.log" 2>&1
     echo "acceptance rc $?" >> "$out/acceptance.log"
-    if [ $# -ge 5 ]; then
-        timeout $((budget / 4)) $suite --solvers $solvers --module "$4" --models "$5" > "$out/unseen.log" 2>&1
-        echo "unseen rc $?" >> "$out/unseen.log"
-    fi
+    gpu_models=${4:-nanogpt:8x256:int64:8192+8x256:int64:8192,hf_gpt2:8x256:int64:8192,timm_vit:8x3x224x224}
+    timeout $((budget / 4)) $suite --solvers $solvers --module "$here/tests/bench/gpu_models.py" \
+        --models "$gpu_models" > "$out/gpu_models.log" 2>&1
+    echo "gpu models rc $?" >> "$out/gpu_models.log"
     r=/tmp/k/snapshot; mkdir -p $r
     {
         python3 -m checkpoint_explorer export "$here/tests/python/models.py:resnet50" --input 8x3x224x224 \

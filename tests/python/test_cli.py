@@ -1,7 +1,9 @@
 """`python3 -m checkpoint_explorer export`: a model with token inputs exports and `ckptx` reads it; bad
 input gives exit 1, one line naming the file and the problem, and no output file. apply_plan refuses a
 plan made for another model."""
+import json
 import os
+import pickle
 import subprocess
 import sys
 import unittest
@@ -421,6 +423,59 @@ class Cli(unittest.TestCase):
             self.assertIn("--snapshot", run.stderr)
             self.assertIn("--device cuda", run.stderr)
             self.assertEqual(os.listdir(folder), [])
+
+    def test_profiles_phase_markers_are_what_import_snapshot_reads(self):
+        # On CUDA, `profile --snapshot` saves the allocator's history with the record_function ranges
+        # the profile opens (steps, phases); `ckptx import-snapshot --graph` cuts it into steps by
+        # them. They disagreed, unseen until a GPU ran it: the importer wanted the simulators' phase
+        # index and every phase marked. Here the ranges of a real CPU profile go into a snapshot of
+        # plain data (one allocation per phase start), which the importer must cut into both steps.
+        from checkpoint_explorer import profiler
+        marks = []
+        original = torch.autograd.profiler.record_function
+
+        class Marked(original):
+            def __enter__(self):
+                marks.append(("START", self.name))
+                return super().__enter__()
+
+            def __exit__(self, *exc):
+                marks.append(("END", self.name))
+                return super().__exit__(*exc)
+
+        model, inputs = models.gpt(), (torch.randint(0, 100, (2, 32)),)
+        with support.scratch() as folder:
+            graph, plan = os.path.join(folder, "g.json"), os.path.join(folder, "p.json")
+            export_graph(model, inputs, path=graph)
+            support.solve(graph, "feng-acg", plan)
+            torch.autograd.profiler.record_function = Marked
+            try:
+                profiler.profile(model, inputs, graph, plan, iterations=1)
+            finally:
+                torch.autograd.profiler.record_function = original
+            ours = [(stage, name) for stage, name in marks if name.startswith("ckptx:")]
+            events, annotations = [], []
+            for t, (stage, name) in enumerate(ours):
+                annotations.append({"device": 0, "time_us": 10 * t, "stage": stage, "name": name})
+                if stage == "START" and name.startswith("ckptx:phase:"):
+                    events.append({"action": "alloc", "addr": 4096 * t, "size": 512, "stream": 0,
+                                   "time_us": 10 * t + 1, "frames": []})
+            snapshot = os.path.join(folder, "s.pickle")
+            with open(snapshot, "wb") as f:
+                pickle.dump({"segments": [{"device": 0, "blocks": [{"size": 512 * len(events),
+                                                                    "state": "active_allocated"}]}],
+                             "device_traces": [events], "external_annotations": annotations}, f, protocol=4)
+            trace = os.path.join(folder, "t.json")
+            run = subprocess.run([support.CKPTX, "import-snapshot", snapshot, "--graph", graph, "-o", trace],
+                                 capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            self.assertIn("2 marked steps", run.stdout)
+            with open(trace) as f:
+                imported = json.load(f)
+            with open(graph) as f:
+                vertices = len(json.load(f)["vertices"])
+            for step in ("regular", "checkpointed"):
+                self.assertEqual(len(imported[step]["phases"]), 2 * vertices + 2, step)
 
     def test_snapshot_records_stacks_of_allocations_only(self):
         # On torch 2.11 with CUDA, recording a stack at every free as well made the measured step's
