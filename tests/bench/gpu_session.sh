@@ -7,8 +7,9 @@
 #          (device `run`, carry [".dev"]; results under $OUT)
 #
 # `run` spends about SECONDS: the package's unit tests on the machine's CPU (torch 2.x) beside the
-# acceptance suite on CUDA at batch 8, then a memory snapshot of ResNet-50's feng-acg step, read by
-# `ckptx import-snapshot` and by snapshot_blocks.py (which blocks are live at each step's peak).
+# acceptance suite on CUDA at batch 8, then a cuDNN LSTM's re-forwarded gradients, then a memory
+# snapshot of ResNet-50's feng-acg step, read by `ckptx import-snapshot` and by snapshot_blocks.py
+# (which blocks are live at each step's peak).
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 case "${1:-}" in
@@ -40,6 +41,17 @@ run)
     timeout $((budget / 4)) $suite --solvers $solvers --module "$here/tests/bench/gpu_models.py" \
         --models "$gpu_models" > "$out/gpu_models.log" 2>&1
     echo "gpu models rc $?" >> "$out/gpu_models.log"
+    # cuDNN's LSTM with dropout, re-forwarded (ap-sqrtn re-forwards the embedding with it): profile
+    # refuses a plan whose step's gradients are not the regular step's.
+    l=/tmp/k/lstm; mkdir -p $l
+    {
+        python3 -m checkpoint_explorer export "$here/tests/python/models.py:lstm_lm" --input 8x128:int64:500 \
+            --device cuda -o $l/graph.json &&
+        "$ckptx" solve $l/graph.json --solver ap-sqrtn -o $l/plan.json &&
+        python3 -m checkpoint_explorer profile "$here/tests/python/models.py:lstm_lm" --graph $l/graph.json \
+            --plan $l/plan.json --input 8x128:int64:500 --device cuda --iterations 1 -o $l/trace.json &&
+        "$ckptx" simulate $l/graph.json --plan $l/plan.json --model pytorch --trace $l/trace.json | head -2
+    } > "$out/lstm.log" 2>&1
     r=/tmp/k/snapshot; mkdir -p $r
     {
         python3 -m checkpoint_explorer export "$here/tests/python/models.py:resnet50" --input 8x3x224x224 \
@@ -57,5 +69,5 @@ run)
     tar -C /tmp -cJf "$out/keep.tar.xz" k
     ;;
 *)
-    sed -n 2,12p "$0"; exit 2 ;;
+    sed -n 2,13p "$0"; exit 2 ;;
 esac

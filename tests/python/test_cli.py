@@ -519,6 +519,51 @@ class Cli(unittest.TestCase):
         with torch.no_grad():
             self.assertEqual(program.run_op(op, lambda ref: x)[1].numel(), 0)
 
+    def test_cudnn_dropout_is_replayed_from_torchs_generator(self):
+        # cuDNN's RNN draws its dropout masks from a state buffer it advances at every call, which
+        # torch.utils.checkpoint does not keep: a re-forward drew other masks (wrong gradients on an
+        # H200). A replay seeds a state of its own from torch's generator. Stand-ins for the CUDA-only
+        # pieces: an op of `_cudnn_rnn`'s argument names that advances its state, and the state's seeding.
+        from checkpoint_explorer import program as program_module
+        library = torch.library.Library("ckpt_test_rnn", "DEF")
+        library.define("rnn(Tensor input, float dropout, bool train, Tensor? dropout_state) -> Tensor")
+
+        def rnn(x, dropout, train, state):
+            mask = state.clone()
+            state.add_(1)  # cuDNN advances its state at every call
+            return x * mask.sum() if train and dropout > 0 else x.clone()
+        library.impl("rnn", rnn, "CPU")
+
+        class Rnn(torch.nn.Module):
+            def __init__(self, dropout):
+                super().__init__()
+                self.dropout = dropout
+                self.state = torch.zeros(4)  # cuDNN's cached state: not a buffer of the model
+
+            def forward(self, x):
+                return torch.ops.ckpt_test_rnn.rnn(x, self.dropout, self.training, self.state)
+
+        x = torch.ones(3)
+        seeded = program_module._fresh_dropout_state
+        program_module._fresh_dropout_state = lambda dropout, seed, like: torch.full_like(like, float(seed % 1009))
+        try:
+            for dropout, train, draws in ((0.1, True, True), (0.0, True, False), (0.1, False, False)):
+                model = Rnn(dropout).train(train)
+                program = record(model, (x,), saved=False)
+                (op,) = [op for op in program.ops if op.name == "ckpt_test_rnn::rnn"]
+                self.assertEqual(op.draws_random, draws, (dropout, train))
+                if not draws:
+                    continue
+                forward_state = torch.get_rng_state()
+                first = program.run_op(op, lambda ref: x)[0]
+                torch.set_rng_state(forward_state)  # what a checkpointed re-forward does
+                again = program.run_op(op, lambda ref: x)[0]
+                later = program.run_op(op, lambda ref: x)[0]
+                self.assertTrue(torch.equal(first, again), (first, again))
+                self.assertFalse(torch.equal(first, later))
+        finally:
+            program_module._fresh_dropout_state = seeded
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -77,6 +77,13 @@ class RecordedOp:
     def tensor_refs(self):
         return [leaf for leaf in self.leaves if isinstance(leaf, (InputRef, ConstantRef, OutputRef))]
 
+    @property
+    def draws_random(self):
+        """It draws from torch's generator when replayed (P29): an op torch tags so, or a cuDNN RNN's
+        dropout, which a replay seeds from it (`_with_seeded_dropout_state`)."""
+        return _compat.draws_random(self.func) or draws_from_dropout_state(
+            self.func, *_compat.tree_unflatten(self.leaves, self.spec))
+
 
 # Arguments that a composite op sets from whether autograd records it: SDPA's memory-efficient and cuDNN
 # kernels return the log-sum-exp their backward reads only when the inputs require grad. A program recorded
@@ -104,6 +111,53 @@ def _as_grad_mode_asks(func, args, kwargs):
     return args, kwargs
 
 
+# cuDNN's RNNs (`_cudnn_rnn`) draw their dropout masks from a state of cuDNN's own: a buffer PyTorch seeds
+# (`get_dropout_state`: once, and again after a manual_seed) and cuDNN advances at every call, outside torch's
+# generators. torch.utils.checkpoint keeps the generators for a re-forward, not that buffer, so a re-forwarded
+# LSTM with dropout drew other masks than its forward and the step's gradients were wrong (an H200,
+# docs/BENCHMARKS.md "Second GPU run": `embed.weight`, relative norm 0.137, while plans that re-forward no
+# LSTM matched). A replay hands each such call a state of its own, seeded from torch's CPU generator (as
+# PyTorch 1.13 seeds its cached one; no device sync), which a checkpointed re-forward draws again.
+_DROPOUT_STATE_ARGUMENTS = ("dropout", "train", "dropout_state")
+
+
+@functools.lru_cache(maxsize=None)
+def _dropout_state_positions(func):
+    names = [argument.name for argument in func._schema.arguments]
+    if not all(name in names for name in _DROPOUT_STATE_ARGUMENTS):
+        return None
+    return tuple(names.index(name) for name in _DROPOUT_STATE_ARGUMENTS)
+
+
+def _argument(args, kwargs, position, name):
+    return args[position] if position < len(args) else kwargs.get(name)
+
+
+def draws_from_dropout_state(func, args, kwargs):
+    """The call draws dropout masks from a state cuDNN advances (a training RNN with dropout)."""
+    positions = _dropout_state_positions(func)
+    if positions is None:
+        return False
+    dropout, train, state = (_argument(args, kwargs, p, n) for p, n in zip(positions, _DROPOUT_STATE_ARGUMENTS))
+    return bool(train) and dropout is not None and dropout > 0 and state is not None
+
+
+def _fresh_dropout_state(dropout, seed, like):
+    return torch._cudnn_init_dropout_state(dropout, True, seed, dtype=like.dtype, device=like.device)
+
+
+def _with_seeded_dropout_state(func, args, kwargs):
+    if not draws_from_dropout_state(func, args, kwargs):
+        return args, kwargs
+    dropout_at, _, state_at = _dropout_state_positions(func)
+    dropout = _argument(args, kwargs, dropout_at, "dropout")
+    seed = int(torch.empty((), dtype=torch.int64).random_())
+    state = _fresh_dropout_state(dropout, seed, _argument(args, kwargs, state_at, "dropout_state"))
+    if state_at < len(args):
+        return (*args[:state_at], state, *args[state_at + 1:]), kwargs
+    return args, {**kwargs, "dropout_state": state}
+
+
 def _describe_call(calls):
     return calls[-1][0] if calls else "the top module"
 
@@ -128,6 +182,7 @@ class Program:
             leaves = rewrite(op, leaves)
         args, kwargs = _compat.tree_unflatten(leaves, op.spec)
         args, kwargs = _as_grad_mode_asks(op.func, args, kwargs)
+        args, kwargs = _with_seeded_dropout_state(op.func, args, kwargs)
         out = (func or op.func)(*args, **kwargs)
         flat, _ = _compat.tree_flatten(out)
         return flat

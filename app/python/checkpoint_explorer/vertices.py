@@ -378,7 +378,7 @@ class VertexGraph:
                 if exported is not None:
                     v.shape, v.dtype = exported.shape, dtype_name(exported.dtype)
                 v.compute = sum(_op_compute(program.ops[i], program) for i in v.ops)
-                v.draws_random = any(_compat.draws_random(program.ops[i].func) for i in v.ops)
+                v.draws_random = any(program.ops[i].draws_random for i in v.ops)
                 if v.exports:
                     v.requires_grad = any(self.info_of(ref).requires_grad for ref in v.exports)
             n = seen_ids.get(base, 0) + 1
@@ -452,7 +452,7 @@ class VertexGraph:
         upfront = set()
         for op in reversed(ops):
             if op.kind == "static" and (op.index in upfront or op.index not in self.first_reader
-                                        or op.written >= 0 or _compat.draws_random(op.func)):
+                                        or op.written >= 0 or op.draws_random):
                 upfront.add(op.index)
                 upfront.update(r.op for r in op.tensor_refs()
                                if isinstance(r, OutputRef) and ops[r.op].kind == "static")
