@@ -322,18 +322,15 @@ def _place_statics(graph, steps):
     and nothing outside holds it for that; the plain steps share one, made before the first of them
     that reads it, which goes after the last (`step.static_drop`), as a Python local would."""
     returned = {ref.op for ref in graph.program.output_refs if isinstance(ref, OutputRef)}
-    readers = {}  # static op index -> (step position, place in the step, vertex index) of each reader
-    for position, step in enumerate(steps):
-        for order, index in enumerate(step.members):
-            for op in graph.statics_read_by(graph.vertices[index]):
-                readers.setdefault(op.index, []).append((position, order, index))
+    place_of = {index: (position, order, index) for position, step in enumerate(steps)
+                for order, index in enumerate(step.members)}
     for op in graph.program.ops:
         if op.index not in graph.first_reader:
             continue
         dropped = op.index in graph.read_by_vertices and op.index not in returned
         outputs = [OutputRef(op.index, k) for k in range(len(op.outputs))]
         by_step = {}
-        for place in sorted(readers[op.index]):
+        for place in sorted(place_of[index] for index in graph.vertices_reading_static[op.index]):
             by_step.setdefault(place[0] if steps[place[0]].checkpointed else "plain", []).append(place)
         for key, places in by_step.items():
             position, _, index = places[0]

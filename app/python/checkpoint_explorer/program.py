@@ -480,10 +480,10 @@ def _static_allocation(ops, ref):
         op = ops[ref.op]
         if op.fresh:
             return op
-        tensors = [r for r in op.tensor_refs() if isinstance(r, OutputRef)]
-        if len(tensors) != 1 or len(op.tensor_refs()) != 1:
+        operands = op.tensor_refs()  # a view of one static value, and nothing else
+        if len(operands) != 1:
             return None
-        ref = tensors[0]
+        ref = operands[0]
     return None
 
 

@@ -445,10 +445,11 @@ class VertexGraph:
         a vertex or the output reads, which the step holds for them), as a Python local would.
         The same pass counts every ref's readers (`reader_count`, for the executor's bias adds)."""
         ops = self.program.ops
-        self.first_reader = {}  # static op index -> the vertex it is made before
+        self.vertices_reading_static = {}  # static op index -> the vertices that read it, in order
         for v in self.vertices:
             for op in self.statics_read_by(v):
-                self.first_reader.setdefault(op.index, v)
+                self.vertices_reading_static.setdefault(op.index, []).append(v.index)
+        self.first_reader = {k: self.vertices[readers[0]] for k, readers in self.vertices_reading_static.items()}
         upfront = set()
         for op in reversed(ops):
             if op.kind == "static" and (op.index in upfront or op.index not in self.first_reader
