@@ -278,6 +278,33 @@ def lstm_lm():
     return LSTMLM()
 
 
+class Scan(nn.Module):
+    """A recurrence written as a loop over time, as selective-scan (Mamba-style) prototypes are: each
+    step reads its slice of two projections through views (`dt[:, t]` twice, `u.select(1, t)`), and its
+    backward adds a zero-padded gradient of the whole projection into the sum the later steps formed."""
+
+    def __init__(self, d=32, inner=128):
+        super().__init__()
+        self.a = nn.Linear(d, inner)
+        self.b = nn.Linear(d, inner)
+        self.out = nn.Linear(inner, d)
+
+    def forward(self, x):
+        u = self.a(x)
+        dt = F.softplus(self.b(x))
+        h = u.new_zeros(u.shape[0], u.shape[-1])
+        ys = []
+        for t in range(x.shape[1]):
+            h = torch.exp(-dt[:, t]) * h + dt[:, t] * u.select(1, t)
+            ys.append(h)
+        return self.out(torch.stack(ys, dim=1))
+
+
+def scan():
+    torch.manual_seed(0)
+    return Scan()
+
+
 class GRUTagger(nn.Module):
     """A bidirectional GRU tagging each token. A GRU cell updates chunks of its hidden gates in place
     (`unsafe_chunk(3)` of `addmm(b_hh, h, W_hh^T)`), and autograd copies the last chunk before `mul_`

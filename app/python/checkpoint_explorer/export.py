@@ -54,6 +54,7 @@ def measure_workspace(vertex_graph, inputs, timed=False):
     state = [(b, b.detach().clone()) for b in model.buffers()]
     rng = torch.get_rng_state()
     values = {}
+    last_readers = _last_readers(vertex_graph)
     try:
         executor.run_statics()
         with torch.no_grad():
@@ -66,7 +67,7 @@ def measure_workspace(vertex_graph, inputs, timed=False):
                 continue
             executor.run_statics(v)
             (v.forward_workspace_bytes, v.backward_workspace_bytes, v.backward_workspace_released_bytes,
-             (passed, sliced)) = _vertex_workspace(executor, meter, v, values)
+             (passed, sliced)) = _vertex_workspace(executor, meter, v, values, _accumulating(vertex_graph, v, last_readers))
             executor.run_statics(v)
             v.checkpointed_forward_workspace_bytes = _checkpointed_forward_workspace(executor, meter, v, values)
             if timed:
@@ -133,7 +134,41 @@ def _roots(vertex, env):
     return [env[r] for r in vertex.exports if isinstance(env.get(r), torch.Tensor) and env[r].requires_grad]
 
 
-def _vertex_workspace(executor, meter, vertex, values):
+def _last_readers(vertex_graph):
+    """Per tensor vertices read (an input's base, or a static a vertex's op reads itself: an LSTM's
+    transposed weights, read at every time step), the index of the last vertex that reads it."""
+    last = {base: max(indices) for base, indices in vertex_graph.readers().items()}
+    ops = vertex_graph.program.ops
+    for v in vertex_graph.vertices:
+        for index in v.ops:
+            for ref in ops[index].tensor_refs():
+                if isinstance(ref, OutputRef) and ops[ref.op].static:
+                    last[ref] = v.index
+    return last
+
+
+def _accumulating(vertex_graph, vertex, last_readers):
+    """What `vertex` reads whose gradient a step has already formed when `vertex`'s backward adds to
+    it: what a later vertex reads too (P10: an input's gradient is formed at the backward of its
+    topologically last reader; P20: a static's, held to its first reader's)."""
+    ops = vertex_graph.program.ops
+    refs = {base for _, base, _ in vertex_graph.reads(vertex)}
+    refs.update(ref for index in vertex.ops for ref in ops[index].tensor_refs()
+                if isinstance(ref, OutputRef) and ops[ref.op].static)
+    return sorted((ref for ref in refs if vertex_graph.info_of(ref).requires_grad
+                   and vertex_graph.info_of(ref).floating and last_readers[ref] > vertex.index), key=repr)
+
+
+def _earlier_gradients(executor, env, accumulating):
+    """Loss terms whose backward, run first (made last), forms the gradient each tensor in
+    `accumulating` already has in a step, so that the vertex's backward adds into it as the step's
+    does: out of place on torch 1.13 (the old sum, the new term and their sum live at once; a time
+    step of a scan that reads its input through `dt[:, t]` twice added two such terms), in place
+    where torch 2.x holds the only reference."""
+    return [((env[ref] if ref in env else executor.static_value(ref)) * 1.0).sum() for ref in accumulating]
+
+
+def _vertex_workspace(executor, meter, vertex, values, accumulating=()):
     """Forward: the run's peak minus what it leaves. Backward: the gradient of the vertex's output
     (G) comes from a product, so that the run allocates it and autograd frees it once the vertex's
     first backward node has read it, as in a step (a Python reference would keep it alive);
@@ -141,7 +176,9 @@ def _vertex_workspace(executor, meter, vertex, values):
     gradients, with G live (docs/MEMORY-MODEL.md P8). Measured twice: with the inputs and outputs
     held (the backward frees nothing it did not allocate), and with nothing but autograd holding them,
     so that the backward frees what it saved as soon as the operation that read it is done (P14, P16). Also the
-    inputs whose gradient is G itself, the same tensor (an add passes it to both summands; P15)."""
+    inputs whose gradient is G itself, the same tensor (an add passes it to both summands; P15). The
+    inputs in `accumulating` have their gradient before the backward (_earlier_gradients), which the
+    model counts (P10) and the measures leave out."""
     env = _fresh_inputs(executor.graph, vertex, values)
     forward = meter.measure(lambda: _run_as_in_a_step(executor, vertex, env))
     roots = _roots(vertex, env)
@@ -154,7 +191,8 @@ def _vertex_workspace(executor, meter, vertex, values):
     # statics' gradients (P20); so are the vertex's own weight gradients (P5), taken after each run.
     shared = [executor.static_value(ref) for ref in executor.graph.shared_weight_reads(vertex)]
     owners = sum(t.numel() * t.element_size() for t in shared if t.requires_grad)
-    counted = output_grads + owners + vertex.static_gradient_bytes
+    earlier = sum(executor.graph.info_of(ref).nbytes for ref in accumulating)
+    counted = output_grads + owners + vertex.static_gradient_bytes + earlier
     taken = executor.graph.gradients_not_scratch(vertex)
     # The ones are made before the measure, so that their free in the backward does not count (a
     # block older than the run). The vertex runs again inside it: the CPU meter counts a free only
@@ -167,7 +205,8 @@ def _vertex_workspace(executor, meter, vertex, values):
         step["inputs"] = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, step["inputs"])
         step["loss"] = (sum((r * one).sum() for r, one in zip(_roots(vertex, step["inputs"]), ones))
-                        + sum(_owners_contributions(executor, vertex)))
+                        + sum(_owners_contributions(executor, vertex))
+                        + sum(_earlier_gradients(executor, step["inputs"], accumulating)))
 
     executor.run_statics(vertex)  # outside the measure: its profile then records the vertex alone
     held = meter.peak_after(prepare_held, lambda: step["loss"].backward())
@@ -178,7 +217,8 @@ def _vertex_workspace(executor, meter, vertex, values):
         inputs = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, inputs)
         # Only autograd holds the outputs too (P16): one the vertex saved goes after the node that read it.
-        step["loss"] = _loss_saving_nothing(_roots(vertex, inputs)) + sum(_owners_contributions(executor, vertex))
+        step["loss"] = (_loss_saving_nothing(_roots(vertex, inputs)) + sum(_owners_contributions(executor, vertex))
+                        + sum(_earlier_gradients(executor, inputs, accumulating)))
 
     executor.run_statics(vertex)  # the backward before went through them
     released = meter.peak_after(prepare, lambda: step.pop("loss").backward())

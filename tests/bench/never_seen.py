@@ -1,0 +1,130 @@
+"""Models this project had not seen (2026-11-27): a segmentation net with an aux head, a Conformer, a Mamba-style
+LM whose selective scan is a loop over time. For bench_acceptance.py --module (docs/BENCHMARKS.md, "P31")."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+
+
+def deeplab():
+    return torchvision.models.segmentation.deeplabv3_mobilenet_v3_large(
+        weights=None, weights_backbone=None, num_classes=21, aux_loss=True)
+
+
+class ConvModule(nn.Module):
+    def __init__(self, d, k=15):
+        super().__init__()
+        self.norm = nn.LayerNorm(d)
+        self.pw1 = nn.Conv1d(d, 2 * d, 1)
+        self.dw = nn.Conv1d(d, d, k, padding=k // 2, groups=d)
+        self.bn = nn.BatchNorm1d(d)
+        self.pw2 = nn.Conv1d(d, d, 1)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x):
+        y = self.norm(x).transpose(1, 2)
+        y = F.glu(self.pw1(y), dim=1)
+        y = F.silu(self.bn(self.dw(y)))
+        return x + self.drop(self.pw2(y).transpose(1, 2))
+
+
+class FeedForward(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.net = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.SiLU(), nn.Dropout(0.1), nn.Linear(4 * d, d))
+
+    def forward(self, x):
+        return x + 0.5 * self.net(x)
+
+
+class ConformerBlock(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.ff1, self.ff2 = FeedForward(d), FeedForward(d)
+        self.norm = nn.LayerNorm(d)
+        self.attn = nn.MultiheadAttention(d, heads, dropout=0.1, batch_first=True)
+        self.conv = ConvModule(d)
+        self.out = nn.LayerNorm(d)
+
+    def forward(self, x):
+        x = self.ff1(x)
+        y = self.norm(x)
+        x = x + self.attn(y, y, y, need_weights=False)[0]
+        x = self.conv(x)
+        return self.out(self.ff2(x))
+
+
+class Conformer(nn.Module):
+    def __init__(self, mels=80, d=144, heads=4, layers=3, classes=500):
+        super().__init__()
+        self.sub = nn.Sequential(nn.Conv2d(1, d, 3, 2), nn.ReLU(), nn.Conv2d(d, d, 3, 2), nn.ReLU())
+        self.proj = nn.Linear(d * (((mels - 1) // 2 - 1) // 2), d)
+        self.blocks = nn.ModuleList(ConformerBlock(d, heads) for _ in range(layers))
+        self.head = nn.Linear(d, classes)
+
+    def forward(self, feats):  # (batch, time, mels)
+        x = self.sub(feats.unsqueeze(1))
+        b, c, t, f = x.shape
+        x = self.proj(x.permute(0, 2, 1, 3).reshape(b, t, c * f))
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x).log_softmax(-1)
+
+
+def conformer():
+    return Conformer()
+
+
+class MambaBlock(nn.Module):
+    """A selective-scan block written as people prototype it: a causal depthwise conv, input-dependent
+    step sizes, and the recurrence run as a loop over time."""
+
+    def __init__(self, d, state=8, expand=2):
+        super().__init__()
+        inner = expand * d
+        self.norm = nn.LayerNorm(d)
+        self.in_proj = nn.Linear(d, 2 * inner)
+        self.conv = nn.Conv1d(inner, inner, 4, padding=3, groups=inner)
+        self.x_proj = nn.Linear(inner, 1 + 2 * state)
+        self.dt_proj = nn.Linear(1, inner)
+        self.A_log = nn.Parameter(torch.log(torch.arange(1, state + 1).float()).repeat(inner, 1))
+        self.D = nn.Parameter(torch.ones(inner))
+        self.out_proj = nn.Linear(inner, d)
+        self.state = state
+
+    def forward(self, x):
+        b, length, _ = x.shape
+        xz = self.in_proj(self.norm(x))
+        u, z = xz.chunk(2, dim=-1)
+        u = F.silu(self.conv(u.transpose(1, 2))[..., :length].transpose(1, 2))
+        dt, B, C = self.x_proj(u).split([1, self.state, self.state], dim=-1)
+        dt = F.softplus(self.dt_proj(dt))  # (b, l, inner)
+        A = -torch.exp(self.A_log)  # (inner, state)
+        h = u.new_zeros(b, u.shape[-1], self.state)
+        ys = []
+        for t in range(length):
+            decay = torch.exp(dt[:, t].unsqueeze(-1) * A)
+            h = decay * h + (dt[:, t] * u[:, t]).unsqueeze(-1) * B[:, t].unsqueeze(1)
+            ys.append((h * C[:, t].unsqueeze(1)).sum(-1))
+        y = torch.stack(ys, dim=1) + u * self.D
+        return x + self.out_proj(y * F.silu(z))
+
+
+class MambaLM(nn.Module):
+    def __init__(self, vocab=1000, d=128, layers=2):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        self.blocks = nn.ModuleList(MambaBlock(d) for _ in range(layers))
+        self.norm = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+        self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        x = self.embed(idx)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.norm(x))
+
+
+def mamba_lm():
+    return MambaLM()
