@@ -42,15 +42,23 @@ MemoryProfile simulateScheduleMemory(const Graph& graph, const CheckpointSchedul
         if (!stored[i])
             trace.freeValue(d[i]);
     };
+    // scheduleProblem lets a schedule leave the tensor it just computed unread (a forward that
+    // starts again from a stored one): that tensor is dropped, so computing it again is no second
+    // allocation.
+    int current = 0;
+    auto dropUnlessRead = [&](int read, int alsoRead) {
+        if (current > 0 && current != read && current != alsoRead)
+            freeIfTransient(current);
+    };
     trace.beginPhase(0);
     trace.allocValue(d[0]);
-    int current = 0;
     for (std::size_t k = 0; k < actions.size(); ++k) {
         const ScheduleAction& a = actions[k];
         if (k == 0 || phase[k] != phase[k - 1])
             trace.beginPhase(phase[k]);
         switch (a.kind) {
         case Kind::Forward: {
+            dropUnlessRead(a.step - 1, a.step - 1);
             trace.allocValue(d[a.step]);
             if (model == MemoryModel::PyTorch)  // P8
                 trace.touchWorkspace(d[a.step], graph.vertex(d[a.step]).forwardWorkspaceBytes);
@@ -71,6 +79,7 @@ MemoryProfile simulateScheduleMemory(const Graph& graph, const CheckpointSchedul
                 trace.freeValue(d[a.step]);
             break;
         case Kind::Backward:
+            dropUnlessRead(a.step, a.step - 1);
             if (model == MemoryModel::PyTorch) {
                 if (a.step == n)
                     trace.allocGradient(d[n]);

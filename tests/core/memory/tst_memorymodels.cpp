@@ -1219,6 +1219,33 @@ private Q_SLOTS:
         QCOMPARE(torch.phases.back().endBytes, 3);
     }
 
+    void unreadTransientIsDropped()
+    {
+        // A schedule may compute d4, d5 and start again from the stored d3 (scheduleProblem allows
+        // it; fuzz_planjson found one): the d5 left unread goes, and its second forward is no second
+        // allocation (MemoryTrace threw "allocated v5 twice"). The wasted forwards cost nothing more.
+        using K = ScheduleAction::Kind;
+        const Graph g = test::makeChain({3, 5, 7, 2, 4, 6});
+        auto schedule = [](bool wasted) {
+            CheckpointSchedule s{5, 3, {}, 0};
+            for (int i = 1; i <= 3; ++i)
+                s.actions.insert(s.actions.end(), {{K::Forward, i}, {K::Store, i}});
+            if (wasted)
+                s.actions.insert(s.actions.end(), {{K::Forward, 4}, {K::Forward, 5}});
+            s.actions.insert(s.actions.end(), {{K::Forward, 4}, {K::Forward, 5}, {K::Backward, 5}, {K::Backward, 4}});
+            for (int i = 3; i >= 1; --i)
+                s.actions.insert(s.actions.end(), {{K::Release, i}, {K::Backward, i}});
+            return s;
+        };
+        const CheckpointSchedule wasted = schedule(true), clean = schedule(false);
+        QCOMPARE(QString::fromStdString(scheduleProblem(wasted)), QString());
+        for (MemoryModel model : allMemoryModels()) {
+            const auto profile = simulateScheduleMemory(g, wasted, model);
+            QCOMPARE(profile.peakBytes, simulateScheduleMemory(g, clean, model).peakBytes);
+            QCOMPARE(profile.phases.back().endBytes, g.bytes(g.source()));
+        }
+    }
+
     void everyScheduleReplaysCleanly()
     {
         // Each tensor is allocated only when absent (MemoryTrace throws otherwise), the phases run
