@@ -33,7 +33,7 @@ public:
           m_isCheckpoint(graph.vertexCount(), false), m_segmentOf(graph.vertexCount(), -1),
           m_memberIndex(graph.vertexCount(), -1), m_reforwarded(m_plan.segments.size(), false),
           m_unsaved(graph.vertexCount(), false),
-          m_lastSaverOf(graph.vertexCount()),
+          m_lastSaverOf(graph.vertexCount()), m_copiesReleasedBy(graph.vertexCount()),
           m_earlyStop(m_checkpointFunctions && stopsReforwardsEarly(graph)),
           m_rootedExecutor(model == MemoryModel::PyTorch && runsRootedExecutor(graph)),
           m_rngStateBytes(m_checkpointFunctions ? metadataBytes(graph, "checkpoint_rng_state_bytes") : 0),
@@ -263,8 +263,9 @@ private:
         };
         // P9: the function runs again as a whole, its exits at their places among the members; an
         // exit is a second copy of a tensor already kept, dropped when the re-forward returns
-        // unless its own backward saved it. With early stop (torch 2.x) the run ends at the pack of
-        // the last saved tensor: inputs are packed before their operation runs, outputs after.
+        // unless a backward still to run saved it there (P32). With early stop (torch 2.x) the run
+        // ends at the pack of the last saved tensor: inputs are packed before their operation runs,
+        // outputs after.
         std::vector<VertexIndex> order = segment.vertices;
         order.insert(order.end(), segment.exits.begin(), segment.exits.end());
         std::sort(order.begin(), order.end(), [this](VertexIndex a, VertexIndex b) {
@@ -292,9 +293,27 @@ private:
                 consumed(p);
         }
         m_trace.freeRngFork();
-        for (VertexIndex e : copies)
-            if (!m_savesOwnOutput[e] || m_graph.topologicalPosition(e) > last)
+        for (VertexIndex e : copies) {
+            const VertexIndex holder = copyHolder(s, e, last);
+            if (holder < 0)
                 m_trace.freeCopy(e);
+            else if (holder != e)  // e's own backward frees a copy it saved itself
+                m_copiesReleasedBy[holder].push_back(e);
+        }
+    }
+
+    // P32: the checkpoint's storage keeps what the re-forward packed for a backward that has not
+    // run, so the copy of exit e lives until the last backward to run of the function's vertices
+    // that saved it there (computed up to the trigger); -1 where none did.
+    VertexIndex copyHolder(int s, VertexIndex e, int last) const
+    {
+        VertexIndex holder = -1;
+        if (const auto& savers = m_graph.vertex(e).savedBy)
+            for (const std::string& id : *savers)
+                if (auto w = m_graph.find(id); w && m_functionOf[*w] == s && m_graph.topologicalPosition(*w) <= last
+                                                 && (holder < 0 || m_runAt[*w] < m_runAt[holder]))
+                    holder = *w;
+        return holder;
     }
 
     // What w's backward saves of its own run: its output, or extras such as a dropout mask.
@@ -613,6 +632,8 @@ private:
         if (!heldByStep(v))
             m_trace.freeValue(v);
         m_trace.freeCopy(v);
+        for (VertexIndex e : m_copiesReleasedBy[v])
+            m_trace.freeCopy(e);
         if (m_slicesLeft[v] == 0)  // P27: otherwise its slices hold it
             m_trace.freeGradient(v);
         m_trace.freeSaved(v);
@@ -701,6 +722,7 @@ private:
     std::vector<std::vector<int>> m_triggeredBy;  // per vertex: the segments its backward re-forwards (P9)
     std::vector<bool> m_unsaved;                     // savedBy known and empty (P7)
     std::vector<std::vector<VertexIndex>> m_lastSaverOf;  // per vertex: tensors P7 frees after its backward
+    std::vector<std::vector<VertexIndex>> m_copiesReleasedBy;  // per vertex: re-forward copies its backward frees (P32)
     const bool m_earlyStop;                          // P9: torch.utils.checkpoint stops its re-forward early
     const bool m_rootedExecutor;                     // P13: ckptx-torch's executor runs the plans
     const std::int64_t m_rngStateBytes;              // P22: stashed per checkpointed function

@@ -17,9 +17,10 @@ CKPTX = os.path.join(BIN, "ckptx")
 RTOL, ATOL = 1e-4, 1e-6
 
 
-def solve(graph, solver, plan):
-    options = ["--option", "time-limit=20"] if solver == "optimal" else []
-    subprocess.run([CKPTX, "solve", graph, "--solver", solver, *options, "-o", plan], check=True,
+def solve(graph, solver, plan, *options):
+    """`ckptx solve` with `options` (KEY=VALUE); the optimal solver stops within 20 s."""
+    arguments = [a for option in options + (("time-limit=20",) if solver == "optimal" else ()) for a in ("--option", option)]
+    subprocess.run([CKPTX, "solve", graph, "--solver", solver, *arguments, "-o", plan], check=True,
                    stdout=subprocess.DEVNULL)
 
 

@@ -1095,6 +1095,39 @@ private Q_SLOTS:
             QCOMPARE(p.phases[k].endBytes, q.phases[k].endBytes);
     }
 
+    // P32: a function {a} whose exits e1, e2 both read a, and e2 saves e1 too (y reads both, so the
+    // function returns e1, as a GRU's steps return each hidden state to a stack). e2's backward
+    // re-forwards the function, computing e1 and e2 again; the storage keeps the copy of e1 that e2's
+    // re-run saved until e2's backward ends, so it is live beside that backward's workspace. The
+    // copy of e2, which only y (outside the function) saved, goes when the re-forward returns.
+    void reforwardedExitSavedByAnotherExit()
+    {
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        const std::vector<std::tuple<std::string, std::int64_t, std::vector<std::string>>> vertices{
+            {"x", 1, {"a"}}, {"a", 100, {"e1", "e2"}}, {"e1", 10, {"e2"}}, {"e2", 20, {"y"}}, {"y", 1, {}}};
+        for (const auto& [id, bytes, savers] : vertices) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            v.savedBy = savers;
+            v.backwardWorkspaceBytes = id == "e2" ? 1000 : 0;
+            builder.addVertex(v);
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+                 {"x", "a"}, {"a", "e1"}, {"a", "e2"}, {"e1", "e2"}, {"e1", "y"}, {"e2", "y"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "e1", "e2", "y"}), MemoryModel::PyTorch, true);
+        // Phase 6, e2's backward: x, a, the gradients of e1 and e2, the copy of e1 and the workspace
+        // (without the rule 1131, no copy); its end holds a and the gradients of a and e1 alone.
+        const auto& live = p.phases[6].live;
+        QCOMPARE(p.phases[6].peakBytes, 1 + 100 + 10 + 20 + 10 + 1000);
+        QCOMPARE(std::count(live.begin(), live.end(), "copy:e1"), 1);
+        QCOMPARE(std::count(live.begin(), live.end(), "copy:e2"), 0);
+        QCOMPARE(p.phases[6].endBytes, 1 + 100 + 100 + 10);
+    }
+
     void workspaceRule_data()
     {
         QTest::addColumn<QString>("plan");
