@@ -1,5 +1,9 @@
 """Models this project had not seen (2026-11-27): a segmentation net with an aux head, a Conformer, a Mamba-style
-LM whose selective scan is a loop over time. For bench_acceptance.py --module (docs/BENCHMARKS.md, "P31")."""
+LM whose selective scan is a loop over time (docs/BENCHMARKS.md, "P31"); then a Llama-style LM, ShuffleNet-V2,
+ConvNeXt-T, a tagger on the built-in nn.LSTM and an MLP-Mixer (BENCHMARKS.md, "Never-seen models, second set").
+For bench_acceptance.py --module."""
+import math
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -128,3 +132,121 @@ class MambaLM(nn.Module):
 
 def mamba_lm():
     return MambaLM()
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def rotate(x, cos, sin):
+    x1, x2 = x[..., ::2], x[..., 1::2]
+    return torch.stack((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1).flatten(-2)
+
+
+class LlamaBlock(nn.Module):
+    def __init__(self, d, heads, hidden):
+        super().__init__()
+        self.heads = heads
+        self.attn_norm, self.ffn_norm = RMSNorm(d), RMSNorm(d)
+        self.wq, self.wk, self.wv, self.wo = (nn.Linear(d, d, bias=False) for _ in range(4))
+        self.w1, self.w3 = nn.Linear(d, hidden, bias=False), nn.Linear(d, hidden, bias=False)
+        self.w2 = nn.Linear(hidden, d, bias=False)
+
+    def forward(self, x, cos, sin, mask):
+        b, t, d = x.shape
+        h = self.attn_norm(x)
+        q, k, v = (w(h).view(b, t, self.heads, d // self.heads).transpose(1, 2) for w in (self.wq, self.wk, self.wv))
+        q, k = rotate(q, cos, sin), rotate(k, cos, sin)
+        att = (q @ k.transpose(-2, -1)) / math.sqrt(d // self.heads) + mask
+        y = (att.softmax(-1) @ v).transpose(1, 2).reshape(b, t, d)
+        x = x + self.wo(y)
+        h = self.ffn_norm(x)
+        return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
+
+
+class LlamaLM(nn.Module):
+    def __init__(self, vocab=2000, d=128, heads=4, layers=4, seq=128):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        self.blocks = nn.ModuleList(LlamaBlock(d, heads, 344) for _ in range(layers))
+        self.norm = RMSNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+        half = d // heads // 2
+        freqs = 1.0 / (10000 ** (torch.arange(half).float() / half))
+        angles = torch.outer(torch.arange(seq).float(), freqs)
+        self.register_buffer("cos", angles.cos(), persistent=False)
+        self.register_buffer("sin", angles.sin(), persistent=False)
+        self.register_buffer("mask", torch.full((seq, seq), float("-inf")).triu(1), persistent=False)
+
+    def forward(self, idx):
+        t = idx.shape[1]
+        x = self.embed(idx)
+        cos, sin, mask = self.cos[:t], self.sin[:t], self.mask[:t, :t]
+        for block in self.blocks:
+            x = block(x, cos, sin, mask)
+        return self.head(self.norm(x))
+
+
+def llama_lm():
+    torch.manual_seed(0)
+    return LlamaLM()
+
+
+def convnext_tiny():
+    return torchvision.models.convnext_tiny()
+
+
+def shufflenet():
+    return torchvision.models.shufflenet_v2_x1_0()
+
+
+class LSTMTagger(nn.Module):
+    def __init__(self, vocab=1000, d=64, hidden=128, tags=17):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        self.lstm = nn.LSTM(d, hidden, num_layers=2, bidirectional=True, dropout=0.1, batch_first=True)
+        self.head = nn.Linear(2 * hidden, tags)
+
+    def forward(self, idx):
+        return self.head(self.lstm(self.embed(idx))[0])
+
+
+def lstm_builtin():
+    torch.manual_seed(0)
+    return LSTMTagger()
+
+
+class MixerBlock(nn.Module):
+    def __init__(self, tokens, d):
+        super().__init__()
+        self.norm1, self.norm2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.token_mlp = nn.Sequential(nn.Linear(tokens, 2 * tokens), nn.GELU(), nn.Linear(2 * tokens, tokens))
+        self.channel_mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+    def forward(self, x):
+        x = x + self.token_mlp(self.norm1(x).transpose(1, 2)).transpose(1, 2)
+        return x + self.channel_mlp(self.norm2(x))
+
+
+class Mixer(nn.Module):
+    def __init__(self, patch=8, size=64, d=128, layers=4, classes=100):
+        super().__init__()
+        self.stem = nn.Conv2d(3, d, patch, patch)
+        tokens = (size // patch) ** 2
+        self.blocks = nn.Sequential(*[MixerBlock(tokens, d) for _ in range(layers)])
+        self.norm = nn.LayerNorm(d)
+        self.head = nn.Linear(d, classes)
+
+    def forward(self, x):
+        x = self.stem(x).flatten(2).transpose(1, 2)
+        return self.head(self.norm(self.blocks(x)).mean(1))
+
+
+def mixer():
+    return Mixer()

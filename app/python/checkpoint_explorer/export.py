@@ -287,9 +287,11 @@ def _checkpointed_forward_workspace(executor, meter, vertex, values):
 def _passed_gradient(executor, vertex, values):
     """The inputs whose gradient is the vertex's output gradient itself, the same tensor (P15), and
     those whose gradient is a slice of it, another tensor of the same storage (a concatenation's
-    backward; P27): an unmeasured run whose hooks keep each gradient alive, so that no address is
-    reused. A view of the whole (a reshape's) counts as the tensor itself; the first slice starts
-    where the whole does, and its size tells them apart."""
+    backward; P27), or a slice of a tensor of its size that the backward made before it sliced (a
+    concatenation whose output a channel shuffle transposed: ShuffleNet's blocks): an unmeasured run
+    whose hooks keep each gradient alive, so that no address is reused. A view of the whole (a
+    reshape's) counts as the tensor itself; the first slice starts where the whole does, and its
+    size tells them apart."""
     executor.run_statics(vertex)
     env = _fresh_inputs(executor.graph, vertex, values)
     inputs = dict(env)  # the run adds the vertex's exports to env
@@ -315,9 +317,15 @@ def _passed_gradient(executor, vertex, values):
             continue
         if any(grad.data_ptr() == g.data_ptr() and grad.numel() == g.numel() for g in own):
             passed.append(base)
-        elif any(_compat.storage_key(grad) == _compat.storage_key(g) for g in own):
+        elif any(_compat.storage_key(grad) == _compat.storage_key(g) for g in own) or _slices_a_copy(grad, own):
             sliced.append(base)
     return passed, sliced
+
+
+def _slices_a_copy(grad, own):
+    """`grad` is a slice of a tensor as large as one of the vertex's output gradients."""
+    whole = _compat.storage_bytes(grad)
+    return grad.numel() * grad.element_size() < whole and any(whole == _compat.storage_bytes(g) for g in own)
 
 
 COMPUTE_UNITS = {"flops": "flops", "time": "microseconds"}
