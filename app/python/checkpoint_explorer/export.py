@@ -138,12 +138,7 @@ def _last_readers(vertex_graph):
     """Per tensor vertices read (an input's base, or a static a vertex's op reads itself: an LSTM's
     transposed weights, read at every time step), the index of the last vertex that reads it."""
     last = {base: max(indices) for base, indices in vertex_graph.readers().items()}
-    ops = vertex_graph.program.ops
-    for v in vertex_graph.vertices:
-        for index in v.ops:
-            for ref in ops[index].tensor_refs():
-                if isinstance(ref, OutputRef) and ops[ref.op].static:
-                    last[ref] = v.index
+    last.update((ref, v.index) for ref, v in vertex_graph.last_static_readers().items())
     return last
 
 
@@ -151,10 +146,7 @@ def _accumulating(vertex_graph, vertex, last_readers):
     """What `vertex` reads whose gradient a step has already formed when `vertex`'s backward adds to
     it: what a later vertex reads too (P10: an input's gradient is formed at the backward of its
     topologically last reader; P20: a static's, held to its first reader's)."""
-    ops = vertex_graph.program.ops
-    refs = {base for _, base, _ in vertex_graph.reads(vertex)}
-    refs.update(ref for index in vertex.ops for ref in ops[index].tensor_refs()
-                if isinstance(ref, OutputRef) and ops[ref.op].static)
+    refs = {base for _, base, _ in vertex_graph.reads(vertex)} | vertex_graph.static_values_read_by(vertex)
     return sorted((ref for ref in refs if vertex_graph.info_of(ref).requires_grad
                    and vertex_graph.info_of(ref).floating and last_readers[ref] > vertex.index), key=repr)
 

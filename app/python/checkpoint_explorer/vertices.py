@@ -475,6 +475,22 @@ class VertexGraph:
                 else:
                     self.read_by_vertices.add(ref.op)
 
+    def static_values_read_by(self, vertex):
+        """The values of statics that `vertex`'s ops read themselves (an LSTM's transposed weights,
+        read at every time step), not through views it computes."""
+        ops = self.program.ops
+        return {ref for index in vertex.ops for ref in ops[index].tensor_refs()
+                if isinstance(ref, OutputRef) and ops[ref.op].static}
+
+    def last_static_readers(self):
+        """Static value -> the last vertex that reads it (static_values_read_by): its backward, the
+        first to run, forms the value's gradient (P20) and the others add into it (P31)."""
+        last = {}
+        for v in self.vertices:
+            for ref in self.static_values_read_by(v):
+                last[ref] = v
+        return last
+
     def statics_read_by(self, vertex, shared=False):
         """The static ops `vertex` reads, directly, through the views it computes or through other
         statics, in the program's order; with `shared`, also those through which the owners of the
@@ -533,12 +549,7 @@ class VertexGraph:
         holds several; none for a static made first, whose node runs after every vertex's backward)."""
         program = self.program
         first = self.first_reader
-        formed_at = {}  # static ref -> the vertex at whose backward its gradient is first formed
-        for v in self.vertices:
-            for index in v.ops:
-                for ref in program.ops[index].tensor_refs():
-                    if isinstance(ref, OutputRef) and program.ops[ref.op].static:
-                        formed_at[ref] = v  # vertices come in order: the last reader's backward runs first
+        formed_at = self.last_static_readers()  # static ref -> the vertex whose backward forms its gradient first
         for op in program.ops:
             if op.index in first:
                 for ref in op.tensor_refs():
