@@ -1,13 +1,22 @@
 """Models this project had not seen (2026-11-27): a segmentation net with an aux head, a Conformer, a Mamba-style
 LM whose selective scan is a loop over time (docs/BENCHMARKS.md, "P31"); then a Llama-style LM, ShuffleNet-V2,
-ConvNeXt-T, a tagger on the built-in nn.LSTM and an MLP-Mixer (BENCHMARKS.md, "Never-seen models, second set").
-For bench_acceptance.py --module."""
+ConvNeXt-T, a tagger on the built-in nn.LSTM and an MLP-Mixer (BENCHMARKS.md, "Never-seen models, second set");
+ResNeXt-50, EfficientNet-V2-S, a BERT-style encoder, a convolutional VAE and a wav2vec-style audio encoder (the
+third set). For bench_acceptance.py --module."""
 import math
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
+
+
+def _seeded(build):
+    """A factory that builds with torch's generator seeded, so every run starts from the same weights."""
+    def factory():
+        torch.manual_seed(0)
+        return build()
+    return factory
 
 
 def deeplab():
@@ -193,9 +202,7 @@ class LlamaLM(nn.Module):
         return self.head(self.norm(x))
 
 
-def llama_lm():
-    torch.manual_seed(0)
-    return LlamaLM()
+llama_lm = _seeded(LlamaLM)
 
 
 def convnext_tiny():
@@ -217,12 +224,11 @@ class FirstOutput(nn.Module):
         return self.inner(x)[0]
 
 
-def lstm_builtin():
-    """A bidirectional tagger on the built-in nn.LSTM (the tests' lstm_lm runs one direction)."""
-    torch.manual_seed(0)
-    return nn.Sequential(nn.Embedding(1000, 64),
-                         FirstOutput(nn.LSTM(64, 128, num_layers=2, bidirectional=True, dropout=0.1, batch_first=True)),
-                         nn.Linear(256, 17))
+# A bidirectional tagger on the built-in nn.LSTM (the tests' lstm_lm runs one direction).
+lstm_builtin = _seeded(lambda: nn.Sequential(
+    nn.Embedding(1000, 64),
+    FirstOutput(nn.LSTM(64, 128, num_layers=2, bidirectional=True, dropout=0.1, batch_first=True)),
+    nn.Linear(256, 17)))
 
 
 class MixerBlock(nn.Module):
@@ -253,3 +259,90 @@ class Mixer(nn.Module):
 
 def mixer():
     return Mixer()
+
+
+def resnext():
+    return torchvision.models.resnext50_32x4d()
+
+
+def efficientnet_v2():
+    return torchvision.models.efficientnet_v2_s()
+
+
+class BertLayer(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.out = nn.Linear(d, d)
+        self.norm1, self.norm2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.ff1, self.ff2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x, bias):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        att = self.drop(((q @ k.transpose(-1, -2)) / math.sqrt(d // self.heads) + bias).softmax(-1))
+        x = self.norm1(x + self.drop(self.out((att @ v).transpose(1, 2).reshape(b, t, d))))
+        return self.norm2(x + self.drop(self.ff2(F.gelu(self.ff1(x)))))
+
+
+class Bert(nn.Module):
+    def __init__(self, vocab=3000, d=128, heads=4, layers=4, seq=128):
+        super().__init__()
+        self.tok, self.pos, self.typ = nn.Embedding(vocab, d), nn.Embedding(seq, d), nn.Embedding(2, d)
+        self.norm = nn.LayerNorm(d)
+        self.layers = nn.ModuleList(BertLayer(d, heads) for _ in range(layers))
+        self.pool = nn.Linear(d, d)
+        self.cls = nn.Linear(d, 2)
+
+    def forward(self, ids, types):
+        t = ids.shape[1]
+        x = self.norm(self.tok(ids) + self.pos.weight[:t] + self.typ(types))
+        bias = torch.zeros(ids.shape[0], 1, 1, t)
+        for layer in self.layers:
+            x = layer(x, bias)
+        return self.cls(torch.tanh(self.pool(x[:, 0])))
+
+
+bert = _seeded(Bert)
+
+
+class VAE(nn.Module):
+    def __init__(self, z=64):
+        super().__init__()
+        self.enc = nn.Sequential(nn.Conv2d(3, 32, 4, 2, 1), nn.ReLU(), nn.Conv2d(32, 64, 4, 2, 1), nn.ReLU(),
+                                 nn.Conv2d(64, 128, 4, 2, 1), nn.ReLU(), nn.Flatten())
+        self.mu, self.logvar = nn.Linear(128 * 8 * 8, z), nn.Linear(128 * 8 * 8, z)
+        self.dec_in = nn.Linear(z, 128 * 8 * 8)
+        self.dec = nn.Sequential(nn.ConvTranspose2d(128, 64, 4, 2, 1), nn.ReLU(), nn.ConvTranspose2d(64, 32, 4, 2, 1),
+                                 nn.ReLU(), nn.ConvTranspose2d(32, 3, 4, 2, 1), nn.Sigmoid())
+
+    def forward(self, x):
+        h = self.enc(x)
+        mu, logvar = self.mu(h), self.logvar(h)
+        z = mu + torch.randn_like(mu) * torch.exp(0.5 * logvar)
+        return self.dec(self.dec_in(z).view(-1, 128, 8, 8)), mu, logvar
+
+
+vae = _seeded(VAE)
+
+
+class Wav2Vec(nn.Module):
+    def __init__(self, d=256, layers=2):
+        super().__init__()
+        convs = [nn.Conv1d(1, 128, 10, 5), nn.GroupNorm(128, 128), nn.GELU()]
+        for k in (3, 3, 3, 3, 2, 2):
+            convs += [nn.Conv1d(128, 128, k, 2), nn.GELU()]
+        self.features = nn.Sequential(*convs)
+        self.proj = nn.Linear(128, d)
+        layer = nn.TransformerEncoderLayer(d, 4, 4 * d, dropout=0.1, activation="gelu", batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers)
+        self.head = nn.Linear(d, 32)
+
+    def forward(self, wave):
+        x = self.features(wave.unsqueeze(1)).transpose(1, 2)
+        return self.head(self.encoder(self.proj(x)))
+
+
+wav2vec = _seeded(Wav2Vec)

@@ -1,9 +1,11 @@
 """`python3 -m checkpoint_explorer export`: a model with token inputs exports and `ckptx` reads it; bad
 input gives exit 1, one line naming the file and the problem, and no output file. apply_plan refuses a
 plan made for another model."""
+import copy
 import json
 import os
 import pickle
+import random
 import subprocess
 import sys
 import unittest
@@ -13,7 +15,7 @@ import torchvision
 
 import support
 import models
-from checkpoint_explorer import PlanError, apply_plan, export_graph
+from checkpoint_explorer import PlanError, apply_plan, export_graph, profiler
 from checkpoint_explorer.cli import make_inputs
 from checkpoint_explorer.memory import TransientMeter
 from checkpoint_explorer.program import record
@@ -104,6 +106,32 @@ class Cli(unittest.TestCase):
         out = next(v for v in graph["vertices"] if v["id"] == "1")
         self.assertEqual(out["op"], "aten::cat+aten::clone")
         self.assertEqual(out["slices_gradient_to"], ["1.branch2.6"])
+
+    def test_a_regular_step_that_is_not_reproducible_is_named(self):
+        # torch 1.13's CPU gelu_backward reads a transposed gradient wrongly (garbage, sometimes NaN):
+        # a wav2vec feature extractor's planned and regular steps then "differ" whatever the plan. The
+        # profile repeats the regular step from the same weights and seed and says when it differs too.
+        # A stand-in for the kernel: a step scaled by a number no seed fixes.
+        model, x = torch.nn.Linear(4, 4), torch.randn(3, 4)
+        state = copy.deepcopy(model.state_dict())
+
+        class Scaled(torch.nn.Module):
+            def __init__(self, noisy):
+                super().__init__()
+                self.noisy = noisy
+
+            def forward(self, t):
+                return model(t) * (random.random() if self.noisy else 1.0)
+
+        for noisy in (True, False):
+            regular = Scaled(noisy)
+            profiler._step(regular, model, (x,), "regular")
+            said = profiler._unreproducible(regular, model, (x,), state, "cpu")
+            with self.subTest(noisy=noisy):
+                if noisy:
+                    self.assertIn("weight: gradients differ (max |second - first|", said)
+                else:
+                    self.assertIsNone(said)
 
     def test_inplace_dropout_mask_is_a_saved_extra(self):
         # Dropout(inplace=True) draws its mask from empty_like(x) and then multiplies x by it in place:

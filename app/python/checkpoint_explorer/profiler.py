@@ -125,14 +125,30 @@ def _same_gradient(regular, planned):
     return torch.allclose(planned, regular, rtol=RTOL, atol=ATOL)
 
 
-def _first_difference(reference, planned):
-    for (name, a), (_, b) in zip(reference.named_parameters(), planned.named_parameters()):
-        if (a.grad is None) != (b.grad is None):
-            return f"{name}: gradient missing in the {'planned' if b.grad is None else 'regular'} step"
-        if a.grad is not None and not _same_gradient(a.grad, b.grad):
-            return (f"{name}: gradients differ (max |planned - regular| = {float((b.grad - a.grad).abs().max()):.3g}, "
-                    f"relative norm {_relative_difference(a.grad, b.grad):.3g})")
+def _first_difference(reference, planned, names=("regular", "planned")):
+    """The first parameter whose gradient differs between two (name, gradient) lists, said; or None."""
+    for (name, a), (_, b) in zip(reference, planned):
+        if (a is None) != (b is None):
+            return f"{name}: gradient missing in the {names[1] if b is None else names[0]} step"
+        if a is not None and not _same_gradient(a, b):
+            return (f"{name}: gradients differ (max |{names[1]} - {names[0]}| = {float((b - a).abs().max()):.3g}, "
+                    f"relative norm {_relative_difference(a, b):.3g})")
     return None
+
+
+def _gradients(model):
+    return [(name, None if p.grad is None else p.grad.detach().clone()) for name, p in model.named_parameters()]
+
+
+def _unreproducible(regular, model, inputs, state, device):
+    """Where the regular step's gradients differ from a second regular step's, from the same weights
+    and seed, said (torch 1.13's CPU gelu_backward reads a transposed gradient wrongly: a GELU before
+    a transpose, as a wav2vec feature extractor has); None where they agree."""
+    first = _gradients(model)
+    model.load_state_dict(state)
+    torch.manual_seed(0)
+    _step(regular, model, inputs, "regular", device=device)
+    return _first_difference(first, _gradients(model), ("first", "second"))
 
 
 HISTORY_ENTRIES = 1_000_000
@@ -201,7 +217,13 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
                              "forward_ms": statistics.median(t.forward_ms for t in times[name]),
                              "step_ms_all": [t.step_ms for t in times[name]],
                              "phases": listed}
-    mismatch = _first_difference(reference_model, planned_model)
+    mismatch = _first_difference(_gradients(reference_model), _gradients(planned_model))
+    if mismatch is not None:
+        unreproducible = _unreproducible(regular, reference_model, inputs, state, device)
+        if unreproducible is not None:
+            mismatch += (f"; but two regular steps from the same weights and seed differ too ({unreproducible}): "
+                         f"torch {torch.__version__} does not compute this model's gradients reproducibly, so no plan "
+                         "can be checked against them")
     with open(plan_path, encoding="utf-8") as f:
         checkpoints = set(json.load(f)["checkpoints"])
     checkpoints.update(ids[i] for i in vertex_graph.sinks)
