@@ -21,6 +21,19 @@ std::int64_t metadataBytes(const Graph& graph, const std::string& key)
     return std::stoll(it->second);
 }
 
+// Per vertex, the vertices in its `savedBy` (ids the graph does not have are left out): resolved once
+// per simulation for P7, P9 and P32, which each walk them.
+std::vector<std::vector<VertexIndex>> resolvedSavers(const Graph& graph)
+{
+    std::vector<std::vector<VertexIndex>> savers(graph.vertexCount());
+    for (VertexIndex u = 0; u < graph.vertexCount(); ++u)
+        if (const auto& ids = graph.vertex(u).savedBy)
+            for (const std::string& id : *ids)
+                if (auto w = graph.find(id))
+                    savers[u].push_back(*w);
+    return savers;
+}
+
 class PlanSimulation {
 public:
     PlanSimulation(const Graph& graph, const PlanEvaluation& plan, MemoryModel model, bool recordLive)
@@ -34,6 +47,7 @@ public:
           m_memberIndex(graph.vertexCount(), -1), m_reforwarded(m_plan.segments.size(), false),
           m_unsaved(graph.vertexCount(), false),
           m_lastSaverOf(graph.vertexCount()), m_copiesReleasedBy(graph.vertexCount()),
+          m_saversOf(model == MemoryModel::PyTorch ? resolvedSavers(graph) : std::vector<std::vector<VertexIndex>>{}),
           m_earlyStop(m_checkpointFunctions && stopsReforwardsEarly(graph)),
           m_rootedExecutor(model == MemoryModel::PyTorch && runsRootedExecutor(graph)),
           m_rngStateBytes(m_checkpointFunctions ? metadataBytes(graph, "checkpoint_rng_state_bytes") : 0),
@@ -182,9 +196,9 @@ private:
                 if (first < 0 || m_runAt[w] < m_runAt[first])
                     first = w;
             };
-            for (const std::string& id : *savers)
-                if (auto w = m_graph.find(id); w && (!besideFunctions || m_functionOf[*w] < 0))
-                    holder(*w);
+            for (VertexIndex w : m_saversOf[u])
+                if (!besideFunctions || m_functionOf[w] < 0)
+                    holder(w);
             for (int s : entered[u])
                 if (m_release[s] >= 0)
                     holder(m_release[s]);
@@ -308,11 +322,10 @@ private:
     VertexIndex copyHolder(int s, VertexIndex e, int last) const
     {
         VertexIndex holder = -1;
-        if (const auto& savers = m_graph.vertex(e).savedBy)
-            for (const std::string& id : *savers)
-                if (auto w = m_graph.find(id); w && m_functionOf[*w] == s && m_graph.topologicalPosition(*w) <= last
-                                                 && (holder < 0 || m_runAt[*w] < m_runAt[holder]))
-                    holder = *w;
+        for (VertexIndex w : m_saversOf[e])
+            if (m_functionOf[w] == s && m_graph.topologicalPosition(w) <= last
+                && (holder < 0 || m_runAt[w] < m_runAt[holder]))
+                holder = w;
         return holder;
     }
 
@@ -327,14 +340,11 @@ private:
     {
         bool known = true;
         for (VertexIndex u = 0; u < m_graph.vertexCount(); ++u) {
-            const auto& savers = m_graph.vertex(u).savedBy;
-            known = known && (savers.has_value() || u == m_graph.source() || m_graph.vertex(u).isVirtual);
-            if (savers)
-                for (const std::string& id : *savers)
-                    if (auto w = m_graph.find(id)) {
-                        m_saves[*w] = true;
-                        m_savesOwnOutput[u] = m_savesOwnOutput[u] || *w == u;
-                    }
+            known = known && (m_graph.vertex(u).savedBy.has_value() || u == m_graph.source() || m_graph.vertex(u).isVirtual);
+            for (VertexIndex w : m_saversOf[u]) {
+                m_saves[w] = true;
+                m_savesOwnOutput[u] = m_savesOwnOutput[u] || w == u;
+            }
             m_saves[u] = m_saves[u] || m_graph.vertex(u).savedBytes > 0 || m_graph.vertex(u).savesOther;
         }
         m_triggeredBy.assign(m_graph.vertexCount(), {});
@@ -723,6 +733,7 @@ private:
     std::vector<bool> m_unsaved;                     // savedBy known and empty (P7)
     std::vector<std::vector<VertexIndex>> m_lastSaverOf;  // per vertex: tensors P7 frees after its backward
     std::vector<std::vector<VertexIndex>> m_copiesReleasedBy;  // per vertex: re-forward copies its backward frees (P32)
+    const std::vector<std::vector<VertexIndex>> m_saversOf;    // per vertex: its savedBy, resolved (pytorch model)
     const bool m_earlyStop;                          // P9: torch.utils.checkpoint stops its re-forward early
     const bool m_rootedExecutor;                     // P13: ckptx-torch's executor runs the plans
     const std::int64_t m_rngStateBytes;              // P22: stashed per checkpointed function

@@ -137,7 +137,8 @@ def _first_difference(reference, planned, names=("regular", "planned")):
 
 
 def _gradients(model):
-    return [(name, None if p.grad is None else p.grad.detach().clone()) for name, p in model.named_parameters()]
+    """(name, gradient) per parameter: the tensors themselves, which a next step replaces, not updates."""
+    return [(name, p.grad) for name, p in model.named_parameters()]
 
 
 def _unreproducible(regular, model, inputs, state, device):
