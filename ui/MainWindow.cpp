@@ -19,7 +19,10 @@
 #include "MemoryTimelineBuilder.h"
 #include "TreeDisplayBuilder.h"
 #include "VertexTableModel.h"
+#include "graph/GraphError.h"
 #include "io/PlanJson.h"
+#include "io/TextFile.h"
+#include "io/TraceJson.h"
 #include "theory/DivisionTree.h"
 #include "theory/PlanEvaluation.h"
 #include "util/Units.h"
@@ -276,6 +279,12 @@ void MainWindow::createMenus()
         if (!path.isEmpty())
             openMemorySnapshot(path);
     })->setObjectName(QStringLiteral("openSnapshotAction"));
+    file->addAction(tr("Open profile &trace…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open profile trace"), QString(),
+                                                          tr("Profile traces (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            openProfileTrace(path);
+    })->setObjectName(QStringLiteral("openTraceAction"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     QMenu* examples = file->addMenu(tr("&Examples"));
     const QDir exampleDir(QStringLiteral(":/examples"));
@@ -370,15 +379,17 @@ DagView* MainWindow::dagView() const
 void MainWindow::onGraphChanged()
 {
     const auto graph = m_document->graph();
+    // Plans and measurements of the old graph go first: setting the panels' graphs redraws the chart.
     m_plan.reset();
+    m_profiler->cancel();
+    m_measured.reset();
+    m_profiledPlan.reset();
     m_vertexModel->setGraph(graph);
     m_vertexTable->resizeColumnsToContents();
     m_dagPanel->setGraph(graph);
     m_solvers->setGraph(graph);
     m_pareto->setGraph(graph);
     m_sweep->setSweep(std::nullopt);
-    m_profiler->cancel();
-    m_measured.reset();
     m_profileResult->hide();
     m_memory->setTimelines({});
     setDivisionTree(makeTreeDisplay(*graph, DivisionTree::build(*graph)));
@@ -442,10 +453,17 @@ void MainWindow::updateMemoryChart()
     std::vector<const Plan*> plans = m_solvers->selectedPlans();
     if (plans.empty() && m_plan)
         plans.push_back(&*m_plan);
+    // The measured line beside the prediction of the plan it measured.
+    if (m_measured && m_profiledPlan &&
+        std::none_of(plans.begin(), plans.end(), [this](const Plan* p) {
+            return p->evaluation.checkpoints == m_profiledPlan->evaluation.checkpoints;
+        }))
+        plans.push_back(&*m_profiledPlan);
     std::vector<MemoryTimeline> timelines;
     if (graph)
         for (const Plan* plan : plans)
-            timelines.push_back(makeMemoryTimeline(*graph, *plan, MemoryModel(m_memoryModel->currentData().toInt())));
+            timelines.push_back(makeMemoryTimeline(*graph, *plan, MemoryModel(m_memoryModel->currentData().toInt()),
+                                                   m_measured ? m_measured->count : MemoryCount::Requested));
     if (m_measured)
         timelines.push_back(m_measured->measured);
     m_memory->setTimelines(std::move(timelines));
@@ -527,7 +545,9 @@ void MainWindow::onProfileFinished(const std::optional<ProfileTrace>& trace, con
 {
     showToolRunning(false);
     QString problem = error;
-    if (trace) {
+    if (trace && !m_profiledPlan && problem.isEmpty())
+        problem = tr("another graph was opened while it ran");
+    else if (trace && m_profiledPlan) {
         try {
             m_measured = makeMeasuredOverlay(*m_document->graph(), *m_profiledPlan, *trace);
         } catch (const std::invalid_argument& e) {
@@ -542,14 +562,19 @@ void MainWindow::onProfileFinished(const std::optional<ProfileTrace>& trace, con
             showError(tr("Profile failed"), problem);
         return;
     }
+    showMeasured(*trace);
+}
+
+void MainWindow::showMeasured(const ProfileTrace& trace)
+{
     QString text = tr("Measured (%1, %2 iteration(s)) vs predicted — %3")
-                       .arg(QString::fromStdString(trace->device))
-                       .arg(trace->iterations)
+                       .arg(QString::fromStdString(trace.device))
+                       .arg(trace.iterations)
                        .arg(describeErrors(m_measured->errors));
     if (m_measured->stepTime)
         text += QStringLiteral("<br>") + describeStepTime(*m_measured->stepTime);
-    if (!trace->fromSnapshot() && !trace->gradientsMatch)
-        text += tr("<br><b>Gradients differ</b>: %1").arg(QString::fromStdString(trace->mismatch).toHtmlEscaped());
+    if (!trace.fromSnapshot() && !trace.gradientsMatch)
+        text += tr("<br><b>Gradients differ</b>: %1").arg(QString::fromStdString(trace.mismatch).toHtmlEscaped());
     m_profileResult->setText(text);
     m_profileResult->show();
     if (auto* dock = findChild<QDockWidget*>(QStringLiteral("memoryDock")))
@@ -562,6 +587,32 @@ void MainWindow::openMemorySnapshot(const QString& path)
     m_profiledPlan = m_plan;  // markers are drawn over the plan shown now
     showToolRunning(true);
     m_snapshotOpener->start(path, m_document->graph());
+}
+
+bool MainWindow::openProfileTrace(const QString& path)
+{
+    const Graph* graph = m_document->graph().get();
+    if (!graph) {
+        showError(tr("Profile trace"), tr("%1: open the graph the trace was profiled on first.").arg(path));
+        return false;
+    }
+    try {
+        const ProfileTrace trace = parseTraceJson(readInputFile(path.toStdString()), path.toStdString());
+        if (trace.checkpoints.empty())
+            throw std::invalid_argument("the trace lists no plan (\"checkpoints\")");
+        Plan plan;
+        plan.solver = QFileInfo(path).completeBaseName().toStdString();
+        plan.evaluation = evaluateIds(*graph, trace.checkpoints);
+        m_measured = makeMeasuredOverlay(*graph, plan, trace);
+        m_profiledPlan = plan;
+        showMeasured(trace);
+        return true;
+    } catch (const GraphError& e) {
+        showError(tr("Profile trace"), QString::fromStdString(e.what()));
+    } catch (const std::exception& e) {
+        showError(tr("Profile trace"), tr("%1: %2").arg(path, QString::fromStdString(e.what())));
+    }
+    return false;
 }
 
 void MainWindow::onSnapshotRead(const std::optional<ProfileTrace>& trace, const QString& error)

@@ -73,6 +73,10 @@ public:
     // markers for this graph it is drawn over the current plan's predictions like a profile,
     // otherwise its allocated bytes over time open in a window (snapshotChart()).
     void openMemorySnapshot(const QString& path);
+    // File ▸ Open profile trace…: a trace `python3 -m checkpoint_explorer profile` (or ckptx-torch)
+    // wrote where the model trains, a GPU included, drawn over the prediction of the plan it lists;
+    // false, with an error dialog naming the file, when it cannot be read or is not of this graph.
+    bool openProfileTrace(const QString& path);
     SnapshotOpener* snapshotOpener() const { return m_snapshotOpener; }
     SnapshotTimelineChart* snapshotChart() const { return m_snapshotChart; }
 
@@ -116,6 +120,8 @@ private:
     void onImported(const QString& graphFile, const QString& error);
     void showToolRunning(bool running);
     void onProfileFinished(const std::optional<ProfileTrace>& trace, const QString& error);
+    // The measured overlay (m_measured) in the memory dock, with its errors and step time.
+    void showMeasured(const ProfileTrace& trace);
     void onSnapshotRead(const std::optional<ProfileTrace>& trace, const QString& error);
     void showError(const QString& title, const QString& message);
     void exportWith(const QString& title, const QString& filter, const std::function<bool(const QString&, QString*)>& write);

@@ -7,8 +7,9 @@ namespace ckpt::ui {
 MeasuredOverlay makeMeasuredOverlay(const Graph& graph, const Plan& plan, const ProfileTrace& trace)
 {
     MeasuredOverlay overlay;
+    overlay.count = traceMemoryCount(trace);
     for (MemoryModel model : allMemoryModels()) {
-        const MemoryProfile predicted = simulateMemory(graph, plan, model, false);
+        const MemoryProfile predicted = simulateMemory(graph, plan, model, false, overlay.count);
         overlay.errors.push_back({model, compareWithTrace(graph, predicted, trace, trace.checkpointed)});
     }
     overlay.stepTime = compareStepTime(trace, planRecompute(graph, plan).recomputeOverhead());

@@ -24,6 +24,7 @@ struct MeasuredOverlay {
     MemoryTimeline measured;          // on the simulators' phase index, bytes as TraceComparison counts them
     std::vector<ModelError> errors;   // one per memory model
     std::optional<StepTimeComparison> stepTime;  // when the trace timed the regular step's forward
+    MemoryCount count = MemoryCount::Requested;  // how the trace counts (a CUDA profile: the allocator's blocks)
 };
 
 // Throws std::invalid_argument when the trace is not of this graph.

@@ -18,14 +18,18 @@ QString memoryModelCounts(MemoryModel model)
     return {};
 }
 
-MemoryTimeline makeMemoryTimeline(const Graph& graph, const Plan& plan, MemoryModel model)
+MemoryTimeline makeMemoryTimeline(const Graph& graph, const Plan& plan, MemoryModel model, MemoryCount count)
 {
     // The names live at each peak are a tooltip's: on big graphs they would cost O(phases × live).
-    const MemoryProfile profile = simulateMemory(graph, plan, model, graph.vertexCount() <= kLiveNamesUpTo);
+    const MemoryProfile profile = simulateMemory(graph, plan, model, graph.vertexCount() <= kLiveNamesUpTo, count);
     const int n = graph.vertexCount() - 1;
     MemoryTimeline t;
     t.label = QStringLiteral("%1 · %2").arg(QString::fromStdString(plan.solver), QString::fromStdString(memoryModelName(model)));
     t.counts = memoryModelCounts(model);
+    if (count == MemoryCount::CudaBlocks && model == MemoryModel::PyTorch) {
+        t.label += QObject::tr(" · CUDA blocks");
+        t.counts += QObject::tr(", each in the block PyTorch's CUDA caching allocator hands out");
+    }
     for (const PhaseMemory& phase : profile.phases) {
         t.endBytes.push_back(phase.endBytes);
         t.peakBytes.push_back(phase.peakBytes);

@@ -15,6 +15,8 @@ QString memoryModelCounts(MemoryModel model);
 
 // The tensors live at each phase's peak are listed for graphs of at most this many vertices.
 constexpr int kLiveNamesUpTo = 2000;
-MemoryTimeline makeMemoryTimeline(const Graph& graph, const Plan& plan, MemoryModel model);
+// `count`: CudaBlocks beside a CUDA profile's measured line (rule A1), which counts whole blocks.
+MemoryTimeline makeMemoryTimeline(const Graph& graph, const Plan& plan, MemoryModel model,
+                                  MemoryCount count = MemoryCount::Requested);
 
 }  // namespace ckpt::ui

@@ -68,7 +68,7 @@ std::optional<QSize> parseSize(const QString& text)
 // --screenshot: lay the graph out, run the solvers, show a plan (one with a sweep when there is
 // one) and the budget sweep, render each view; then select an IS in the tree and render the highlighted DAG.
 int takeScreenshots(ckpt::ui::MainWindow& window, const QString& dir, const QStringList& solvers,
-                    const ckpt::ui::ProfileRequest& profile, const QString& snapshot)
+                    const ckpt::ui::ProfileRequest& profile, const QString& snapshot, const QString& trace)
 {
     window.dagPanel()->waitForLayout();
     if (window.document()->graph()) {
@@ -88,6 +88,8 @@ int takeScreenshots(ckpt::ui::MainWindow& window, const QString& dir, const QStr
         window.openMemorySnapshot(snapshot);
         window.snapshotOpener()->waitForFinished();
     }
+    if (!trace.isEmpty() && !window.openProfileTrace(trace))
+        return 1;
     QApplication::processEvents();
     QString error;
     bool ok = window.saveScreenshots(dir, &error);
@@ -149,10 +151,15 @@ int main(int argc, char** argv)
                                       QStringLiteral("With --screenshot: open this PyTorch memory snapshot "
                                                      "(File ▸ Open memory snapshot…) before rendering."),
                                       QStringLiteral("SNAPSHOT.pickle"));
+    QCommandLineOption profileTrace(QStringLiteral("trace"),
+                                    QStringLiteral("With --screenshot: open this profile trace "
+                                                   "(File ▸ Open profile trace…) before rendering."),
+                                    QStringLiteral("TRACE.json"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window's size (e.g. 1366x768)."),
                             QStringLiteral("WxH"));
     parser.addOption(screenshot);
     parser.addOption(memorySnapshot);
+    parser.addOption(profileTrace);
     parser.addOption(size);
     parser.addOption(solvers);
     parser.addOption(profile);
@@ -186,9 +193,9 @@ int main(int argc, char** argv)
         // Let the window lay itself out before grabbing it.
         ckpt::ui::ProfileRequest request{parser.value(profile), parser.value(input)};
         request.python = parser.value(python);
-        const QString snapshot = parser.value(memorySnapshot);
-        QTimer::singleShot(200, &window, [&window, dir, names, request, snapshot] {
-            QApplication::exit(takeScreenshots(window, dir, names, request, snapshot));
+        const QString snapshot = parser.value(memorySnapshot), trace = parser.value(profileTrace);
+        QTimer::singleShot(200, &window, [&window, dir, names, request, snapshot, trace] {
+            QApplication::exit(takeScreenshots(window, dir, names, request, snapshot, trace));
         });
     }
     return app.exec();

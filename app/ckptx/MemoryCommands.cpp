@@ -149,7 +149,7 @@ nlohmann::json comparisonJson(const ckpt::TraceComparison& c)
 
 int runSimulate(const std::vector<std::string>& argv)
 {
-    Args args(argv, {"--plan", "--model", "--trace", "--step"}, {"--json", "--csv"});
+    Args args(argv, {"--plan", "--model", "--trace", "--step", "--allocator"}, {"--json", "--csv"});
     args.expectPositional({"GRAPH"});
     if (args.flag("--json") && args.flag("--csv"))
         throw UsageError("--json and --csv exclude each other");
@@ -161,8 +161,18 @@ int runSimulate(const std::vector<std::string>& argv)
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
-    const auto profile = ckpt::simulateMemory(graph, plan, model);
     const auto measured = measuredStep(args);
+    ckpt::MemoryCount count = measured ? ckpt::traceMemoryCount(measured->trace) : ckpt::MemoryCount::Requested;
+    if (const auto allocator = args.option("--allocator")) {
+        try {
+            count = ckpt::parseMemoryCount(*allocator);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(e.what());
+        }
+        if (count == ckpt::MemoryCount::CudaBlocks && (model != ckpt::MemoryModel::PyTorch || plan.schedule))
+            throw UsageError("--allocator cuda needs --model pytorch and a checkpoint plan (not a schedule)");
+    }
+    const auto profile = ckpt::simulateMemory(graph, plan, model, true, count);
     std::optional<ckpt::TraceComparison> comparison;
     std::optional<ckpt::StepTimeComparison> stepTime;
     if (measured) {
@@ -175,6 +185,7 @@ int runSimulate(const std::vector<std::string>& argv)
         for (const auto& p : profile.phases)
             phases.push_back({{"index", p.index}, {"end_bytes", p.endBytes}, {"peak_bytes", p.peakBytes}, {"live", p.live}});
         nlohmann::json out = {{"model", ckpt::memoryModelName(model)},
+                              {"allocator", ckpt::memoryCountName(count)},
                               {"peak_bytes", profile.peakBytes},
                               {"peak_phase", profile.peakPhase},
                               {"phases", phases}};
@@ -197,7 +208,8 @@ int runSimulate(const std::vector<std::string>& argv)
             std::cout << p.index << "," << p.endBytes << "," << p.peakBytes << ",\"" << joined(p.live, ';') << "\"\n";
         return Ok;
     }
-    std::cout << "model " << ckpt::memoryModelName(model) << ": peak " << profile.peakBytes << " bytes at phase "
+    std::cout << "model " << ckpt::memoryModelName(model)
+              << (count == ckpt::MemoryCount::CudaBlocks ? " (CUDA caching allocator's blocks)" : "") << ": peak " << profile.peakBytes << " bytes at phase "
               << profile.peakPhase << "\n";
     if (comparison)
         std::cout << "vs trace: mean |error| " << std::fixed << std::setprecision(2) << comparison->meanAbsErrorPercent
@@ -222,10 +234,11 @@ const CommandRegistration compare{{"compare", "compare GRAPH [--solvers a,b,...]
                                    "model, recomputation, solve time",
                                    &runCompare}};
 const CommandRegistration simulate{{"simulate", "simulate GRAPH --plan PLAN.json --model chen|pytorch [--trace TRACE.json "
-                                    "[--step checkpointed|regular]] [--json|--csv]",
+                                    "[--step checkpointed|regular]] [--allocator requested|cuda] [--json|--csv]",
                                     "memory per training phase (end, peak, live at the peak) of a saved plan; "
                                     "with --trace, the error against a profile trace and, for the checkpointed step, its "
-                                    "predicted against its measured time (docs/MEMORY-MODEL.md)",
+                                    "predicted against its measured time; --allocator cuda counts the CUDA caching allocator's blocks, as "
+                                    "torch.cuda.memory_allocated() does (the default with a CUDA profile's trace; docs/MEMORY-MODEL.md)",
                                     &runSimulate}};
 
 }  // namespace

@@ -106,6 +106,8 @@ private:
         if (action == "alloc" || action == "free_requested") {
             event.action = action == "alloc" ? SnapshotEvent::Action::Alloc : SnapshotEvent::Action::Free;
             event.size = size(entry, "size", path);
+            if (m_doc.member(entry, "addr"))
+                event.address = member(entry, "addr", Kind::Int, path).integer;
         } else if (action == "oom") {
             event.action = SnapshotEvent::Action::Oom;
             event.size = size(entry, "size", path);
@@ -150,18 +152,27 @@ private:
             const PickleValue& segment = expect(item(segments, s, "segments"), Kind::Dict, path);
             DeviceHistory& history = device(snapshot, member(segment, "device", Kind::Int, path), path + "/device");
             const PickleValue& blocks = member(segment, "blocks", Kind::List, path);
+            SnapshotSegment layout;
+            const PickleValue* type = m_doc.member(segment, "segment_type");
+            layout.large = type && type->kind == Kind::String && type->text == "large";
+            bool addressed = true;
             for (std::size_t b = 0; b < blocks.items.size(); ++b) {
                 const std::string at = path + "/blocks/" + std::to_string(b);
                 const PickleValue& block = expect(item(blocks, b, path), Kind::Dict, at);
-                if (member(block, "state", Kind::String, at).text != "active_allocated")
-                    continue;
+                const bool allocated = member(block, "state", Kind::String, at).text == "active_allocated";
                 // The history's entries carry requested sizes (torch/csrc/cuda/CUDACachingAllocator.cpp
                 // records orig_size); a block's "size" also holds its rounding and any unsplit rest.
                 const char* key = m_doc.member(block, "requested_size") ? "requested_size" : "size";
-                const std::int64_t bytes = size(block, key, at);
-                if (__builtin_add_overflow(history.allocatedAtDump, bytes, &history.allocatedAtDump))
+                const std::int64_t requested = size(block, key, at);
+                addressed = addressed && m_doc.member(block, "address");
+                if (addressed)
+                    layout.blocks.push_back({member(block, "address", Kind::Int, at).integer, size(block, "size", at),
+                                             requested, allocated});
+                if (allocated && __builtin_add_overflow(history.allocatedAtDump, requested, &history.allocatedAtDump))
                     fail(block, at, "allocated bytes overflow 64 bits");
             }
+            if (addressed && !layout.blocks.empty())
+                history.segments.push_back(std::move(layout));
         }
     }
 

@@ -23,6 +23,15 @@ inline const std::vector<MemoryModel>& allMemoryModels()
     return models;
 }
 
+// What the phases count: the bytes tensors request (every CPU measure, a memory snapshot's history),
+// or the blocks of PyTorch's CUDA caching allocator, as torch.cuda.memory_allocated() does (rule A1;
+// the pytorch model's checkpoint plans: memory/CudaStepMemory.h).
+enum class MemoryCount { Requested, CudaBlocks };
+
+std::string memoryCountName(MemoryCount count);
+// "requested" or "cuda"; throws std::invalid_argument naming the choices otherwise.
+MemoryCount parseMemoryCount(const std::string& name);
+
 struct PhaseMemory {
     int index = 0;
     std::int64_t endBytes = 0;   // live at the end of the phase

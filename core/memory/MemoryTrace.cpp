@@ -1,5 +1,7 @@
 #include "memory/MemoryTrace.h"
 
+#include "memory/CudaCachingAllocator.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -17,6 +19,20 @@ MemoryModel parseMemoryModel(const std::string& name)
     if (name == "pytorch")
         return MemoryModel::PyTorch;
     throw std::invalid_argument("unknown memory model \"" + name + "\" (known: chen, pytorch)");
+}
+
+std::string memoryCountName(MemoryCount count)
+{
+    return count == MemoryCount::Requested ? "requested" : "cuda";
+}
+
+MemoryCount parseMemoryCount(const std::string& name)
+{
+    if (name == "requested")
+        return MemoryCount::Requested;
+    if (name == "cuda")
+        return MemoryCount::CudaBlocks;
+    throw std::invalid_argument("unknown allocator \"" + name + "\" (known: requested, cuda)");
 }
 
 MemoryTrace::MemoryTrace(const Graph& graph, bool recordLive)
@@ -54,6 +70,12 @@ void MemoryTrace::alloc(int item, std::int64_t bytes)
 {
     if (m_position[item] >= 0)
         throw std::logic_error("memory model allocated " + itemName(item) + " twice");
+    if (m_allocator != nullptr && bytes > 0) {
+        if (m_block.empty())
+            m_block.resize(m_position.size());
+        m_block[item] = m_allocator->allocate(bytes);
+        bytes = m_allocator->blockSize(m_block[item]);
+    }
     m_itemBytes[item] = bytes;
     m_position[item] = static_cast<int>(m_live.size());
     m_live.push_back(item);
@@ -75,6 +97,14 @@ void MemoryTrace::release(int item)
     m_live.pop_back();
     m_position[item] = -1;
     m_current -= m_itemBytes[item];
+    if (m_allocator != nullptr && m_itemBytes[item] > 0)
+        m_allocator->free(m_block[item]);
+}
+
+void MemoryTrace::releaseAll()
+{
+    while (!m_live.empty())
+        release(m_live.back());
 }
 
 void MemoryTrace::snapshotIfPending()
@@ -130,6 +160,8 @@ MemoryProfile MemoryTrace::finish(MemoryModel model)
             profile.peakPhase = p.index;
         }
     profile.phases = std::move(m_phases);
+    if (m_allocator != nullptr)
+        releaseAll();  // the next step starts without them (p.grad = None), from the same cache
     return profile;
 }
 

@@ -10,6 +10,8 @@
 
 namespace ckpt {
 
+class CudaCachingAllocator;
+
 class MemoryTrace {
 public:
     // recordLive: keep the names live at each phase's peak (costs O(live) per new peak).
@@ -51,7 +53,11 @@ public:
     // Operator scratch memory of vertex v (P8): counted in the phase's peak, freed at once.
     void touchWorkspace(VertexIndex v, std::int64_t bytes);
     std::int64_t liveBytes() const { return m_current; }
+    // Rule A1: each item of bytes becomes one block of `allocator`, and the phases count the blocks'
+    // sizes (torch.cuda.memory_allocated()) instead of the bytes requested.
+    void countBlocksOf(CudaCachingAllocator* allocator) { m_allocator = allocator; }
 
+    // With an allocator, also frees what is still live (the step's input, the weights' gradients).
     MemoryProfile finish(MemoryModel model);
 
 private:
@@ -59,6 +65,7 @@ private:
     void release(int item);
     void snapshotIfPending();
     void endPhase();
+    void releaseAll();
     std::string itemName(int item) const;
 
     const Graph& m_graph;
@@ -72,6 +79,8 @@ private:
     std::int64_t m_current = 0;
     bool m_peakPending = false;  // a new phase peak was reached and not yet snapshotted
     std::vector<PhaseMemory> m_phases;
+    CudaCachingAllocator* m_allocator = nullptr;
+    std::vector<std::int64_t> m_block;  // per item, its block's address (with an allocator)
 };
 
 }  // namespace ckpt

@@ -36,7 +36,8 @@ std::vector<std::vector<VertexIndex>> resolvedSavers(const Graph& graph)
 
 class PlanSimulation {
 public:
-    PlanSimulation(const Graph& graph, const PlanEvaluation& plan, MemoryModel model, bool recordLive)
+    PlanSimulation(const Graph& graph, const PlanEvaluation& plan, MemoryModel model, bool recordLive,
+                   CudaCachingAllocator* allocator)
         : m_graph(graph), m_model(model),
           m_checkpointFunctions(model == MemoryModel::PyTorch && runsCheckpointFunctions(graph)),
           m_functions(m_checkpointFunctions && !plan.segments.empty()
@@ -60,6 +61,7 @@ public:
     {
         for (std::size_t k = 0; k < m_order.size(); ++k)
             m_runAt[m_order[k]] = static_cast<int>(k);
+        m_trace.countBlocksOf(allocator);
         for (VertexIndex c : m_plan.checkpoints)
             m_isCheckpoint[c] = true;
         for (std::size_t s = 0; s < m_plan.segments.size(); ++s)
@@ -759,9 +761,9 @@ private:
 }  // namespace
 
 MemoryProfile simulatePlanMemory(const Graph& graph, const PlanEvaluation& plan, MemoryModel model,
-                                 bool recordLive)
+                                 bool recordLive, CudaCachingAllocator* allocator)
 {
-    return PlanSimulation(graph, plan, model, recordLive).run();
+    return PlanSimulation(graph, plan, model, recordLive, allocator).run();
 }
 
 }  // namespace ckpt

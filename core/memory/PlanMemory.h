@@ -30,7 +30,11 @@
 
 namespace ckpt {
 
+class CudaCachingAllocator;
+
+// With `allocator`, phases count its blocks (rule A1, memory/CudaStepMemory.h) and the step's
+// leftovers are freed into it at the end.
 MemoryProfile simulatePlanMemory(const Graph& graph, const PlanEvaluation& plan, MemoryModel model,
-                                 bool recordLive = true);
+                                 bool recordLive = true, CudaCachingAllocator* allocator = nullptr);
 
 }  // namespace ckpt

@@ -37,6 +37,11 @@ int positionOfPhase(int p, int n)
 
 }  // namespace
 
+MemoryCount traceMemoryCount(const ProfileTrace& trace)
+{
+    return trace.device.rfind("cuda", 0) == 0 && !trace.fromSnapshot() ? MemoryCount::CudaBlocks : MemoryCount::Requested;
+}
+
 TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predicted, const ProfileTrace& trace,
                                  const StepMemory& measured)
 {

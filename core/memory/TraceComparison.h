@@ -40,6 +40,10 @@ struct TraceComparison {
     double peakErrorPercent = 0;     // 100 · (predictedPeak − measuredPeak) / measuredPeak
 };
 
+// How the trace counts memory: a CUDA profile reads torch.cuda.memory_allocated(), the caching
+// allocator's blocks (rule A1); a CPU profile and a memory snapshot's history count requested bytes.
+MemoryCount traceMemoryCount(const ProfileTrace& trace);
+
 // Throws std::invalid_argument when the trace is not of this graph (its vertex ids differ
 // from the graph's topological order) or its phases are not the 2N+2 the format promises.
 TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predicted, const ProfileTrace& trace,

@@ -1,5 +1,6 @@
 #include "solvers/Comparison.h"
 
+#include "memory/CudaStepMemory.h"
 #include "memory/PlanMemory.h"
 #include "memory/ScheduleMemory.h"
 #include "solvers/SolverRegistry.h"
@@ -7,8 +8,11 @@
 
 namespace ckpt {
 
-MemoryProfile simulateMemory(const Graph& graph, const Plan& plan, MemoryModel model, bool recordLive)
+MemoryProfile simulateMemory(const Graph& graph, const Plan& plan, MemoryModel model, bool recordLive,
+                             MemoryCount count)
 {
+    if (count == MemoryCount::CudaBlocks && model == MemoryModel::PyTorch && !plan.schedule)
+        return simulateCudaStepMemory(graph, plan.evaluation, recordLive);
     if (plan.schedule)
         return simulateScheduleMemory(graph, *plan.schedule, model, recordLive);
     return simulatePlanMemory(graph, plan.evaluation, model, recordLive);

@@ -29,8 +29,10 @@ struct PlanCosts : PlanRecompute {
     std::int64_t peakPyTorch = 0;
 };
 
-// A plan's memory under a model: the schedule's when it has one, else the checkpoint plan's.
-MemoryProfile simulateMemory(const Graph& graph, const Plan& plan, MemoryModel model, bool recordLive = true);
+// A plan's memory under a model: the schedule's when it has one, else the checkpoint plan's. `count`
+// CudaBlocks applies to the pytorch model's checkpoint plans; the others count requested bytes.
+MemoryProfile simulateMemory(const Graph& graph, const Plan& plan, MemoryModel model, bool recordLive = true,
+                             MemoryCount count = MemoryCount::Requested);
 PlanRecompute planRecompute(const Graph& graph, const Plan& plan);
 PlanCosts planCosts(const Graph& graph, const Plan& plan);
 

@@ -4,6 +4,7 @@
 #include "io/TextFile.h"
 #include "io/TraceJson.h"
 #include "memory/PlanMemory.h"
+#include "theory/PlanEvaluation.h"
 #include "solvers/SolverRegistry.h"
 
 #include "ToolRun.h"
@@ -115,6 +116,35 @@ private Q_SLOTS:
         const ToolRun other = runCkptx({"simulate", QString::fromStdString(graphPath), "--plan", planPath, "--model", "chen",
                                  "--trace", test::sourcePath("resources/examples/vgg19-chain.json")});
         QCOMPARE(other.exitCode, 1);
+    }
+
+    // A CUDA profile's trace counts torch.cuda.memory_allocated(): simulate counts the caching
+    // allocator's blocks against it unless told otherwise (rule A1).
+    void simulateAgainstACudaProfile()
+    {
+        QTemporaryDir dir;
+        const QString graphPath = test::sourcePath("tests/data/snapshots/resnet50-h200.graph.json");
+        const QString tracePath = test::sourcePath("tests/data/snapshots/resnet50-h200.trace.json");
+        const Graph g = readGraphFile(graphPath.toStdString());
+        const ProfileTrace trace = parseTraceJson(readTextFile(tracePath.toStdString()));
+        Plan plan = runSolver("checkpoint-all", g);
+        plan.evaluation = evaluateIds(g, trace.checkpoints);
+        const QString planPath = dir.filePath("plan.json");
+        writePlanFile(planPath.toStdString(), g, plan);
+        const QStringList base{"simulate", graphPath, "--plan", planPath, "--model", "pytorch", "--trace", tracePath, "--json"};
+        auto peakError = [](const ToolRun& r, const char* allocator) {
+            const auto j = nlohmann::json::parse(r.out.toStdString());
+            [&] { QCOMPARE(j["allocator"].get<std::string>(), std::string(allocator)); }();
+            return j["trace"]["peak_error_percent"].get<double>();
+        };
+        const double blocks = peakError(runCkptx(base), "cuda");
+        const double requested = peakError(runCkptx(base + QStringList{"--allocator", "requested"}), "requested");
+        QVERIFY2(std::abs(blocks) < 1.0, qPrintable(QString::number(blocks)));
+        QVERIFY2(requested < -1.5, qPrintable(QString::number(requested)));
+        QCOMPARE(runCkptx(base + QStringList{"--allocator", "pool"}).exitCode, 2);
+        const ToolRun chen = runCkptx({"simulate", graphPath, "--plan", planPath, "--model", "chen", "--allocator", "cuda"});
+        QCOMPARE(chen.exitCode, 2);
+        QVERIFY(chen.err.contains("--model pytorch"));
     }
 };
 

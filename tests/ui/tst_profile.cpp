@@ -4,9 +4,13 @@
 #include "MainWindow.h"
 #include "MeasuredOverlay.h"
 #include "MemoryChart.h"
+#include "MemoryTimelineBuilder.h"
 #include "ProfileRunner.h"
 #include "TestData.h"
 #include "ToolRun.h"
+#include "io/GraphJson.h"
+#include "io/TextFile.h"
+#include "io/TraceJson.h"
 #include "solvers/Comparison.h"
 #include "theory/PlanEvaluation.h"
 
@@ -108,6 +112,63 @@ private Q_SLOTS:
         // A trace of another graph is refused, not drawn.
         const Graph other = test::makeChain({10, 20, 30});
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeMeasuredOverlay(other, planOf(other, {}), traceMatching(g, plan, 0)));
+    }
+
+    // A CUDA profile measured torch.cuda.memory_allocated(): the overlay and the predicted lines
+    // beside it count the caching allocator's blocks (rule A1), and the pytorch error says so.
+    void overlayOfACudaProfileCountsBlocks()
+    {
+        const Graph g = readGraphFile(test::sourcePath(QStringLiteral("tests/data/snapshots/resnet50-h200.graph.json")).toStdString());
+        const ProfileTrace trace = parseTraceJson(readTextFile(
+            test::sourcePath(QStringLiteral("tests/data/snapshots/resnet50-h200.trace.json")).toStdString()));
+        Plan plan = planOf(g, {});
+        plan.evaluation = evaluateIds(g, trace.checkpoints);
+        const MeasuredOverlay overlay = makeMeasuredOverlay(g, plan, trace);
+        QCOMPARE(overlay.count, MemoryCount::CudaBlocks);
+        const TraceComparison& pytorch = overlay.errors.back().comparison;
+        QCOMPARE(overlay.errors.back().model, MemoryModel::PyTorch);
+        QVERIFY2(std::abs(pytorch.peakErrorPercent) < 1.0, qPrintable(QString::number(pytorch.peakErrorPercent)));
+        const MemoryTimeline line = makeMemoryTimeline(g, plan, MemoryModel::PyTorch, overlay.count);
+        QVERIFY(line.label.endsWith(QStringLiteral("CUDA blocks")));
+        QCOMPARE(*std::max_element(line.peakBytes.begin(), line.peakBytes.end()), pytorch.predictedPeak);
+        QVERIFY(!makeMemoryTimeline(g, plan, MemoryModel::PyTorch).label.contains(QStringLiteral("CUDA")));
+    }
+
+    // File ▸ Open profile trace…: a trace profiled where the model trains (here a CUDA one) is drawn
+    // over the prediction of the plan it lists; files that are not such a trace, or not of this graph,
+    // are refused with a message naming the file, and the window keeps what it showed.
+    void openAProfileTrace()
+    {
+        const QString trace = test::sourcePath(QStringLiteral("tests/data/snapshots/resnet50-h200.trace.json"));
+        Window w;
+        QVERIFY(w.window.openFile(test::sourcePath(QStringLiteral("tests/data/snapshots/resnet50-h200.graph.json"))));
+        QVERIFY(w.window.openProfileTrace(trace));
+        const MeasuredOverlay* overlay = w.window.measuredOverlay();
+        QVERIFY(overlay);
+        QCOMPARE(overlay->count, MemoryCount::CudaBlocks);
+        QVERIFY2(w.window.profileText().startsWith(QStringLiteral("Measured (cuda, 1 iteration(s))")),
+                 qPrintable(w.window.profileText()));
+        // The measured line and the prediction of the trace's own plan (no plan shown before).
+        const auto lines = w.window.findChild<MemoryChart*>()->timelines();
+        QCOMPARE(int(lines.size()), 2);
+        QVERIFY(lines[0].label.startsWith(QStringLiteral("resnet50-h200.trace · pytorch · CUDA blocks")));
+        QVERIFY(lines[1].measured);
+
+        QTemporaryDir dir;
+        const QString notATrace = test::sourcePath(QStringLiteral("tests/data/snapshots/resnet50-h200.graph.json"));
+        const QString otherGraph = test::sourcePath(QStringLiteral("resources/examples/residual.json"));
+        for (const QString& bad : {notATrace, dir.filePath(QStringLiteral("missing.json"))}) {
+            QVERIFY(!w.window.openProfileTrace(bad));
+            QVERIFY(w.waitForErrorDialog());
+            auto* box = w.window.findChild<QMessageBox*>(QStringLiteral("errorDialog"));
+            QVERIFY2(box->text().contains(bad), qPrintable(box->text()));
+            delete box;
+            QCOMPARE(w.window.measuredOverlay(), overlay);  // the earlier overlay stays
+        }
+        QVERIFY(w.window.openFile(otherGraph));
+        QVERIFY(!w.window.openProfileTrace(trace));
+        QVERIFY(w.waitForErrorDialog());
+        QVERIFY(w.window.findChild<QMessageBox*>(QStringLiteral("errorDialog"))->text().contains(trace));
     }
 
     void failedRunsLeaveTheWindowWorking_data()

@@ -1,0 +1,31 @@
+#include "memory/CudaStepMemory.h"
+
+#include "memory/CudaCachingAllocator.h"
+#include "memory/PlanMemory.h"
+
+namespace ckpt {
+
+MemoryProfile simulateCudaStepMemory(const Graph& graph, const PlanEvaluation& plan, bool recordLive)
+{
+    CudaCachingAllocator allocator;
+    for (VertexIndex v = 0; v < graph.vertexCount(); ++v)
+        if (const std::int64_t bytes = graph.vertex(v).parameterBytes; bytes > 0)
+            allocator.allocate(bytes);
+    const PlanEvaluation regular = evaluate(graph, graph.topologicalOrder());
+    auto step = [&](const PlanEvaluation& p, bool record) {
+        return simulatePlanMemory(graph, p, MemoryModel::PyTorch, record, &allocator);
+    };
+    // Segments only grow; a pair of steps that adds none leaves the cache as every later pair finds it.
+    constexpr int kMostWarmUpPairs = 8;
+    for (int pair = 0; pair < kMostWarmUpPairs; ++pair) {
+        const std::int64_t reserved = allocator.reservedBytes();
+        step(regular, false);
+        step(plan, false);
+        if (pair > 0 && allocator.reservedBytes() == reserved)
+            break;
+    }
+    step(regular, false);
+    return step(plan, recordLive);
+}
+
+}  // namespace ckpt
