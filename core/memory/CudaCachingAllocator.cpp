@@ -22,6 +22,9 @@ std::int64_t CudaCachingAllocator::allocate(std::int64_t requested)
 {
     if (requested <= 0)
         throw std::logic_error("CudaCachingAllocator: a request of " + std::to_string(requested) + " bytes");
+    if (requested > kMostBytes)
+        throw std::overflow_error("CudaCachingAllocator: a request of " + std::to_string(requested) +
+                                  " bytes, beyond any GPU");
     const std::int64_t size = roundSize(requested);
     const bool large = size > kSmallSize;
     FreeBlocks& free = pool(large);
@@ -32,6 +35,9 @@ std::int64_t CudaCachingAllocator::allocate(std::int64_t requested)
         const std::int64_t segment = !large ? kSmallBuffer
                                      : size < kMinLargeAlloc ? kLargeBuffer
                                                              : kRoundLarge * ((size + kRoundLarge - 1) / kRoundLarge);
+        if (m_reserved > kMostBytes - segment)
+            throw std::overflow_error("CudaCachingAllocator: segments of more than " + std::to_string(kMostBytes) +
+                                      " bytes, beyond any GPU");
         address = m_nextSegment;
         m_nextSegment += segment + kRoundLarge;  // segments are apart: they never merge
         m_reserved += segment;

@@ -30,6 +30,9 @@ public:
     static constexpr std::int64_t kLargeBuffer = std::int64_t(20) << 20;
     static constexpr std::int64_t kMinLargeAlloc = std::int64_t(10) << 20;
     static constexpr std::int64_t kRoundLarge = std::int64_t(2) << 20;
+    // More than any device holds (1 PiB): requests and reservations beyond it throw
+    // std::overflow_error, so that addresses (from 2^40, a gap after each segment) stay in 64 bits.
+    static constexpr std::int64_t kMostBytes = std::int64_t(1) << 50;
 
     struct Block {
         std::int64_t address = 0;
@@ -39,7 +42,7 @@ public:
 
     static std::int64_t roundSize(std::int64_t requested);
 
-    // The address of the block handed out for `requested` bytes (> 0).
+    // The address of the block handed out for `requested` bytes (> 0; see kMostBytes).
     std::int64_t allocate(std::int64_t requested);
     // Frees the block at `address` (as allocate returned it); throws std::logic_error otherwise.
     void free(std::int64_t address);

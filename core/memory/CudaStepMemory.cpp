@@ -3,10 +3,12 @@
 #include "memory/CudaCachingAllocator.h"
 #include "memory/PlanMemory.h"
 
+#include <stdexcept>
+
 namespace ckpt {
 
 MemoryProfile simulateCudaStepMemory(const Graph& graph, const PlanEvaluation& plan, bool recordLive)
-{
+try {
     CudaCachingAllocator allocator;
     for (VertexIndex v = 0; v < graph.vertexCount(); ++v)
         if (const std::int64_t bytes = graph.vertex(v).parameterBytes; bytes > 0)
@@ -26,6 +28,10 @@ MemoryProfile simulateCudaStepMemory(const Graph& graph, const PlanEvaluation& p
     }
     step(regular, false);
     return step(plan, recordLive);
+} catch (const std::overflow_error&) {
+    // Sizes beyond any GPU (CudaCachingAllocator::kMostBytes): there a block exceeds its request by
+    // under a billionth, and the requested bytes are the answer.
+    return simulatePlanMemory(graph, plan, MemoryModel::PyTorch, recordLive);
 }
 
 }  // namespace ckpt

@@ -183,6 +183,20 @@ private Q_SLOTS:
         QCOMPARE(a.reservedBytes(), 44 * MiB);
     }
 
+    // Sizes beyond any GPU are refused by the allocator; a step of such a graph counts its requests.
+    void sizesBeyondAnyDevice()
+    {
+        CudaCachingAllocator a;
+        QVERIFY_THROWS_EXCEPTION(std::overflow_error, a.allocate(CudaCachingAllocator::kMostBytes + 1));
+        a.allocate(CudaCachingAllocator::kMostBytes - 64 * MiB);
+        QVERIFY_THROWS_EXCEPTION(std::overflow_error, a.allocate(CudaCachingAllocator::kMostBytes / 2));
+        const Graph huge = test::makeChain({std::int64_t(1) << 51, std::int64_t(1) << 52, 1000});
+        const PlanEvaluation plan = evaluate(huge, {0});
+        const MemoryProfile blocks = simulateCudaStepMemory(huge, plan), requested = simulatePlanMemory(huge, plan, MemoryModel::PyTorch);
+        QCOMPARE(blocks.peakBytes, requested.peakBytes);
+        QCOMPARE(blocks.phases.size(), requested.phases.size());
+    }
+
     void replaysARealSnapshotAtItsAddresses()
     {
         const MemorySnapshot snapshot = readMemorySnapshotFile(
