@@ -25,7 +25,7 @@ std::int64_t positiveInteger(const std::string& option, const std::string& text)
 
 int runMaxBatch(const std::vector<std::string>& argv)
 {
-    Args args(argv, {"--memory", "--solver", "--option", "--batch-size"}, {"--json"});
+    Args args(argv, {"--memory", "--solver", "--option", "--batch-size", "--allocator"}, {"--json"});
     args.expectPositional({"GRAPH"});
     const std::string memoryText = args.requireOption("--memory");
     const auto memory = ckpt::parseBytes(memoryText);
@@ -48,14 +48,24 @@ int runMaxBatch(const std::vector<std::string>& argv)
     if (!batch)
         throw std::runtime_error(path + ": the graph does not record its batch size (metadata batch_size); "
                                  "pass --batch-size N, the batch its sizes were recorded for");
+    ckpt::MemoryCount count = ckpt::exportDeviceMemoryCount(graph);
+    if (const auto allocator = args.option("--allocator")) {
+        try {
+            count = ckpt::parseMemoryCount(*allocator);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(e.what());
+        }
+    }
+    const bool blocks = count == ckpt::MemoryCount::CudaBlocks;
     const auto start = std::chrono::steady_clock::now();
-    const ckpt::MaxBatchResult r = ckpt::largestBatch(graph, *batch, *memory, solver, options);
+    const ckpt::MaxBatchResult r = ckpt::largestBatch(graph, *batch, *memory, solver, options, count);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (args.flag("--json")) {
         nlohmann::json out = {{"graph", graph.name()},
                               {"recorded_batch", *batch},
                               {"memory_bytes", *memory},
                               {"solver", solver},
+                              {"allocator", ckpt::memoryCountName(count)},
                               {"max_batch", r.batch},
                               {"peak_bytes", r.peakBytes},
                               {"weight_bytes", r.weightBytes},
@@ -70,7 +80,8 @@ int runMaxBatch(const std::vector<std::string>& argv)
     std::cout << "largest batch: " << r.batch;
     if (r.batch == 0)
         std::cout << " (not even batch 1 fits in " << ckpt::formatBytes(*memory) << ")";
-    std::cout << "\nmemory:        " << ckpt::formatBytes(*memory) << " = weights + the plan's pytorch-model peak\n"
+    std::cout << "\nmemory:        " << ckpt::formatBytes(*memory) << " = weights + the plan's pytorch-model peak"
+              << (blocks ? " in CUDA caching allocator blocks" : "") << "\n"
               << "weights:       " << ckpt::formatBytes(r.weightBytes) << "\n";
     if (r.plan)
         std::cout << "peak:          " << ckpt::formatBytes(r.peakBytes) << " (" << solver << ", "
@@ -83,9 +94,11 @@ int runMaxBatch(const std::vector<std::string>& argv)
 }
 
 const CommandRegistration maxBatch{
-    {"max-batch", "max-batch GRAPH --memory SIZE [--solver NAME] [--option KEY=VALUE ...] [--batch-size N] [--json]",
+    {"max-batch", "max-batch GRAPH --memory SIZE [--solver NAME] [--option KEY=VALUE ...] [--batch-size N] "
+                  "[--allocator requested|cuda] [--json]",
      "the largest batch whose plan (default: optimal, least pytorch-model peak) fits SIZE (e.g. 24GiB) with the "
-     "weights; batch-scaled sizes grow with the batch (docs/MEMORY-MODEL.md)",
+     "weights; batch-scaled sizes grow with the batch; a graph exported on CUDA is counted in the caching "
+     "allocator's blocks unless --allocator requested (docs/MEMORY-MODEL.md)",
      &runMaxBatch}};
 
 }  // namespace

@@ -56,8 +56,15 @@ std::int64_t weightBytes(const Graph& graph)
     return sum;
 }
 
+MemoryCount exportDeviceMemoryCount(const Graph& graph)
+{
+    const auto it = graph.metadata().find("device");
+    return it != graph.metadata().end() && it->second.rfind("\"cuda", 0) == 0 ? MemoryCount::CudaBlocks
+                                                                               : MemoryCount::Requested;
+}
+
 MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::int64_t memoryBytes,
-                            const std::string& solver, const SolverOptions& options)
+                            const std::string& solver, const SolverOptions& options, MemoryCount count)
 {
     SolverOptions solveOptions = options;
     if (solver == "optimal" && !solveOptions.values.count("memory-model"))
@@ -80,7 +87,7 @@ MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::in
         }
         const Graph& scaled = *atBatch;
         Plan plan = runSolver(solver, scaled, solveOptions);
-        const std::int64_t peak = simulateMemory(scaled, plan, MemoryModel::PyTorch, false).peakBytes;
+        const std::int64_t peak = simulateMemory(scaled, plan, MemoryModel::PyTorch, false, count).peakBytes;
         if (peak > memoryBytes - result.weightBytes)
             return false;
         if (batch > result.batch) {

@@ -6,8 +6,10 @@
 // proportional to the batch, parameter bytes are not. A batch fits when the pytorch-model peak of
 // the solver's plan for the graph at that batch, plus the weights (live before training, counted
 // once), is at most the memory. Peaks never fall as the batch grows (every size grows with it),
-// so the search doubles the batch until it does not fit, then bisects.
+// so the search doubles the batch until it does not fit, then bisects. On a GPU the peak is counted
+// in the CUDA caching allocator's blocks (rule A1), as torch.cuda.memory_allocated() reads it.
 #include "graph/Graph.h"
+#include "memory/MemoryProfile.h"
 #include "solvers/Solver.h"
 
 #include <cstdint>
@@ -23,21 +25,27 @@ std::optional<std::int64_t> recordedBatchSize(const Graph& graph);
 // The graph at `toBatch`: batch-scaled sizes × toBatch / fromBatch (rounded), the rest as is.
 Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBatch);
 
+// How the device the graph was exported on counts memory: CudaBlocks for metadata `device` "cuda…"
+// (the Python exporter records it), else Requested.
+MemoryCount exportDeviceMemoryCount(const Graph& graph);
+
 // Sum of the vertices' parameter bytes: the weights, live through the step.
 std::int64_t weightBytes(const Graph& graph);
 
 struct MaxBatchResult {
     std::int64_t batch = 0;          // 0: not even batch 1 fits
     std::optional<Plan> plan;        // the solver's plan at that batch
-    std::int64_t peakBytes = 0;      // its pytorch-model peak (weights not included)
+    std::int64_t peakBytes = 0;      // its pytorch-model peak (weights not included), counted as asked
     std::int64_t weightBytes = 0;
     std::int64_t firstTooLarge = 0;  // the smallest batch found not to fit
     int solves = 0;
 };
 
 // `solver` from the registry; "optimal" minimises the pytorch-model peak (memory-model=pytorch)
-// unless `options` say otherwise. The options go to every solve; cancel is honoured.
+// unless `options` say otherwise. The options go to every solve; cancel is honoured. `count`
+// CudaBlocks judges each plan by its peak in blocks (the search still minimises requested bytes).
 MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::int64_t memoryBytes,
-                            const std::string& solver, const SolverOptions& options);
+                            const std::string& solver, const SolverOptions& options,
+                            MemoryCount count = MemoryCount::Requested);
 
 }  // namespace ckpt

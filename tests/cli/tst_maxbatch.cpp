@@ -97,6 +97,46 @@ private Q_SLOTS:
             }
     }
 
+    // A1 on a GPU: a graph exported on CUDA is judged in the caching allocator's blocks, which never
+    // let a larger batch fit than the requested bytes do; the batch found fits in blocks and the next
+    // one does not.
+    void cudaExportsCountBlocks()
+    {
+        QCOMPARE(exportDeviceMemoryCount(recordedNetwork(true)), MemoryCount::Requested);
+        GraphBuilder b;
+        b.setMetadata("batch_size", "2");
+        b.setMetadata("device", "\"cuda:0\"");
+        const Graph small = recordedNetwork(true);
+        for (VertexIndex v = 0; v < small.vertexCount(); ++v) {
+            Vertex vertex = small.vertex(v);
+            vertex.bytes *= 3001;  // hundreds of KB to MB: both pools, rounding and unsplit rests
+            vertex.parameterBytes *= 3001;
+            vertex.forwardWorkspaceBytes *= 3001;
+            b.addVertex(vertex);
+            for (VertexIndex p : small.predecessors(v))
+                b.addEdge(small.vertex(p).id, vertex.id);
+        }
+        const Graph g = b.build();
+        QCOMPARE(exportDeviceMemoryCount(g), MemoryCount::CudaBlocks);
+        const std::int64_t weights = weightBytes(g);
+        for (std::int64_t mib : {20, 60, 200, 700}) {
+            const std::int64_t memory = mib << 20;
+            const MaxBatchResult requested = largestBatch(g, 2, memory, "feng-acg", {});
+            const MaxBatchResult blocks = largestBatch(g, 2, memory, "feng-acg", {}, MemoryCount::CudaBlocks);
+            QVERIFY2(blocks.batch <= requested.batch, qPrintable(QStringLiteral("%1 MiB").arg(mib)));
+            auto peakAt = [&](std::int64_t batch) {
+                const Graph scaled = graphAtBatch(g, 2, batch);
+                return simulateMemory(scaled, runSolver("feng-acg", scaled), MemoryModel::PyTorch, false,
+                                      MemoryCount::CudaBlocks).peakBytes;
+            };
+            if (blocks.batch > 0) {
+                QCOMPARE(blocks.peakBytes, peakAt(blocks.batch));
+                QVERIFY(blocks.peakBytes + weights <= memory);
+            }
+            QVERIFY(peakAt(blocks.firstTooLarge) + weights > memory);
+        }
+    }
+
     void cli()
     {
         if (!QFileInfo::exists(test::binPath("ckptx")))
@@ -118,6 +158,20 @@ private Q_SLOTS:
         QCOMPARE(nlohmann::json::parse(r.out.toStdString())["max_batch"], j["max_batch"]);
         QCOMPARE(test::runCkptx({"max-batch", recorded, "--memory", "lots"}).exitCode, 2);
         QCOMPARE(test::runCkptx({"max-batch", recorded}).exitCode, 2);
+        QCOMPARE(test::runCkptx({"max-batch", recorded, "--memory", "20000", "--allocator", "pool"}).exitCode, 2);
+
+        // A graph the Python package exported on an H200: counted in CUDA blocks unless told otherwise.
+        const QString cuda = test::sourcePath("tests/data/snapshots/resnet50-h200.graph.json");
+        r = test::runCkptx({"max-batch", cuda, "--memory", "4GiB", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto blocks = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(blocks["allocator"].get<std::string>(), std::string("cuda"));
+        r = test::runCkptx({"max-batch", cuda, "--memory", "4GiB", "--allocator", "requested", "--json"});
+        const auto requested = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(requested["allocator"].get<std::string>(), std::string("requested"));
+        QVERIFY(blocks["max_batch"].get<std::int64_t>() > 8);
+        QVERIFY(blocks["max_batch"].get<std::int64_t>() <= requested["max_batch"].get<std::int64_t>());
+        QVERIFY(test::runCkptx({"max-batch", cuda, "--memory", "4GiB"}).out.contains("in CUDA caching allocator blocks"));
     }
 };
 
