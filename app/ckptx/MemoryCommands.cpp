@@ -48,6 +48,8 @@ nlohmann::json rowJson(const ckpt::ComparisonRow& row)
               {"recompute_overhead", c.recomputeOverhead()},
               {"solve_ms", row.solveMs},
               {"notes", row.notes}});
+    if (c.peakCudaBlocks)
+        j["peak_pytorch_cuda_blocks"] = *c.peakCudaBlocks;
     return j;
 }
 

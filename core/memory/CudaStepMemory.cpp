@@ -7,6 +7,13 @@
 
 namespace ckpt {
 
+MemoryCount exportDeviceMemoryCount(const Graph& graph)
+{
+    const auto it = graph.metadata().find("device");
+    return it != graph.metadata().end() && it->second.rfind("\"cuda", 0) == 0 ? MemoryCount::CudaBlocks
+                                                                               : MemoryCount::Requested;
+}
+
 MemoryProfile simulateCudaStepMemory(const Graph& graph, const PlanEvaluation& plan, bool recordLive)
 try {
     CudaCachingAllocator allocator;

@@ -11,6 +11,10 @@
 
 namespace ckpt {
 
+// How the device the graph was exported on counts memory: CudaBlocks for metadata `device` "cuda…"
+// (the Python exporter records it), else Requested.
+MemoryCount exportDeviceMemoryCount(const Graph& graph);
+
 MemoryProfile simulateCudaStepMemory(const Graph& graph, const PlanEvaluation& plan, bool recordLive = true);
 
 }  // namespace ckpt

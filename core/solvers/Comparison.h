@@ -27,6 +27,9 @@ struct PlanCosts : PlanRecompute {
     bool isISPlan = true;
     std::int64_t peakChen = 0;
     std::int64_t peakPyTorch = 0;
+    // A graph exported on CUDA: the pytorch-model peak in the caching allocator's blocks (rule A1),
+    // what torch.cuda.memory_allocated() will read; nullopt elsewhere.
+    std::optional<std::int64_t> peakCudaBlocks;
 };
 
 // A plan's memory under a model: the schedule's when it has one, else the checkpoint plan's. `count`
@@ -44,8 +47,8 @@ struct ComparisonRow {
     std::vector<std::string> notes;
 };
 
-// Whether a plan with costs `a` is recommended over one with `b`: a lower pytorch-model peak,
-// or the same peak and less recompute.
+// Whether a plan with costs `a` is recommended over one with `b`: a lower pytorch-model peak, or
+// the same peak and, on a CUDA export, fewer bytes in the allocator's blocks, then less recompute.
 bool recommendedOver(const PlanCosts& a, const PlanCosts& b);
 // The row to recommend (recommendedOver; ties: the first row); -1 when every row failed.
 int recommendedRow(const std::vector<ComparisonRow>& rows);

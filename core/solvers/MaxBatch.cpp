@@ -56,13 +56,6 @@ std::int64_t weightBytes(const Graph& graph)
     return sum;
 }
 
-MemoryCount exportDeviceMemoryCount(const Graph& graph)
-{
-    const auto it = graph.metadata().find("device");
-    return it != graph.metadata().end() && it->second.rfind("\"cuda", 0) == 0 ? MemoryCount::CudaBlocks
-                                                                               : MemoryCount::Requested;
-}
-
 MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::int64_t memoryBytes,
                             const std::string& solver, const SolverOptions& options, MemoryCount count)
 {

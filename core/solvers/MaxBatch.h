@@ -9,7 +9,7 @@
 // so the search doubles the batch until it does not fit, then bisects. On a GPU the peak is counted
 // in the CUDA caching allocator's blocks (rule A1), as torch.cuda.memory_allocated() reads it.
 #include "graph/Graph.h"
-#include "memory/MemoryProfile.h"
+#include "memory/CudaStepMemory.h"
 #include "solvers/Solver.h"
 
 #include <cstdint>
@@ -24,10 +24,6 @@ std::optional<std::int64_t> recordedBatchSize(const Graph& graph);
 
 // The graph at `toBatch`: batch-scaled sizes × toBatch / fromBatch (rounded), the rest as is.
 Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBatch);
-
-// How the device the graph was exported on counts memory: CudaBlocks for metadata `device` "cuda…"
-// (the Python exporter records it), else Requested.
-MemoryCount exportDeviceMemoryCount(const Graph& graph);
 
 // Sum of the vertices' parameter bytes: the weights, live through the step.
 std::int64_t weightBytes(const Graph& graph);

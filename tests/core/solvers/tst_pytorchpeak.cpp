@@ -10,6 +10,8 @@
 #include "RandomGraphs.h"
 #include "TestData.h"
 
+#include "io/GraphJson.h"
+#include "memory/CudaStepMemory.h"
 #include "memory/PlanMemory.h"
 #include "solvers/Comparison.h"
 #include "solvers/PyTorchPeakSearch.h"
@@ -264,6 +266,27 @@ private Q_SLOTS:
         rows[3].error = "refused";
         QCOMPARE(recommendedRow(rows), 2);
         QCOMPARE(recommendedRow({rows[3]}), -1);
+        // On a CUDA export, plans of one requested peak go by their blocks (rule A1), then recompute.
+        rows[1].costs.peakCudaBlocks = 44;
+        rows[2].costs.peakCudaBlocks = 45;
+        QCOMPARE(recommendedRow(rows), 1);
+        rows[1].costs.peakCudaBlocks = 45;
+        QCOMPARE(recommendedRow(rows), 2);
+        rows[0].costs.peakCudaBlocks = 41;  // a higher requested peak loses, whatever its blocks
+        QCOMPARE(recommendedRow(rows), 2);
+    }
+
+    // planCosts counts the blocks only for a graph exported on CUDA, and as simulate does.
+    void cudaExportsAreCostedInBlocks()
+    {
+        const Graph cuda = readGraphFile(test::sourcePath(QStringLiteral("tests/data/snapshots/resnet50-h200.graph.json")).toStdString());
+        const Plan plan = runSolver("feng-acg", cuda);
+        const PlanCosts costs = planCosts(cuda, plan);
+        QVERIFY(costs.peakCudaBlocks);
+        QCOMPARE(*costs.peakCudaBlocks, simulateCudaStepMemory(cuda, plan.evaluation, false).peakBytes);
+        QVERIFY(*costs.peakCudaBlocks > costs.peakPyTorch);
+        const Graph cpu = test::makeChain({100, 200, 300});
+        QVERIFY(!planCosts(cpu, runSolver("feng-acg", cpu)).peakCudaBlocks);
     }
 };
 
