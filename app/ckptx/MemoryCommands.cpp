@@ -211,8 +211,8 @@ int runSimulate(const std::vector<std::string>& argv)
         return Ok;
     }
     std::cout << "model " << ckpt::memoryModelName(model)
-              << (count == ckpt::MemoryCount::CudaBlocks ? " (CUDA caching allocator's blocks)" : "") << ": peak " << profile.peakBytes << " bytes at phase "
-              << profile.peakPhase << "\n";
+              << (count == ckpt::MemoryCount::CudaBlocks ? " (CUDA caching allocator's blocks)" : "") << ": peak "
+              << profile.peakBytes << " bytes at phase " << profile.peakPhase << "\n";
     if (comparison)
         std::cout << "vs trace: mean |error| " << std::fixed << std::setprecision(2) << comparison->meanAbsErrorPercent
                   << " % over " << comparison->phases.size() << " phases, peak error " << comparison->peakErrorPercent
@@ -239,8 +239,9 @@ const CommandRegistration simulate{{"simulate", "simulate GRAPH --plan PLAN.json
                                     "[--step checkpointed|regular]] [--allocator requested|cuda] [--json|--csv]",
                                     "memory per training phase (end, peak, live at the peak) of a saved plan; "
                                     "with --trace, the error against a profile trace and, for the checkpointed step, its "
-                                    "predicted against its measured time; --allocator cuda counts the CUDA caching allocator's blocks, as "
-                                    "torch.cuda.memory_allocated() does (the default with a CUDA profile's trace; docs/MEMORY-MODEL.md)",
+                                    "predicted against its measured time; --allocator cuda counts the CUDA caching "
+                                    "allocator's blocks, as torch.cuda.memory_allocated() does (the default with a "
+                                    "CUDA profile's trace; docs/MEMORY-MODEL.md)",
                                     &runSimulate}};
 
 }  // namespace
