@@ -1,4 +1,5 @@
 // ckptx max-batch: the largest batch whose best plan fits a memory size (solvers/MaxBatch.h).
+#include "AllocatorArg.h"
 #include "Cli.h"
 #include "SolverArgs.h"
 
@@ -48,14 +49,7 @@ int runMaxBatch(const std::vector<std::string>& argv)
     if (!batch)
         throw std::runtime_error(path + ": the graph does not record its batch size (metadata batch_size); "
                                  "pass --batch-size N, the batch its sizes were recorded for");
-    ckpt::MemoryCount count = ckpt::exportDeviceMemoryCount(graph);
-    if (const auto allocator = args.option("--allocator")) {
-        try {
-            count = ckpt::parseMemoryCount(*allocator);
-        } catch (const std::invalid_argument& e) {
-            throw UsageError(e.what());
-        }
-    }
+    const ckpt::MemoryCount count = allocatorOption(args, ckpt::exportDeviceMemoryCount(graph));
     const bool blocks = count == ckpt::MemoryCount::CudaBlocks;
     const auto start = std::chrono::steady_clock::now();
     const ckpt::MaxBatchResult r = ckpt::largestBatch(graph, *batch, *memory, solver, options, count);

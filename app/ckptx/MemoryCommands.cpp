@@ -1,4 +1,5 @@
 // ckptx compare / simulate: solvers side by side, and a plan's memory over the training phases.
+#include "AllocatorArg.h"
 #include "Cli.h"
 
 #include "io/GraphJson.h"
@@ -164,16 +165,12 @@ int runSimulate(const std::vector<std::string>& argv)
         throw UsageError(e.what());
     }
     const auto measured = measuredStep(args);
-    ckpt::MemoryCount count = measured ? ckpt::traceMemoryCount(measured->trace) : ckpt::MemoryCount::Requested;
-    if (const auto allocator = args.option("--allocator")) {
-        try {
-            count = ckpt::parseMemoryCount(*allocator);
-        } catch (const std::invalid_argument& e) {
-            throw UsageError(e.what());
-        }
-        if (count == ckpt::MemoryCount::CudaBlocks && (model != ckpt::MemoryModel::PyTorch || plan.schedule))
-            throw UsageError("--allocator cuda needs --model pytorch and a checkpoint plan (not a schedule)");
-    }
+    // Blocks apply to the pytorch model's checkpoint plans; the others count requested bytes.
+    const bool blocksApply = model == ckpt::MemoryModel::PyTorch && !plan.schedule;
+    const ckpt::MemoryCount count = allocatorOption(
+        args, measured && blocksApply ? ckpt::traceMemoryCount(measured->trace) : ckpt::MemoryCount::Requested);
+    if (count == ckpt::MemoryCount::CudaBlocks && !blocksApply)
+        throw UsageError("--allocator cuda needs --model pytorch and a checkpoint plan (not a schedule)");
     const auto profile = ckpt::simulateMemory(graph, plan, model, true, count);
     std::optional<ckpt::TraceComparison> comparison;
     std::optional<ckpt::StepTimeComparison> stepTime;

@@ -51,12 +51,11 @@ std::int64_t CudaCachingAllocator::allocate(std::int64_t requested)
     if (large ? rest > kSmallSize : rest >= kMinBlockSize) {  // should_split
         const BlockState remainder{rest, false, large, block.segment};
         block.size = size;
-        m_blocks[address + size] = remainder;
+        m_blocks[address + size] = remainder;  // a map insert: `block` stays valid
         insertFree(address + size, remainder);
     }
-    BlockState& handed = m_blocks.at(address);
-    handed.allocated = true;
-    m_allocated += handed.size;
+    block.allocated = true;
+    m_allocated += block.size;
     return address;
 }
 

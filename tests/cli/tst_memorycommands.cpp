@@ -145,6 +145,11 @@ private Q_SLOTS:
         const ToolRun chen = runCkptx({"simulate", graphPath, "--plan", planPath, "--model", "chen", "--allocator", "cuda"});
         QCOMPARE(chen.exitCode, 2);
         QVERIFY(chen.err.contains("--model pytorch"));
+        // Chen's model against the CUDA trace counts requested bytes, and says so.
+        const ToolRun chenTrace =
+            runCkptx({"simulate", graphPath, "--plan", planPath, "--model", "chen", "--trace", tracePath, "--json"});
+        QCOMPARE(chenTrace.exitCode, 0);
+        QCOMPARE(nlohmann::json::parse(chenTrace.out.toStdString())["allocator"].get<std::string>(), std::string("requested"));
     }
 };
 
