@@ -387,23 +387,11 @@ QStringList DivisionTreeView::labelLines(int node) const
     const auto& n = m_tree.nodes.at(std::size_t(node));
     // Parallel branches share source and target (the parent shows them): the vertex each starts
     // with tells them apart.
-    const QString second = hasParallelSibling(node) && n.firstInterior >= 0
+    const QString second = n.parallel && n.firstInterior >= 0
                                ? tr("via %1").arg(vertexLabel(*m_graph, n.firstInterior))
                                : QStringLiteral("→ ") + vertexLabel(*m_graph, n.target);
     return {vertexLabel(*m_graph, n.source), second,
             QStringLiteral("%1 · %2").arg(kindName(n.kind), QString::fromStdString(formatBytes(n.cost)))};
-}
-
-bool DivisionTreeView::hasParallelSibling(int node) const
-{
-    const auto& n = m_tree.nodes[std::size_t(node)];
-    if (n.parent < 0)
-        return false;
-    const auto& siblings = m_tree.nodes[std::size_t(n.parent)].children;
-    return std::any_of(siblings.begin(), siblings.end(), [&](int s) {
-        const auto& other = m_tree.nodes[std::size_t(s)];
-        return s != node && other.source == n.source && other.target == n.target;
-    });
 }
 
 bool DivisionTreeView::isOnMarker(int node, const QPoint& viewPos) const

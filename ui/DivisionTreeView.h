@@ -27,6 +27,7 @@ struct TreeDisplay {
         std::vector<VertexIndex> held;
         int interiorSize = 0;            // the IS's vertices other than source and target
         VertexIndex firstInterior = -1;  // the topologically first of them (-1: none)
+        bool parallel = false;           // a sibling has the same source and target (parallel branches)
         std::int64_t cost = 0;           // the IS's interior bytes
         // The largest segment left with only source and target checkpointed (a Branch IS's
         // largest branch); Alg. 5 divides the IS when this exceeds C.
@@ -90,7 +91,6 @@ private:
     // Whether the click at viewPos hits node's "+"/"−" box (which a click toggles).
     bool isOnMarker(int node, const QPoint& viewPos) const;
     // Another child of the same parent has the same source and target (parallel branches).
-    bool hasParallelSibling(int node) const;
 
     std::shared_ptr<const Graph> m_graph;
     TreeDisplay m_tree;

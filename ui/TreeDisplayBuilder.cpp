@@ -5,6 +5,9 @@
 
 #include <QObject>
 
+#include <algorithm>
+#include <utility>
+
 namespace ckpt::ui {
 
 namespace {
@@ -87,6 +90,24 @@ QString explanation(const Graph& g, const DivisionTree& tree, const DivisionNode
     return QObject::tr("A single edge %1: the smallest IS, nothing to divide.").arg(st);
 }
 
+// Sorting each node's children by (source, target) finds the parallel ones in O(k log k): a root
+// Linear IS of a 100k-vertex residual net has 50k children, too many to compare pairwise.
+void markParallelSiblings(TreeDisplay& display)
+{
+    std::vector<int> order;
+    for (const TreeDisplay::Node& parent : display.nodes) {
+        order = parent.children;
+        const auto ends = [&display](int c) {
+            const TreeDisplay::Node& n = display.nodes[std::size_t(c)];
+            return std::pair(n.source, n.target);
+        };
+        std::sort(order.begin(), order.end(), [&](int a, int b) { return ends(a) < ends(b); });
+        for (std::size_t i = 1; i < order.size(); ++i)
+            if (ends(order[i - 1]) == ends(order[i]))
+                display.nodes[std::size_t(order[i - 1])].parallel = display.nodes[std::size_t(order[i])].parallel = true;
+    }
+}
+
 }  // namespace
 
 TreeDisplay makeTreeDisplay(const Graph& graph, const DivisionTree& tree)
@@ -122,6 +143,7 @@ TreeDisplay makeTreeDisplay(const Graph& graph, const DivisionTree& tree)
             if (earlier(display.nodes[std::size_t(c)].firstInterior, d.firstInterior))
                 d.firstInterior = display.nodes[std::size_t(c)].firstInterior;
     }
+    markParallelSiblings(display);
     return display;
 }
 

@@ -256,18 +256,24 @@ private Q_SLOTS:
         QTest::keyClick(tree, Qt::Key_0, Qt::ControlModifier);
         QVERIFY(tree->mapFromScene(tree->sceneRect()).boundingRect().width() <= tree->viewport()->width() + 2);
 
-        // Parallel branches between the same two vertices read differently.
+        // Parallel branches between the same two vertices read differently; exactly the nodes with
+        // such a sibling are marked parallel.
         const TreeDisplay& display = tree->tree();
         int parallel = 0;
+        std::vector<bool> hasTwin(display.nodes.size(), false);
         for (std::size_t i = 0; i < display.nodes.size(); ++i)
             for (std::size_t j = i + 1; j < display.nodes.size(); ++j)
                 if (display.nodes[i].parent == display.nodes[j].parent && display.nodes[i].parent >= 0 &&
-                    display.nodes[i].source == display.nodes[j].source && display.nodes[i].target == display.nodes[j].target &&
-                    display.nodes[i].interiorSize > 0) {
-                    ++parallel;
-                    QVERIFY(tree->labelLines(int(i)) != tree->labelLines(int(j)));
+                    display.nodes[i].source == display.nodes[j].source && display.nodes[i].target == display.nodes[j].target) {
+                    hasTwin[i] = hasTwin[j] = true;
+                    if (display.nodes[i].interiorSize > 0) {
+                        ++parallel;
+                        QVERIFY(tree->labelLines(int(i)) != tree->labelLines(int(j)));
+                    }
                 }
         QVERIFY(parallel > 0);
+        for (std::size_t i = 0; i < display.nodes.size(); ++i)
+            QCOMPARE(display.nodes[i].parallel, bool(hasTwin[i]));
 
         // A click on a node's "−" box collapses it, on its "+" box expands it.
         int inner = -1;
