@@ -9,6 +9,7 @@
 #include "GraphDocument.h"
 #include "ImportDialog.h"
 #include "MemoryChart.h"
+#include "MemoryPrediction.h"
 #include "ParetoPanel.h"
 #include "ProfileDialog.h"
 #include "RecentFiles.h"
@@ -16,7 +17,6 @@
 #include "SnapshotTimelineChart.h"
 #include "SolversPanel.h"
 #include "SweepPanel.h"
-#include "MemoryTimelineBuilder.h"
 #include "TreeDisplayBuilder.h"
 #include "VertexTableModel.h"
 #include "graph/GraphError.h"
@@ -85,6 +85,8 @@ MainWindow::MainWindow(QWidget* parent)
       m_tree(new DivisionTreeView(this)),
       m_memory(new MemoryChart(this)),
       m_memoryModel(new QComboBox(this)),
+      m_prediction(new MemoryPrediction(this)),
+      m_predicting(new QWidget(this)),
       m_explain(new ExplainPanel(this)),
       m_pareto(new ParetoPanel(this)),
       m_status(new QLabel(this)),
@@ -210,6 +212,28 @@ void MainWindow::createDocks()
     auto* compareHint = new QLabel(tr("Select several rows in the comparison to compare their plans."), memory);
     compareHint->setWordWrap(true);  // no minimum width that squeezes the division tree beside it
     memoryTools->addWidget(compareHint, 1);
+    auto* predictingRow = new QHBoxLayout(m_predicting);
+    predictingRow->setContentsMargins(0, 0, 0, 0);
+    // Busy, not a fraction: one plan's simulation is the unit of work, and one plan is the usual case.
+    auto* busy = new QProgressBar(m_predicting);
+    busy->setRange(0, 0);
+    busy->setMaximumWidth(80);
+    auto* cancelPrediction = new QPushButton(tr("Cancel"), m_predicting);
+    cancelPrediction->setObjectName(QStringLiteral("cancelPrediction"));
+    predictingRow->addWidget(new QLabel(tr("Predicting…"), m_predicting));
+    predictingRow->addWidget(busy);
+    predictingRow->addWidget(cancelPrediction);
+    m_predicting->hide();
+    memoryTools->addWidget(m_predicting);
+    connect(cancelPrediction, &QPushButton::clicked, this, [this] {
+        m_prediction->cancel();
+        m_predicting->hide();
+    });
+    connect(m_prediction, &MemoryPrediction::ready, this, &MainWindow::showPredicted);
+    connect(m_prediction, &MemoryPrediction::failed, this, [this](const QString& error) {
+        m_predicting->hide();
+        showError(tr("Cannot predict memory"), error);
+    });
 
     // The solvers and Explain column runs the window's full height: the comparison needs rows.
     setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
@@ -391,6 +415,8 @@ void MainWindow::onGraphChanged()
     m_pareto->setGraph(graph);
     m_sweep->setSweep(std::nullopt);
     m_profileResult->hide();
+    m_prediction->cancel();
+    m_predicting->hide();
     m_memory->setTimelines({});
     setDivisionTree(makeTreeDisplay(*graph, DivisionTree::build(*graph)));
     setWindowTitle(tr("%1 — Checkpoint Explorer").arg(m_document->displayName()));
@@ -449,21 +475,35 @@ void MainWindow::setMemoryModel(MemoryModel model)
 
 void MainWindow::updateMemoryChart()
 {
-    const Graph* graph = m_document->graph().get();
-    std::vector<const Plan*> plans = m_solvers->selectedPlans();
+    const std::shared_ptr<const Graph> graph = m_document->graph();
+    if (!graph) {
+        m_prediction->cancel();
+        m_predicting->hide();
+        m_memory->setTimelines({});
+        return;
+    }
+    std::vector<Plan> plans;
+    for (const Plan* plan : m_solvers->selectedPlans())
+        plans.push_back(*plan);
     if (plans.empty() && m_plan)
-        plans.push_back(&*m_plan);
+        plans.push_back(*m_plan);
     // The measured line beside the prediction of the plan it measured.
-    if (m_measured && m_profiledPlan &&
-        std::none_of(plans.begin(), plans.end(), [this](const Plan* p) {
-            return p->evaluation.checkpoints == m_profiledPlan->evaluation.checkpoints;
+    if (m_measured && m_profiledPlan && std::none_of(plans.begin(), plans.end(), [this](const Plan& p) {
+            return p.evaluation.checkpoints == m_profiledPlan->evaluation.checkpoints;
         }))
-        plans.push_back(&*m_profiledPlan);
-    std::vector<MemoryTimeline> timelines;
-    if (graph)
-        for (const Plan* plan : plans)
-            timelines.push_back(makeMemoryTimeline(*graph, *plan, MemoryModel(m_memoryModel->currentData().toInt()),
-                                                   m_measured ? m_measured->count : MemoryCount::Requested));
+        plans.push_back(*m_profiledPlan);
+    m_prediction->predict(graph, std::move(plans), MemoryModel(m_memoryModel->currentData().toInt()),
+                          m_measured ? m_measured->count : MemoryCount::Requested);
+    // Only a prediction still running after a moment shows its progress: most take milliseconds.
+    QTimer::singleShot(300, m_predicting, [this] {
+        if (m_prediction->isRunning())
+            m_predicting->show();
+    });
+}
+
+void MainWindow::showPredicted(std::vector<MemoryTimeline> timelines)
+{
+    m_predicting->hide();
     if (m_measured)
         timelines.push_back(m_measured->measured);
     m_memory->setTimelines(std::move(timelines));
@@ -700,6 +740,7 @@ bool MainWindow::exportPlanJson(const QString& path, QString* error) const
 
 bool MainWindow::exportMemoryCsv(const QString& path, QString* error) const
 {
+    m_prediction->waitForFinished();  // the lines of the plans selected now, not the last drawn
     if (m_memory->timelines().empty()) {
         if (error)
             *error = tr("The memory chart shows no timeline to export.");
@@ -731,6 +772,7 @@ bool MainWindow::saveScreenshots(const QString& dir, QString* error)
             *error = tr("%1: cannot create the directory").arg(dir);
         return false;
     }
+    m_prediction->waitForFinished();
     const std::pair<QString, QWidget*> views[] = {
         {QStringLiteral("window"), this},     {QStringLiteral("dag"), m_dagPanel},      {QStringLiteral("solvers"), m_solvers},
         {QStringLiteral("sweep"), m_sweep},   {QStringLiteral("tree"), m_tree},          {QStringLiteral("memory"), m_memory->parentWidget()},

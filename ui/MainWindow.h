@@ -28,6 +28,7 @@ class DagView;
 class ExplainPanel;
 class GraphDocument;
 class MemoryChart;
+class MemoryPrediction;
 class SnapshotOpener;
 class SnapshotTimelineChart;
 class ParetoPanel;
@@ -52,6 +53,8 @@ public:
     SweepPanel* sweepPanel() const { return m_sweep; }
     DivisionTreeView* treeView() const { return m_tree; }
     MemoryChart* memoryChart() const { return m_memory; }
+    // Simulates the chart's predicted lines in the background (tests wait for it).
+    MemoryPrediction* memoryPrediction() const { return m_prediction; }
     ExplainPanel* explainPanel() const { return m_explain; }
     ParetoPanel* paretoPanel() const { return m_pareto; }
     const Plan* currentPlan() const { return m_plan ? &*m_plan : nullptr; }
@@ -87,8 +90,9 @@ public:
     // The division tree shown and used for DAG <-> tree selection sync; nullopt clears.
     void setDivisionTree(std::optional<TreeDisplay> tree);
 
-    // Renders every view to DIR/<view>.png (window, dag, solvers, sweep, tree, memory, explain) and the
-    // whole DAG (and tree) drawings to dag-full.png (tree-full.png).
+    // Renders every view (the memory chart once its prediction is drawn) to DIR/<view>.png (window,
+    // dag, solvers, sweep, tree, memory, explain) and the whole DAG (and tree) drawings to
+    // dag-full.png (tree-full.png).
     bool saveScreenshots(const QString& dir, QString* error);
     // Exports; each writes atomically and returns false with a message on failure.
     bool exportPlanJson(const QString& path, QString* error) const;
@@ -115,6 +119,7 @@ private:
     void onLayoutReady();
     void onSweepEntry(int entry);
     void updateMemoryChart();
+    void showPredicted(std::vector<MemoryTimeline> timelines);
     void onTreeNodeSelected(int node);
     void onDagSelectionChanged();
     void onImported(const QString& graphFile, const QString& error);
@@ -136,6 +141,8 @@ private:
     DivisionTreeView* m_tree;
     MemoryChart* m_memory;
     QComboBox* m_memoryModel;
+    MemoryPrediction* m_prediction;
+    QWidget* m_predicting;  // busy bar and Cancel of a prediction that takes a while
     ExplainPanel* m_explain;
     ParetoPanel* m_pareto;
     QLabel* m_status;

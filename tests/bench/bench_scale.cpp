@@ -5,10 +5,14 @@
 // Usage: bench_scale KIND N write OUT.json
 //        bench_scale KIND N tree             (division tree only, wall ms)
 //        bench_scale KIND N solve            (division tree + feng-acg sweep, wall ms)
+//        bench_scale KIND N simulate         (solve, then the plan's step under the `pytorch` model in
+//                                             requested bytes and in CUDA blocks, as the memory chart
+//                                             draws it: no live names)
 // KIND: chain | residual | rainbow | dense. Bytes are pseudo-random in [1, 2^20] from a
 // fixed seed, so every max term is distinct and the sweep meets its worst case.
 #include "graph/GraphBuilder.h"
 #include "io/GraphJson.h"
+#include "solvers/Comparison.h"
 #include "solvers/FengAcgSolver.h"
 #include "theory/DivisionTree.h"
 
@@ -96,7 +100,7 @@ double msSince(std::chrono::steady_clock::time_point start)
 int main(int argc, char** argv)
 {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: bench_scale chain|residual|rainbow|dense N write OUT.json | tree | solve\n");
+        std::fprintf(stderr, "usage: bench_scale chain|residual|rainbow|dense N write OUT.json | tree | solve | simulate\n");
         return 2;
     }
     try {
@@ -110,8 +114,8 @@ int main(int argc, char** argv)
             writeGraphFile(argv[4], graph);
             return 0;
         }
-        if (action != "solve" && action != "tree")
-            throw std::invalid_argument("unknown action \"" + action + "\" (write OUT.json, tree, solve)");
+        if (action != "solve" && action != "tree" && action != "simulate")
+            throw std::invalid_argument("unknown action \"" + action + "\" (write OUT.json, tree, solve, simulate)");
         start = std::chrono::steady_clock::now();
         const DivisionTree tree = DivisionTree::build(graph);
         std::printf("division tree: %d nodes in %.0f ms\n", tree.size(), msSince(start));
@@ -122,6 +126,15 @@ int main(int argc, char** argv)
         std::printf("feng-acg: objective %lld, %zu checkpoints, %zu sweep entries in %.0f ms\n",
                     static_cast<long long>(plan.objective()), plan.checkpoints().size(), plan.sweep->entries.size(),
                     msSince(start));
+        if (action == "solve")
+            return 0;
+        for (const MemoryCount count : {MemoryCount::Requested, MemoryCount::CudaBlocks}) {
+            start = std::chrono::steady_clock::now();
+            const MemoryProfile profile = simulateMemory(graph, plan, MemoryModel::PyTorch, false, count);
+            std::printf("pytorch step, %s: peak %lld bytes in %.0f ms\n",
+                        count == MemoryCount::Requested ? "requested bytes" : "CUDA blocks",
+                        static_cast<long long>(profile.peakBytes), msSince(start));
+        }
         return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_scale: %s\n", e.what());

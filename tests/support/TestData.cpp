@@ -1,6 +1,7 @@
 #include "TestData.h"
 
 #include "graph/GraphBuilder.h"
+#include "theory/PlanEvaluation.h"
 
 #include <QDir>
 #include <QFile>
@@ -102,6 +103,14 @@ Graph makeResidualNetwork(int blocks)
         previous = block + ".add";
     }
     return b.build();
+}
+
+Plan planOf(const Graph& g, const std::vector<VertexIndex>& checkpoints, const std::string& solver)
+{
+    Plan p;
+    p.solver = solver;
+    p.evaluation = evaluate(g, checkpoints);
+    return p;
 }
 
 }  // namespace ckpt::test

@@ -1,6 +1,7 @@
 #pragma once
 // Paths and small builders shared by the tests.
 #include "graph/Graph.h"
+#include "solvers/Plan.h"
 
 #include <QByteArray>
 #include <QString>
@@ -34,5 +35,7 @@ Graph makeRainbow(int n);
 // ResNet-like: a stem, then `blocks` residual blocks (conv, conv, add joining the block's input),
 // 1 + 3 * blocks vertices with names, ops and sizes.
 Graph makeResidualNetwork(int blocks);
+// A plan that checkpoints exactly these vertices, as if `solver` had chosen them.
+Plan planOf(const Graph& g, const std::vector<VertexIndex>& checkpoints, const std::string& solver = "by hand");
 
 }  // namespace ckpt::test

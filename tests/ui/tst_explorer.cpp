@@ -7,6 +7,7 @@
 #include "Export.h"
 #include "GraphDocument.h"
 #include "MainWindow.h"
+#include "MemoryPrediction.h"
 #include "MemoryChart.h"
 #include "MiniMap.h"
 #include "Palette.h"
@@ -37,14 +38,6 @@ namespace {
 VertexIndex id(const Graph& g, const char* name)
 {
     return *g.find(name);
-}
-
-Plan planOf(const Graph& g, const std::string& solver, const std::vector<VertexIndex>& checkpoints)
-{
-    Plan p;
-    p.solver = solver;
-    p.evaluation = evaluate(g, checkpoints);
-    return p;
 }
 
 // The DAG shows exactly this evaluation: checkpoints orange, each segment in its own colour.
@@ -117,8 +110,8 @@ private Q_SLOTS:
         ComparisonModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         std::vector<SolverRun> runs;
-        runs.push_back({"checkpoint-all", planOf(g, "checkpoint-all", {0, 1, 2, 3, 4}), {}, {}});
-        runs.push_back({"exhaustive", planOf(g, "exhaustive", {0, 2, 4}), {}, {}});
+        runs.push_back({"checkpoint-all", test::planOf(g, {0, 1, 2, 3, 4}, "checkpoint-all"), {}, {}});
+        runs.push_back({"exhaustive", test::planOf(g, {0, 2, 4}, "exhaustive"), {}, {}});
         runs.push_back({"feng-lcg", std::nullopt, {}, "not a linear graph"});
         model.setRuns(runs);
         QCOMPARE(model.rowCount(), 3);
@@ -152,7 +145,7 @@ private Q_SLOTS:
             checkColouring(*w.window.dagView(), run.plan->evaluation);
         }
         // A plan with real segments (block2's two branches are two IS), each in its own colour.
-        const Plan p = planOf(*w.graph, "by hand", {id(*w.graph, "block1.add"), id(*w.graph, "block2.add")});
+        const Plan p = test::planOf(*w.graph, {id(*w.graph, "block1.add"), id(*w.graph, "block2.add")});
         w.window.setCurrentPlan(&p);
         QCOMPARE(p.evaluation.segments.size(), std::size_t(4));
         checkColouring(*w.window.dagView(), p.evaluation);
@@ -337,6 +330,7 @@ private Q_SLOTS:
         MemoryChart* chart = w.window.memoryChart();
         for (MemoryModel model : allMemoryModels()) {
             w.window.setMemoryModel(model);
+            w.window.memoryPrediction()->waitForFinished();
             QCOMPARE(chart->timelines().size(), std::size_t(2));
             for (int t = 0; t < 2; ++t) {
                 const MemoryProfile profile = simulateMemory(g, *plans[std::size_t(t)], model);
@@ -415,7 +409,7 @@ private Q_SLOTS:
         QVERIFY(!w.window.exportPlanJson(dir.filePath("none.json"), &error));
         QVERIFY(error.contains("No plan"));
         QVERIFY(!w.window.exportMemoryCsv(dir.filePath("none.csv"), &error));
-        const Plan p = planOf(*w.graph, "by hand", {id(*w.graph, "block2.add")});
+        const Plan p = test::planOf(*w.graph, {id(*w.graph, "block2.add")});
         w.window.setCurrentPlan(&p);
         QVERIFY2(w.window.exportPlanJson(dir.filePath("plan.json"), &error), qPrintable(error));
         const Plan back = readPlanFile(dir.filePath("plan.json").toStdString(), *w.graph);

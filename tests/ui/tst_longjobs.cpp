@@ -5,14 +5,18 @@
 #include "DagPanel.h"
 #include "GraphDocument.h"
 #include "MainWindow.h"
+#include "MemoryChart.h"
+#include "MemoryPrediction.h"
 #include "ParetoPanel.h"
 #include "SolversPanel.h"
 #include "TestData.h"
 #include "solvers/BudgetSweep.h"
+#include "solvers/Comparison.h"
 
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QtTest>
@@ -141,6 +145,46 @@ private Q_SLOTS:
         qInfo("closing took %lld ms", took);
         QVERIFY2(took < 1000 * test::timingSlack(), qPrintable(QStringLiteral("closing took %1 ms").arg(took)));
         QCOMPARE(childProcesses(), 0);
+    }
+
+    // The memory chart's lines are simulated off the UI thread (a 100k-vertex step takes 0.2 s, 1.8 s
+    // through the CUDA allocator's blocks): the window draws them when they are ready, never draws a
+    // graph's lines after another graph opened, and Cancel keeps what was drawn.
+    void memoryChartPredictsInTheBackground()
+    {
+        MainWindow window;
+        const auto big = std::make_shared<const Graph>(test::makeResidualNetwork(3000));
+        window.document()->setGraph(big, QStringLiteral("big.json"));
+        const Plan plan = test::planOf(*big, {big->topologicalOrder()[std::size_t(big->vertexCount() / 2)]});
+        MemoryPrediction* prediction = window.memoryPrediction();
+        QSignalSpy ready(prediction, &MemoryPrediction::ready);
+        window.setCurrentPlan(&plan);
+        QVERIFY(prediction->isRunning());
+        QVERIFY(window.memoryChart()->timelines().empty());
+        prediction->waitForFinished();
+        QCOMPARE(ready.count(), 1);
+        QCOMPARE(window.memoryChart()->timelines().size(), std::size_t(1));
+        const MemoryProfile expected = simulateMemory(*big, plan, MemoryModel::PyTorch, false);
+        const std::vector<std::int64_t>& drawn = window.memoryChart()->timelines().front().peakBytes;
+        QCOMPARE(drawn.size(), expected.phases.size());
+        for (std::size_t i = 0; i < drawn.size(); ++i)
+            QCOMPARE(drawn[i], expected.phases[i].peakBytes);
+
+        // Cancel: the prediction under the other model is never drawn.
+        window.setMemoryModel(MemoryModel::Chen);
+        QVERIFY(prediction->isRunning());
+        window.findChild<QPushButton*>(QStringLiteral("cancelPrediction"))->click();
+        prediction->waitForFinished();
+        QCOMPARE(ready.count(), 1);
+        QCOMPARE(window.memoryChart()->timelines().front().peakBytes, drawn);
+
+        // Another graph while the old one's lines are being simulated: they are never drawn.
+        window.setMemoryModel(MemoryModel::PyTorch);
+        QVERIFY(prediction->isRunning());
+        window.document()->setGraph(std::make_shared<const Graph>(test::makeResidualNetwork(2)), QStringLiteral("small.json"));
+        prediction->waitForFinished();
+        QVERIFY(window.memoryChart()->timelines().empty());
+        window.dagPanel()->waitForLayout();
     }
 
     void anExceptionInAJobIsAMessage()

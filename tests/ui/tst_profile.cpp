@@ -2,6 +2,7 @@
 // predictions with each memory model's error, and a failed run leaves the window working.
 #include "GraphDocument.h"
 #include "MainWindow.h"
+#include "MemoryPrediction.h"
 #include "MeasuredOverlay.h"
 #include "MemoryChart.h"
 #include "MemoryTimelineBuilder.h"
@@ -27,14 +28,6 @@ using namespace ckpt;
 using namespace ckpt::ui;
 
 namespace {
-
-Plan planOf(const Graph& g, const std::vector<VertexIndex>& checkpoints)
-{
-    Plan p;
-    p.solver = "by hand";
-    p.evaluation = evaluate(g, checkpoints);
-    return p;
-}
 
 // A trace whose checkpointed step measured exactly what the chen model predicts, plus weights.
 ProfileTrace traceMatching(const Graph& g, const Plan& plan, std::int64_t weights)
@@ -85,7 +78,7 @@ private Q_SLOTS:
     void overlayOfAMatchingTrace()
     {
         const Graph g = test::makeGraph({100, 400, 200, 300}, {{0, 1}, {1, 2}, {2, 3}, {0, 2}});
-        const Plan plan = planOf(g, {1});
+        const Plan plan = test::planOf(g, {1});
         const MeasuredOverlay overlay = makeMeasuredOverlay(g, plan, traceMatching(g, plan, 5000));
         const MemoryProfile chen = simulateMemory(g, plan, MemoryModel::Chen, false);
         QVERIFY(overlay.measured.measured);
@@ -111,7 +104,7 @@ private Q_SLOTS:
                  QStringLiteral("step time: predicted 11 % (recompute 0.33 × the forward's 30.0 ms), measured 10 %"));
         // A trace of another graph is refused, not drawn.
         const Graph other = test::makeChain({10, 20, 30});
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeMeasuredOverlay(other, planOf(other, {}), traceMatching(g, plan, 0)));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeMeasuredOverlay(other, test::planOf(other, {}), traceMatching(g, plan, 0)));
     }
 
     // A CUDA profile measured torch.cuda.memory_allocated(): the overlay and the predicted lines
@@ -121,7 +114,7 @@ private Q_SLOTS:
         const Graph g = readGraphFile(test::sourcePath(QStringLiteral("tests/data/snapshots/resnet50-h200.graph.json")).toStdString());
         const ProfileTrace trace = parseTraceJson(readTextFile(
             test::sourcePath(QStringLiteral("tests/data/snapshots/resnet50-h200.trace.json")).toStdString()));
-        Plan plan = planOf(g, {});
+        Plan plan = test::planOf(g, {});
         plan.evaluation = evaluateIds(g, trace.checkpoints);
         const MeasuredOverlay overlay = makeMeasuredOverlay(g, plan, trace);
         QCOMPARE(overlay.count, MemoryCount::CudaBlocks);
@@ -149,6 +142,7 @@ private Q_SLOTS:
         QVERIFY2(w.window.profileText().startsWith(QStringLiteral("Measured (cuda, 1 iteration(s))")),
                  qPrintable(w.window.profileText()));
         // The measured line and the prediction of the trace's own plan (no plan shown before).
+        w.window.memoryPrediction()->waitForFinished();
         const auto lines = w.window.findChild<MemoryChart*>()->timelines();
         QCOMPARE(int(lines.size()), 2);
         QVERIFY(lines[0].label.startsWith(QStringLiteral("resnet50-h200.trace · pytorch · CUDA blocks")));
@@ -186,7 +180,7 @@ private Q_SLOTS:
         Window w;
         QVERIFY(w.window.openFile(test::sourcePath(QStringLiteral("resources/examples/residual.json"))));
         const Graph& g = *w.window.document()->graph();
-        const Plan plan = planOf(g, {});
+        const Plan plan = test::planOf(g, {});
         w.window.setCurrentPlan(&plan);
         w.window.profiler()->setTool(tool);
         QVERIFY(w.window.startProfile({QStringLiteral("/nonexistent/model.pt"), QStringLiteral("1x3x16x16")}));
@@ -227,13 +221,14 @@ private Q_SLOTS:
         QVERIFY(w.window.document()->graph());
         const Graph& g = *w.window.document()->graph();
         QVERIFY(g.find("input").has_value());
-        const Plan plan = planOf(g, {g.topologicalOrder()[std::size_t(g.vertexCount() / 2)]});
+        const Plan plan = test::planOf(g, {g.topologicalOrder()[std::size_t(g.vertexCount() / 2)]});
         w.window.setCurrentPlan(&plan);
         QVERIFY(w.window.startProfile({model, QStringLiteral("1x3x16x16")}));
         w.window.profiler()->waitForFinished();
         QVERIFY2(w.window.measuredOverlay(), qPrintable(w.window.profileText()));
         QVERIFY2(w.window.profileText().contains(QStringLiteral("pytorch: mean |error|")), qPrintable(w.window.profileText()));
         QVERIFY2(w.window.profileText().contains(QStringLiteral("step time: predicted")), qPrintable(w.window.profileText()));
+        w.window.memoryPrediction()->waitForFinished();
         const MemoryChart* chart = w.window.memoryChart();
         const auto& timelines = chart->timelines();
         QCOMPARE(timelines.size(), std::size_t(2));  // the plan's prediction and the measured step
@@ -274,7 +269,7 @@ private Q_SLOTS:
         w.window.openFile(graphFile);
         QVERIFY(QTest::qWaitFor([&] { return w.window.document()->graph() != nullptr; }, 10000));
         const Graph& g = *w.window.document()->graph();
-        const Plan plan = planOf(g, {g.topologicalOrder()[std::size_t(g.vertexCount() / 2)]});
+        const Plan plan = test::planOf(g, {g.topologicalOrder()[std::size_t(g.vertexCount() / 2)]});
         w.window.setCurrentPlan(&plan);
         ProfileRequest request{models + QStringLiteral(":vit"), QStringLiteral("2x3x32x32")};
         request.python = python;

@@ -9,6 +9,7 @@
 #include "GraphDocument.h"
 #include "ImportDialog.h"
 #include "MainWindow.h"
+#include "MemoryPrediction.h"
 #include "MemoryChart.h"
 #include "ProfileRunner.h"
 #include "ParetoPanel.h"
@@ -180,12 +181,14 @@ private Q_SLOTS:
         QVERIFY(window.openFile(examplePath("residual")));
         QVERIFY(solve(window, {QStringLiteral("feng-acg"), QStringLiteral("checkpoint-all")}) == 2);
         window.solversPanel()->selectRows({0, 1});
+        window.memoryPrediction()->waitForFinished();
         MemoryChart* chart = window.memoryChart();
         QCOMPARE(int(chart->timelines().size()), 2);
         for (const MemoryTimeline& t : chart->timelines())
             QVERIFY2(t.label.endsWith(QStringLiteral("pytorch")), qPrintable(t.label));
         QVERIFY2(chart->chart()->title().contains(QStringLiteral("pytorch counts")), qPrintable(chart->chart()->title()));
         window.setMemoryModel(MemoryModel::Chen);
+        window.memoryPrediction()->waitForFinished();
         QVERIFY(chart->chart()->title().contains(QStringLiteral("chen counts")));
         QValueAxis* y = valueAxis(chart->chart(), Qt::Vertical);
         QVERIFY(y);
