@@ -95,12 +95,22 @@ void GraphBuilder::addEdge(std::string_view from, std::string_view to, std::stri
     m_edges.push_back({f, t, intern(op)});
 }
 
-Graph GraphBuilder::build() const
+Graph GraphBuilder::build() const&
+{
+    return buildWith(m_vertices);
+}
+
+Graph GraphBuilder::build() &&
+{
+    return buildWith(std::move(m_vertices));
+}
+
+Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
 {
     Graph g;
     g.m_name = m_name;
     g.m_metadata = m_metadata;
-    g.m_vertices = m_vertices;
+    g.m_vertices = std::move(vertices);
     if (g.m_vertices.empty())
         throw GraphError("the graph has no vertices", "/vertices");
 
@@ -290,7 +300,7 @@ Graph withMetadata(const Graph& graph, const std::map<std::string, std::string>&
     for (const Edge& e : graph.edges())
         if (!graph.vertex(e.from).isVirtual && !graph.vertex(e.to).isVirtual)
             b.addEdge(graph.vertex(e.from).id, graph.vertex(e.to).id, e.op);
-    return b.build();
+    return std::move(b).build();
 }
 
 }  // namespace ckpt

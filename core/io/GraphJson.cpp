@@ -204,7 +204,7 @@ Graph graphFromOurJson(const json& root, StreamedGraphItems& items)
     if (optionalMember(root, "edges"))
         requireArray(root, "edges", "");
     items.throwEdgeError();
-    Graph graph = builder.build();
+    Graph graph = std::move(builder).build();
     checkNamedVertices(graph);
     return graph;
 }

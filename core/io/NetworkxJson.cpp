@@ -83,7 +83,7 @@ Graph graphFromNetworkx(const json& root)
                         idText(linkEnd(link, "target", "1", at), at + "/target"));
     }
     try {
-        return builder.build();
+        return std::move(builder).build();
     } catch (const GraphError& e) {
         // The builder speaks of /vertices and /edges; in this format they are /nodes and /links.
         std::string where = e.where();

@@ -67,7 +67,7 @@ Graph deriveTrainingGraph(const Graph& forward)
             builder.addEdge(loss.id, gradId(v));
         }
     }
-    return builder.build();
+    return std::move(builder).build();
 }
 
 Graph asTrainingGraph(const Graph& graph)
@@ -88,7 +88,7 @@ Graph forwardPart(const Graph& training)
     for (const Edge& e : training.edges())
         if (keep(e.from) && keep(e.to))
             builder.addEdge(training.vertex(e.from).id, training.vertex(e.to).id, e.op);
-    return builder.build();
+    return std::move(builder).build();
 }
 
 double computeCost(const Graph& graph, VertexIndex v)
