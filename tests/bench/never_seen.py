@@ -4,19 +4,16 @@ ConvNeXt-T, a tagger on the built-in nn.LSTM and an MLP-Mixer (BENCHMARKS.md, "N
 ResNeXt-50, EfficientNet-V2-S, a BERT-style encoder, a convolutional VAE and a wav2vec-style audio encoder (the
 third set). For bench_acceptance.py --module."""
 import math
+import os
+import sys
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
 
-
-def _seeded(build):
-    """A factory that builds with torch's generator seeded, so every run starts from the same weights."""
-    def factory():
-        torch.manual_seed(0)
-        return build()
-    return factory
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from models import seeded  # noqa: E402  (tests/python/models.py)
 
 
 def deeplab():
@@ -202,7 +199,7 @@ class LlamaLM(nn.Module):
         return self.head(self.norm(x))
 
 
-llama_lm = _seeded(LlamaLM)
+llama_lm = seeded(LlamaLM)
 
 
 def convnext_tiny():
@@ -225,7 +222,7 @@ class FirstOutput(nn.Module):
 
 
 # A bidirectional tagger on the built-in nn.LSTM (the tests' lstm_lm runs one direction).
-lstm_builtin = _seeded(lambda: nn.Sequential(
+lstm_builtin = seeded(lambda: nn.Sequential(
     nn.Embedding(1000, 64),
     FirstOutput(nn.LSTM(64, 128, num_layers=2, bidirectional=True, dropout=0.1, batch_first=True)),
     nn.Linear(256, 17)))
@@ -305,7 +302,7 @@ class Bert(nn.Module):
         return self.cls(torch.tanh(self.pool(x[:, 0])))
 
 
-bert = _seeded(Bert)
+bert = seeded(Bert)
 
 
 class VAE(nn.Module):
@@ -325,7 +322,7 @@ class VAE(nn.Module):
         return self.dec(self.dec_in(z).view(-1, 128, 8, 8)), mu, logvar
 
 
-vae = _seeded(VAE)
+vae = seeded(VAE)
 
 
 class Wav2Vec(nn.Module):
@@ -345,4 +342,4 @@ class Wav2Vec(nn.Module):
         return self.head(self.encoder(self.proj(x)))
 
 
-wav2vec = _seeded(Wav2Vec)
+wav2vec = seeded(Wav2Vec)

@@ -9,6 +9,14 @@ import torch.nn.functional as F
 import torchvision
 
 
+def seeded(build):
+    """A factory that builds with torch's generator seeded, so every run starts from the same weights."""
+    def factory():
+        torch.manual_seed(0)
+        return build()
+    return factory
+
+
 def _torchvision(builder, **options):
     """A factory of torchvision's `builder` with 10 classes."""
     return lambda: getattr(torchvision.models, builder)(num_classes=10, **options)
@@ -217,9 +225,7 @@ class Seq2Seq(nn.Module):
         return self.head(self.transformer(self.src(src) + self.pos, self.tgt(tgt) + self.pos, tgt_mask=mask))
 
 
-def seq2seq():
-    torch.manual_seed(0)
-    return Seq2Seq()
+seq2seq = seeded(Seq2Seq)
 
 
 class UNet(nn.Module):
@@ -273,9 +279,7 @@ class LSTMLM(nn.Module):
         return self.head(self.lstm(self.embed(ids))[0])
 
 
-def lstm_lm():
-    torch.manual_seed(0)
-    return LSTMLM()
+lstm_lm = seeded(LSTMLM)
 
 
 class Scan(nn.Module):
@@ -300,9 +304,7 @@ class Scan(nn.Module):
         return self.out(torch.stack(ys, dim=1))
 
 
-def scan():
-    torch.manual_seed(0)
-    return Scan()
+scan = seeded(Scan)
 
 
 class GRUTagger(nn.Module):
@@ -320,9 +322,7 @@ class GRUTagger(nn.Module):
         return self.head(self.gru(self.embed(ids))[0])
 
 
-def gru_tagger():
-    torch.manual_seed(0)
-    return GRUTagger()
+gru_tagger = seeded(GRUTagger)
 
 
 def position_bias():
