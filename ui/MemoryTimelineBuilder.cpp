@@ -21,7 +21,7 @@ QString memoryModelCounts(MemoryModel model)
 MemoryTimeline makeMemoryTimeline(const Graph& graph, const Plan& plan, MemoryModel model, MemoryCount count)
 {
     // The names live at each peak are a tooltip's: on big graphs they would cost O(phases × live).
-    const MemoryProfile profile = simulateMemory(graph, plan, model, graph.vertexCount() <= kLiveNamesUpTo, count);
+    const MemoryProfile profile = simulateMemory(graph, plan, model, graph.vertexCount() <= kLiveListsUpTo, count);
     const int n = graph.vertexCount() - 1;
     MemoryTimeline t;
     t.label = QStringLiteral("%1 · %2").arg(QString::fromStdString(plan.solver), QString::fromStdString(memoryModelName(model)));

@@ -13,8 +13,6 @@ namespace ckpt::ui {
 // compared knowingly: chen leaves out every gradient).
 QString memoryModelCounts(MemoryModel model);
 
-// The tensors live at each phase's peak are listed for graphs of at most this many vertices.
-constexpr int kLiveNamesUpTo = 2000;
 // `count`: CudaBlocks beside a CUDA profile's measured line (rule A1), which counts whole blocks.
 MemoryTimeline makeMemoryTimeline(const Graph& graph, const Plan& plan, MemoryModel model,
                                   MemoryCount count = MemoryCount::Requested);

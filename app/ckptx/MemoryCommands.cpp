@@ -152,7 +152,7 @@ nlohmann::json comparisonJson(const ckpt::TraceComparison& c)
 
 int runSimulate(const std::vector<std::string>& argv)
 {
-    Args args(argv, {"--plan", "--model", "--trace", "--step", "--allocator"}, {"--json", "--csv"});
+    Args args(argv, {"--plan", "--model", "--trace", "--step", "--allocator"}, {"--json", "--csv", "--live"});
     args.expectPositional({"GRAPH"});
     if (args.flag("--json") && args.flag("--csv"))
         throw UsageError("--json and --csv exclude each other");
@@ -171,7 +171,8 @@ int runSimulate(const std::vector<std::string>& argv)
         args, measured && blocksApply ? ckpt::traceMemoryCount(measured->trace) : ckpt::MemoryCount::Requested);
     if (count == ckpt::MemoryCount::CudaBlocks && !blocksApply)
         throw UsageError("--allocator cuda needs --model pytorch and a checkpoint plan (not a schedule)");
-    const auto profile = ckpt::simulateMemory(graph, plan, model, true, count);
+    const bool listLive = args.flag("--live") || graph.vertexCount() <= ckpt::kLiveListsUpTo;
+    const auto profile = ckpt::simulateMemory(graph, plan, model, listLive, count);
     std::optional<ckpt::TraceComparison> comparison;
     std::optional<ckpt::StepTimeComparison> stepTime;
     if (measured) {
@@ -187,6 +188,7 @@ int runSimulate(const std::vector<std::string>& argv)
                               {"allocator", ckpt::memoryCountName(count)},
                               {"peak_bytes", profile.peakBytes},
                               {"peak_phase", profile.peakPhase},
+                              {"live_listed", listLive},
                               {"phases", phases}};
         if (comparison)
             out["trace"] = comparisonJson(*comparison);
@@ -210,6 +212,9 @@ int runSimulate(const std::vector<std::string>& argv)
     std::cout << "model " << ckpt::memoryModelName(model)
               << (count == ckpt::MemoryCount::CudaBlocks ? " (CUDA caching allocator's blocks)" : "") << ": peak "
               << profile.peakBytes << " bytes at phase " << profile.peakPhase << "\n";
+    if (!listLive)
+        std::cout << "live tensors not listed: the graph has more than " << ckpt::kLiveListsUpTo
+                  << " vertices (--live lists them)\n";
     if (comparison)
         std::cout << "vs trace: mean |error| " << std::fixed << std::setprecision(2) << comparison->meanAbsErrorPercent
                   << " % over " << comparison->phases.size() << " phases, peak error " << comparison->peakErrorPercent
@@ -233,12 +238,13 @@ const CommandRegistration compare{{"compare", "compare GRAPH [--solvers a,b,...]
                                    "model, recomputation, solve time",
                                    &runCompare}};
 const CommandRegistration simulate{{"simulate", "simulate GRAPH --plan PLAN.json --model chen|pytorch [--trace TRACE.json "
-                                    "[--step checkpointed|regular]] [--allocator requested|cuda] [--json|--csv]",
+                                    "[--step checkpointed|regular]] [--allocator requested|cuda] [--live] [--json|--csv]",
                                     "memory per training phase (end, peak, live at the peak) of a saved plan; "
                                     "with --trace, the error against a profile trace and, for the checkpointed step, its "
                                     "predicted against its measured time; --allocator cuda counts the CUDA caching "
                                     "allocator's blocks, as torch.cuda.memory_allocated() does (the default with a "
-                                    "CUDA profile's trace; docs/MEMORY-MODEL.md)",
+                                    "CUDA profile's trace; docs/MEMORY-MODEL.md); the tensors live at each peak are "
+                                    "listed for graphs of up to 2000 vertices, or always with --live",
                                     &runSimulate}};
 
 }  // namespace

@@ -45,6 +45,11 @@ struct PhaseMemory {
     std::vector<std::string> live;
 };
 
+// The live lists cost O(phases × live): 700 MB of text for one plan of a 100k-vertex residual graph.
+// The app and `ckptx simulate` list them for graphs of at most this many vertices (the CLI's --live
+// lists them always).
+constexpr int kLiveListsUpTo = 2000;
+
 struct MemoryProfile {
     MemoryModel model = MemoryModel::Chen;
     std::int64_t peakBytes = 0;

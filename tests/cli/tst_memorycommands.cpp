@@ -3,6 +3,7 @@
 #include "io/PlanJson.h"
 #include "io/TextFile.h"
 #include "io/TraceJson.h"
+#include "memory/MemoryProfile.h"
 #include "memory/PlanMemory.h"
 #include "theory/PlanEvaluation.h"
 #include "solvers/SolverRegistry.h"
@@ -64,6 +65,33 @@ private Q_SLOTS:
                                  "--model", "chen"});
         QCOMPARE(wrong.exitCode, 1);
         QVERIFY(wrong.err.contains("different graph"));
+    }
+
+    // Live lists cost O(phases × live): above kLiveListsUpTo vertices they are left out unless --live.
+    void simulateListsLiveTensorsOnSmallGraphsOrWhenAsked()
+    {
+        QTemporaryDir dir;
+        const Graph g = test::makeResidualNetwork(kLiveListsUpTo / 3 + 1);
+        QVERIFY(g.vertexCount() > kLiveListsUpTo);
+        const QString graph = dir.filePath("big.json");
+        writeGraphFile(graph.toStdString(), g);
+        const QString plan = dir.filePath("plan.json");
+        writePlanFile(plan.toStdString(), g, test::planOf(g, {g.topologicalOrder()[std::size_t(g.vertexCount() / 2)]}));
+        const auto simulate = [&](QStringList extra) {
+            const ToolRun r = runCkptx(QStringList{"simulate", graph, "--plan", plan, "--model", "pytorch", "--json"} + extra);
+            return r.exitCode == 0 ? nlohmann::json::parse(r.out.toStdString()) : nlohmann::json();
+        };
+        const auto brief = simulate({});
+        const auto listed = simulate({"--live"});
+        QVERIFY(!brief["live_listed"].get<bool>());
+        QVERIFY(listed["live_listed"].get<bool>());
+        QCOMPARE(brief["peak_bytes"], listed["peak_bytes"]);
+        QCOMPARE(brief["phases"].size(), listed["phases"].size());
+        const std::size_t peak = listed["peak_phase"].get<std::size_t>();
+        QVERIFY(brief["phases"][peak]["live"].empty());
+        QVERIFY(!listed["phases"][peak]["live"].empty());
+        const ToolRun text = runCkptx({"simulate", graph, "--plan", plan, "--model", "pytorch"});
+        QVERIFY2(text.out.contains("live tensors not listed"), qPrintable(text.out.left(300)));
     }
 
     void simulateAgainstATrace()
