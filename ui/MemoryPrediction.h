@@ -1,7 +1,7 @@
 #pragma once
 // The memory chart's predicted lines, simulated off the UI thread: a plan's step through the
-// `pytorch` model takes 0.2 s on a 100k-vertex graph, through the CUDA caching allocator (rule A1,
-// warm-up steps included) 1.8 s, and the chart draws several plans.
+// `pytorch` model takes 1.6 s on a 1M-vertex graph, through the CUDA caching allocator (rule A1,
+// warm-up steps included) 26 s, and the chart draws several plans (docs/BENCHMARKS.md).
 #include "MemoryChart.h"
 #include "graph/Graph.h"
 #include "memory/MemoryProfile.h"
