@@ -6,7 +6,7 @@ namespace ckpt {
 
 bool sendsGradient(const Graph& graph, VertexIndex reader, VertexIndex input)
 {
-    const auto& without = graph.vertex(reader).readsWithoutGradient;
+    const auto& without = graph.vertex(reader).autograd->readsWithoutGradient;
     return std::find(without.begin(), without.end(), graph.vertex(input).id) == without.end();
 }
 

@@ -122,17 +122,18 @@ Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
             throw GraphError("vertex id is empty", vertexPointer(i) + "/id");
         if (!g.m_index.emplace(v.id, i).second)
             throw GraphError("duplicate vertex id \"" + v.id + "\"", vertexPointer(i) + "/id");
-        for (auto [key, bytes] : {std::pair{"bytes", v.bytes}, std::pair{"parameter_bytes", v.parameterBytes},
-                                  std::pair{"static_gradient_bytes", v.staticGradientBytes},
-                                  std::pair{"saved_bytes", v.savedBytes},
-                                  std::pair{"forward_workspace_bytes", v.forwardWorkspaceBytes},
-                                  std::pair{"backward_workspace_bytes", v.backwardWorkspaceBytes},
-                                  std::pair{"checkpointed_forward_workspace_bytes", v.checkpointedForwardWorkspaceBytes.value_or(0)},
-                                  std::pair{"backward_workspace_released_bytes", v.backwardWorkspaceReleasedBytes.value_or(0)},
+        const AutogradFacts& f = *v.autograd;
+        for (auto [key, bytes] : {std::pair{"bytes", v.bytes}, std::pair{"parameter_bytes", f.parameterBytes},
+                                  std::pair{"static_gradient_bytes", f.staticGradientBytes},
+                                  std::pair{"saved_bytes", f.savedBytes},
+                                  std::pair{"forward_workspace_bytes", f.forwardWorkspaceBytes},
+                                  std::pair{"backward_workspace_bytes", f.backwardWorkspaceBytes},
+                                  std::pair{"checkpointed_forward_workspace_bytes",
+                                            f.checkpointedForwardWorkspaceBytes.value_or(0)},
+                                  std::pair{"backward_workspace_released_bytes", f.backwardWorkspaceReleasedBytes.value_or(0)},
                                   std::pair{"leaf_inputs_backward_workspace_bytes",
-                                            v.leafInputsBackwardWorkspaceBytes.value_or(0)},
-                                  std::pair{"engine_backward_workspace_bytes",
-                                            v.engineBackwardWorkspaceBytes.value_or(0)}}) {
+                                            f.leafInputsBackwardWorkspaceBytes.value_or(0)},
+                                  std::pair{"engine_backward_workspace_bytes", f.engineBackwardWorkspaceBytes.value_or(0)}}) {
             const std::string at = vertexPointer(i) + "/" + key;
             if (bytes < 0)
                 throw GraphError(std::string(key) + " must be >= 0, got " + std::to_string(bytes), at);

@@ -49,27 +49,29 @@ void checkNamedVertices(const Graph& graph)
 {
     static const std::vector<std::string> none;
     checkNamedVertices(
-        graph, "saved_by", [](const Vertex& v) -> const auto& { return v.savedBy ? *v.savedBy : none; },
+        graph, "saved_by",
+        [](const Vertex& v) -> const auto& { return v.autograd->savedBy ? *v.autograd->savedBy : none; },
         [&graph](VertexIndex self, VertexIndex w) { return w == self || contains(graph.successors(self), w); },
         "is neither the vertex nor one of its successors");
     checkNamedVertices(
-        graph, "passes_gradient_to", [](const Vertex& v) -> const auto& { return v.passesGradientTo; },
+        graph, "passes_gradient_to", [](const Vertex& v) -> const auto& { return v.autograd->passesGradientTo; },
         [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
         "is not an input of the vertex");
     checkNamedVertices(
-        graph, "slices_gradient_to", [](const Vertex& v) -> const auto& { return v.slicesGradientTo; },
+        graph, "slices_gradient_to", [](const Vertex& v) -> const auto& { return v.autograd->slicesGradientTo; },
         [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
         "is not an input of the vertex");
     checkNamedVertices(
-        graph, "reads_without_gradient", [](const Vertex& v) -> const auto& { return v.readsWithoutGradient; },
+        graph, "reads_without_gradient",
+        [](const Vertex& v) -> const auto& { return v.autograd->readsWithoutGradient; },
         [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
         "is not an input of the vertex");
     int index = 0;
     for (const Vertex& v : graph.vertices()) {
         if (v.isVirtual)
             continue;
-        if (!v.staticGradientUntil.empty() && !graph.find(v.staticGradientUntil))
-            throw GraphError("\"" + v.staticGradientUntil + "\" is not a vertex",
+        if (!v.autograd->staticGradientUntil.empty() && !graph.find(v.autograd->staticGradientUntil))
+            throw GraphError("\"" + v.autograd->staticGradientUntil + "\" is not a vertex",
                              "/vertices/" + std::to_string(index) + "/static_gradient_until");
         ++index;
     }
@@ -98,31 +100,34 @@ Vertex vertexFromJson(const json& value, const std::string& at)
             throw GraphError(std::string(key) + " must be >= 0", at + "/" + key);
         return bytes;
     };
-    v.parameterBytes = optionalBytes("parameter_bytes");
-    v.staticGradientBytes = optionalBytes("static_gradient_bytes");
-    v.staticGradientUntil = optionalString(item, "static_gradient_until", at).value_or("");
-    v.savedBytes = optionalBytes("saved_bytes");
-    v.savedBy = optionalStringArray(item, "saved_by", at);
-    v.forwardWorkspaceBytes = optionalBytes("forward_workspace_bytes");
-    v.backwardWorkspaceBytes = optionalBytes("backward_workspace_bytes");
-    if (optionalMember(item, "checkpointed_forward_workspace_bytes"))
-        v.checkpointedForwardWorkspaceBytes = optionalBytes("checkpointed_forward_workspace_bytes");
-    if (optionalMember(item, "backward_workspace_released_bytes"))
-        v.backwardWorkspaceReleasedBytes = optionalBytes("backward_workspace_released_bytes");
-    if (optionalMember(item, "leaf_inputs_backward_workspace_bytes"))
-        v.leafInputsBackwardWorkspaceBytes = optionalBytes("leaf_inputs_backward_workspace_bytes");
-    if (optionalMember(item, "engine_backward_workspace_bytes"))
-        v.engineBackwardWorkspaceBytes = optionalBytes("engine_backward_workspace_bytes");
-    v.savesOther = optionalBool(item, "saves_other", at).value_or(false);
     v.batchScaled = optionalBool(item, "batch_scaled", at).value_or(true);
     v.requiresGrad = optionalBool(item, "requires_grad", at).value_or(true);
     v.drawsRandom = optionalBool(item, "draws_random", at).value_or(false);
     v.output = optionalBool(item, "output", at).value_or(false);
     v.backward = optionalBool(item, "backward", at).value_or(false);
-    v.passesGradientTo = optionalStringArray(item, "passes_gradient_to", at).value_or(std::vector<std::string>{});
-    v.slicesGradientTo = optionalStringArray(item, "slices_gradient_to", at).value_or(std::vector<std::string>{});
-    v.readsWithoutGradient =
+    // Stored only when the file gives any: a published graph's vertices need no room for them.
+    AutogradFacts facts;
+    facts.parameterBytes = optionalBytes("parameter_bytes");
+    facts.staticGradientBytes = optionalBytes("static_gradient_bytes");
+    facts.staticGradientUntil = optionalString(item, "static_gradient_until", at).value_or("");
+    facts.savedBytes = optionalBytes("saved_bytes");
+    facts.savedBy = optionalStringArray(item, "saved_by", at);
+    facts.forwardWorkspaceBytes = optionalBytes("forward_workspace_bytes");
+    facts.backwardWorkspaceBytes = optionalBytes("backward_workspace_bytes");
+    if (optionalMember(item, "checkpointed_forward_workspace_bytes"))
+        facts.checkpointedForwardWorkspaceBytes = optionalBytes("checkpointed_forward_workspace_bytes");
+    if (optionalMember(item, "backward_workspace_released_bytes"))
+        facts.backwardWorkspaceReleasedBytes = optionalBytes("backward_workspace_released_bytes");
+    if (optionalMember(item, "leaf_inputs_backward_workspace_bytes"))
+        facts.leafInputsBackwardWorkspaceBytes = optionalBytes("leaf_inputs_backward_workspace_bytes");
+    if (optionalMember(item, "engine_backward_workspace_bytes"))
+        facts.engineBackwardWorkspaceBytes = optionalBytes("engine_backward_workspace_bytes");
+    facts.savesOther = optionalBool(item, "saves_other", at).value_or(false);
+    facts.passesGradientTo = optionalStringArray(item, "passes_gradient_to", at).value_or(std::vector<std::string>{});
+    facts.slicesGradientTo = optionalStringArray(item, "slices_gradient_to", at).value_or(std::vector<std::string>{});
+    facts.readsWithoutGradient =
         optionalStringArray(item, "reads_without_gradient", at).value_or(std::vector<std::string>{});
+    v.autograd = std::move(facts);
     return v;
 }
 
@@ -260,29 +265,29 @@ std::string toGraphJson(const Graph& graph)
             item["compute"] = *v.compute;
         if (!v.module.empty())
             item["module"] = v.module;
-        if (v.parameterBytes > 0)
-            item["parameter_bytes"] = v.parameterBytes;
-        if (v.staticGradientBytes > 0)
-            item["static_gradient_bytes"] = v.staticGradientBytes;
-        if (!v.staticGradientUntil.empty())
-            item["static_gradient_until"] = v.staticGradientUntil;
-        if (v.savedBytes > 0)
-            item["saved_bytes"] = v.savedBytes;
-        if (v.savedBy)
-            item["saved_by"] = *v.savedBy;
-        if (v.forwardWorkspaceBytes > 0)
-            item["forward_workspace_bytes"] = v.forwardWorkspaceBytes;
-        if (v.backwardWorkspaceBytes > 0)
-            item["backward_workspace_bytes"] = v.backwardWorkspaceBytes;
-        if (v.checkpointedForwardWorkspaceBytes)
-            item["checkpointed_forward_workspace_bytes"] = *v.checkpointedForwardWorkspaceBytes;
-        if (v.backwardWorkspaceReleasedBytes)
-            item["backward_workspace_released_bytes"] = *v.backwardWorkspaceReleasedBytes;
-        if (v.leafInputsBackwardWorkspaceBytes)
-            item["leaf_inputs_backward_workspace_bytes"] = *v.leafInputsBackwardWorkspaceBytes;
-        if (v.engineBackwardWorkspaceBytes)
-            item["engine_backward_workspace_bytes"] = *v.engineBackwardWorkspaceBytes;
-        if (v.savesOther)
+        if (v.autograd->parameterBytes > 0)
+            item["parameter_bytes"] = v.autograd->parameterBytes;
+        if (v.autograd->staticGradientBytes > 0)
+            item["static_gradient_bytes"] = v.autograd->staticGradientBytes;
+        if (!v.autograd->staticGradientUntil.empty())
+            item["static_gradient_until"] = v.autograd->staticGradientUntil;
+        if (v.autograd->savedBytes > 0)
+            item["saved_bytes"] = v.autograd->savedBytes;
+        if (v.autograd->savedBy)
+            item["saved_by"] = *v.autograd->savedBy;
+        if (v.autograd->forwardWorkspaceBytes > 0)
+            item["forward_workspace_bytes"] = v.autograd->forwardWorkspaceBytes;
+        if (v.autograd->backwardWorkspaceBytes > 0)
+            item["backward_workspace_bytes"] = v.autograd->backwardWorkspaceBytes;
+        if (v.autograd->checkpointedForwardWorkspaceBytes)
+            item["checkpointed_forward_workspace_bytes"] = *v.autograd->checkpointedForwardWorkspaceBytes;
+        if (v.autograd->backwardWorkspaceReleasedBytes)
+            item["backward_workspace_released_bytes"] = *v.autograd->backwardWorkspaceReleasedBytes;
+        if (v.autograd->leafInputsBackwardWorkspaceBytes)
+            item["leaf_inputs_backward_workspace_bytes"] = *v.autograd->leafInputsBackwardWorkspaceBytes;
+        if (v.autograd->engineBackwardWorkspaceBytes)
+            item["engine_backward_workspace_bytes"] = *v.autograd->engineBackwardWorkspaceBytes;
+        if (v.autograd->savesOther)
             item["saves_other"] = true;
         if (!v.batchScaled)
             item["batch_scaled"] = false;
@@ -294,12 +299,12 @@ std::string toGraphJson(const Graph& graph)
             item["output"] = true;
         if (v.backward)
             item["backward"] = true;
-        if (!v.passesGradientTo.empty())
-            item["passes_gradient_to"] = v.passesGradientTo;
-        if (!v.slicesGradientTo.empty())
-            item["slices_gradient_to"] = v.slicesGradientTo;
-        if (!v.readsWithoutGradient.empty())
-            item["reads_without_gradient"] = v.readsWithoutGradient;
+        if (!v.autograd->passesGradientTo.empty())
+            item["passes_gradient_to"] = v.autograd->passesGradientTo;
+        if (!v.autograd->slicesGradientTo.empty())
+            item["slices_gradient_to"] = v.autograd->slicesGradientTo;
+        if (!v.autograd->readsWithoutGradient.empty())
+            item["reads_without_gradient"] = v.autograd->readsWithoutGradient;
         vertices.push_back(std::move(item));
     }
     root["vertices"] = std::move(vertices);

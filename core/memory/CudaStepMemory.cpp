@@ -18,7 +18,7 @@ MemoryProfile simulateCudaStepMemory(const Graph& graph, const PlanEvaluation& p
 try {
     CudaCachingAllocator allocator;
     for (VertexIndex v = 0; v < graph.vertexCount(); ++v)
-        if (const std::int64_t bytes = graph.vertex(v).parameterBytes; bytes > 0)
+        if (const std::int64_t bytes = graph.vertex(v).autograd->parameterBytes; bytes > 0)
             allocator.allocate(bytes);
     const PlanEvaluation regular = evaluate(graph, graph.topologicalOrder());
     auto step = [&](const PlanEvaluation& p, bool record) {

@@ -30,13 +30,13 @@ public:
     bool sharesGradient(VertexIndex v) const { return hasGradient(v) && m_itemBytes[m_n + v] == 0; }
     void allocBuffer(std::int64_t bytes) { alloc(2 * m_n, bytes); }
     // The gradients of the parameters vertex v's operation reads (Vertex::parameterBytes).
-    void allocParameterGradient(VertexIndex v) { alloc(2 * m_n + 1 + v, m_graph.vertex(v).parameterBytes); }
+    void allocParameterGradient(VertexIndex v) { alloc(2 * m_n + 1 + v, m_graph.vertex(v).autograd->parameterBytes); }
     // P20: the gradients v's backward forms for what parameters alone compute, held past it.
-    void allocStaticGradient(VertexIndex v) { alloc(6 * m_n + 1 + v, m_graph.vertex(v).staticGradientBytes); }
+    void allocStaticGradient(VertexIndex v) { alloc(6 * m_n + 1 + v, m_graph.vertex(v).autograd->staticGradientBytes); }
     void freeStaticGradient(VertexIndex v) { release(6 * m_n + 1 + v); }
     bool hasStaticGradient(VertexIndex v) const { return m_position[6 * m_n + 1 + v] >= 0; }
     // What autograd saves for v's backward beyond its inputs and output (Vertex::savedBytes).
-    void allocSaved(VertexIndex v) { alloc(3 * m_n + 1 + v, m_graph.vertex(v).savedBytes); }
+    void allocSaved(VertexIndex v) { alloc(3 * m_n + 1 + v, m_graph.vertex(v).autograd->savedBytes); }
     void freeSaved(VertexIndex v) { release(3 * m_n + 1 + v); }
     bool hasSaved(VertexIndex v) const { return m_position[3 * m_n + 1 + v] >= 0; }
     void freeBuffer() { release(2 * m_n); }

@@ -27,7 +27,7 @@ std::vector<std::vector<VertexIndex>> resolvedSavers(const Graph& graph)
 {
     std::vector<std::vector<VertexIndex>> savers(graph.vertexCount());
     for (VertexIndex u = 0; u < graph.vertexCount(); ++u)
-        if (const auto& ids = graph.vertex(u).savedBy)
+        if (const auto& ids = graph.vertex(u).autograd->savedBy)
             for (const std::string& id : *ids)
                 if (auto w = graph.find(id))
                     savers[u].push_back(*w);
@@ -76,8 +76,9 @@ public:
         if (model == MemoryModel::PyTorch)
             findSavers();
         for (VertexIndex v = 0; v < graph.vertexCount(); ++v)
-            if (const Vertex& vertex = graph.vertex(v); vertex.staticGradientBytes > 0 && !vertex.staticGradientUntil.empty())
-                m_staticGradientsUntil[*graph.find(vertex.staticGradientUntil)].push_back(v);
+            if (const AutogradFacts& f = *graph.vertex(v).autograd;
+                f.staticGradientBytes > 0 && !f.staticGradientUntil.empty())
+                m_staticGradientsUntil[*graph.find(f.staticGradientUntil)].push_back(v);
     }
 
     // Each vertex's phases keep their topological indices (Phases in MEMORY-MODEL.md) while the
@@ -189,7 +190,7 @@ private:
             for (VertexIndex c : m_plan.segments[s].entries)
                 entered[c].push_back(static_cast<int>(s));
         for (VertexIndex u = 0; u < m_graph.vertexCount(); ++u) {
-            const auto& savers = m_graph.vertex(u).savedBy;
+            const auto& savers = m_graph.vertex(u).autograd->savedBy;
             if (!savers)
                 continue;
             const bool besideFunctions = m_checkpointFunctions && m_isCheckpoint[u] && !m_plan.segments.empty();
@@ -332,7 +333,10 @@ private:
     }
 
     // What w's backward saves of its own run: its output, or extras such as a dropout mask.
-    bool savesAfterRunning(VertexIndex w) const { return m_savesOwnOutput[w] || m_graph.vertex(w).savedBytes > 0; }
+    bool savesAfterRunning(VertexIndex w) const
+    {
+        return m_savesOwnOutput[w] || m_graph.vertex(w).autograd->savedBytes > 0;
+    }
 
     // P9: the vertex whose backward re-forwards each function — the topologically last of its
     // members and exits whose backward unpacks a tensor saved in the function (it saves an input,
@@ -342,12 +346,13 @@ private:
     {
         bool known = true;
         for (VertexIndex u = 0; u < m_graph.vertexCount(); ++u) {
-            known = known && (m_graph.vertex(u).savedBy.has_value() || u == m_graph.source() || m_graph.vertex(u).isVirtual);
+            const Vertex& vertex = m_graph.vertex(u);
+            known = known && (vertex.autograd->savedBy.has_value() || u == m_graph.source() || vertex.isVirtual);
             for (VertexIndex w : m_saversOf[u]) {
                 m_saves[w] = true;
                 m_savesOwnOutput[u] = m_savesOwnOutput[u] || w == u;
             }
-            m_saves[u] = m_saves[u] || m_graph.vertex(u).savedBytes > 0 || m_graph.vertex(u).savesOther;
+            m_saves[u] = m_saves[u] || vertex.autograd->savedBytes > 0 || vertex.autograd->savesOther;
         }
         m_triggeredBy.assign(m_graph.vertexCount(), {});
         m_trigger.assign(m_plan.segments.size(), -1);
@@ -421,11 +426,11 @@ private:
         // so v's own tensor goes into that measure; the sink's comes from the loss, which the
         // first measure holds as the step does.
         const Vertex& vertex = m_graph.vertex(v);
-        if (vertex.engineBackwardWorkspaceBytes && v != m_graph.sink()) {
+        if (vertex.autograd->engineBackwardWorkspaceBytes && v != m_graph.sink()) {
             m_trace.freeGradient(v);
-            m_trace.touchWorkspace(v, *vertex.engineBackwardWorkspaceBytes);
+            m_trace.touchWorkspace(v, *vertex.autograd->engineBackwardWorkspaceBytes);
         } else {
-            m_trace.touchWorkspace(v, vertex.backwardWorkspaceBytes);
+            m_trace.touchWorkspace(v, vertex.autograd->backwardWorkspaceBytes);
         }
         endBackward(v);
     }
@@ -522,7 +527,7 @@ private:
     {
         if (!m_checkpointFunctions)
             return false;
-        const auto& to = m_graph.vertex(v).passesGradientTo;
+        const auto& to = m_graph.vertex(v).autograd->passesGradientTo;
         return std::find(to.begin(), to.end(), m_graph.vertex(u).id) != to.end();
     }
 
@@ -531,7 +536,7 @@ private:
     {
         if (!m_checkpointFunctions)
             return false;
-        const auto& to = m_graph.vertex(v).slicesGradientTo;
+        const auto& to = m_graph.vertex(v).autograd->slicesGradientTo;
         return std::find(to.begin(), to.end(), m_graph.vertex(u).id) != to.end();
     }
 
@@ -607,11 +612,10 @@ private:
     // `released`; P24's where the executor's inputs are leaves.
     std::int64_t backwardWorkspace(VertexIndex v, bool released) const
     {
-        const Vertex& vertex = m_graph.vertex(v);
+        const AutogradFacts& f = *m_graph.vertex(v).autograd;
         if (released)
-            return *vertex.backwardWorkspaceReleasedBytes;
-        return m_rootedExecutor ? vertex.leafInputsBackwardWorkspaceBytes.value_or(vertex.backwardWorkspaceBytes)
-                                : vertex.backwardWorkspaceBytes;
+            return *f.backwardWorkspaceReleasedBytes;
+        return m_rootedExecutor ? f.leafInputsBackwardWorkspaceBytes.value_or(f.backwardWorkspaceBytes) : f.backwardWorkspaceBytes;
     }
 
     // P14, P16: where v's backward is what frees every tensor it saved (its inputs, and its output
@@ -621,7 +625,7 @@ private:
     bool countsReleasedWorkspace(VertexIndex v) const
     {
         const Vertex& vertex = m_graph.vertex(v);
-        if (!vertex.backwardWorkspaceReleasedBytes)
+        if (!vertex.autograd->backwardWorkspaceReleasedBytes)
             return false;
         auto freedHere = [&](VertexIndex u) {
             return heldByAutograd(u) && std::find(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), u) != m_lastSaverOf[v].end();
@@ -630,7 +634,7 @@ private:
         if (m_savesOwnOutput[v] && !m_trace.hasCopy(v) && !freedHere(v))
             return false;
         for (VertexIndex u : m_graph.predecessors(v)) {
-            const auto& savers = m_graph.vertex(u).savedBy;
+            const auto& savers = m_graph.vertex(u).autograd->savedBy;
             if (!savers)
                 return false;
             if (!freedHere(u) && std::find(savers->begin(), savers->end(), vertex.id) != savers->end())
@@ -667,7 +671,7 @@ private:
         for (VertexIndex u : m_staticGradientsUntil[v])
             if (m_trace.hasStaticGradient(u))
                 m_trace.freeStaticGradient(u);
-        const std::string& until = m_graph.vertex(v).staticGradientUntil;
+        const std::string& until = m_graph.vertex(v).autograd->staticGradientUntil;
         if (m_trace.hasStaticGradient(v) && !until.empty() && m_backwardDone[*m_graph.find(until)])
             m_trace.freeStaticGradient(v);
     }
@@ -675,7 +679,7 @@ private:
     // Once per vertex: an exit two segments share is recomputed by each of their re-forwards (P9).
     void allocSaved(VertexIndex v)
     {
-        if (m_model == MemoryModel::PyTorch && m_graph.vertex(v).savedBytes > 0 && !m_trace.hasSaved(v))
+        if (m_model == MemoryModel::PyTorch && m_graph.vertex(v).autograd->savedBytes > 0 && !m_trace.hasSaved(v))
             m_trace.allocSaved(v);
     }
 
@@ -683,23 +687,23 @@ private:
     void forwardWorkspace(VertexIndex v)
     {
         if (m_model == MemoryModel::PyTorch)
-            m_trace.touchWorkspace(v, m_graph.vertex(v).forwardWorkspaceBytes);
+            m_trace.touchWorkspace(v, m_graph.vertex(v).autograd->forwardWorkspaceBytes);
     }
 
     // P17: a checkpointed function's forward keeps nothing autograd saves, so what the recorded
     // run kept for the backward is scratch there.
     void checkpointedForwardWorkspace(VertexIndex v)
     {
-        const Vertex& vertex = m_graph.vertex(v);
-        m_trace.touchWorkspace(v, vertex.checkpointedForwardWorkspaceBytes.value_or(vertex.forwardWorkspaceBytes));
+        const AutogradFacts& f = *m_graph.vertex(v).autograd;
+        m_trace.touchWorkspace(v, f.checkpointedForwardWorkspaceBytes.value_or(f.forwardWorkspaceBytes));
     }
 
     // P5, P20: what v's backward forms for its weights, and for what they alone compute.
     void weightGradients(VertexIndex v)
     {
-        if (m_graph.vertex(v).parameterBytes > 0)
+        if (m_graph.vertex(v).autograd->parameterBytes > 0)
             m_trace.allocParameterGradient(v);
-        if (m_graph.vertex(v).staticGradientBytes > 0)
+        if (m_graph.vertex(v).autograd->staticGradientBytes > 0)
             m_trace.allocStaticGradient(v);
     }
 

@@ -61,7 +61,7 @@ MemoryProfile simulateScheduleMemory(const Graph& graph, const CheckpointSchedul
             dropUnlessRead(a.step - 1, a.step - 1);
             trace.allocValue(d[a.step]);
             if (model == MemoryModel::PyTorch)  // P8
-                trace.touchWorkspace(d[a.step], graph.vertex(d[a.step]).forwardWorkspaceBytes);
+                trace.touchWorkspace(d[a.step], graph.vertex(d[a.step]).autograd->forwardWorkspaceBytes);
             // The last layer's input is still needed by its backward, which follows at once.
             const bool inputNeeded = k + 1 < actions.size() && actions[k + 1].kind == Kind::Backward &&
                                      actions[k + 1].step == a.step;
@@ -85,7 +85,7 @@ MemoryProfile simulateScheduleMemory(const Graph& graph, const CheckpointSchedul
                     trace.allocGradient(d[n]);
                 if (a.step > 1)
                     trace.allocGradient(d[a.step - 1]);
-                trace.touchWorkspace(d[a.step], graph.vertex(d[a.step]).backwardWorkspaceBytes);  // P8
+                trace.touchWorkspace(d[a.step], graph.vertex(d[a.step]).autograd->backwardWorkspaceBytes);  // P8
                 trace.freeGradient(d[a.step]);
             }
             if (current == a.step)

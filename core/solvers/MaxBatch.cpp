@@ -35,13 +35,16 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
         if (!v.batchScaled)
             return;
         v.bytes = scaled(v.bytes);
-        v.savedBytes = scaled(v.savedBytes);
-        v.forwardWorkspaceBytes = scaled(v.forwardWorkspaceBytes);
-        v.backwardWorkspaceBytes = scaled(v.backwardWorkspaceBytes);
-        for (auto* measured : {&v.backwardWorkspaceReleasedBytes, &v.checkpointedForwardWorkspaceBytes,
-                               &v.leafInputsBackwardWorkspaceBytes, &v.engineBackwardWorkspaceBytes})
-            if (*measured)
-                *measured = scaled(**measured);
+        if (v.autograd.written()) {
+            AutogradFacts& a = v.autograd.write();
+            a.savedBytes = scaled(a.savedBytes);
+            a.forwardWorkspaceBytes = scaled(a.forwardWorkspaceBytes);
+            a.backwardWorkspaceBytes = scaled(a.backwardWorkspaceBytes);
+            for (auto* measured : {&a.backwardWorkspaceReleasedBytes, &a.checkpointedForwardWorkspaceBytes,
+                                   &a.leafInputsBackwardWorkspaceBytes, &a.engineBackwardWorkspaceBytes})
+                if (*measured)
+                    *measured = scaled(**measured);
+        }
         if (v.compute)
             v.compute = *v.compute * static_cast<double>(factor);
     });
@@ -52,7 +55,7 @@ std::int64_t weightBytes(const Graph& graph)
 {
     std::int64_t sum = 0;
     for (const Vertex& v : graph.vertices())
-        sum += v.parameterBytes;
+        sum += v.autograd->parameterBytes;
     return sum;
 }
 

@@ -43,14 +43,16 @@ struct PhaseFloors {
 // tensors held or not (P14), on ckptx-torch's executor the one measured on leaves (P24).
 std::int64_t leastForwardWorkspace(const Vertex& v)
 {
-    return std::min(v.forwardWorkspaceBytes, v.checkpointedForwardWorkspaceBytes.value_or(v.forwardWorkspaceBytes));
+    const AutogradFacts& f = *v.autograd;
+    return std::min(f.forwardWorkspaceBytes, f.checkpointedForwardWorkspaceBytes.value_or(f.forwardWorkspaceBytes));
 }
 
 std::int64_t leastBackwardWorkspace(const Vertex& v, bool rootedExecutor)
 {
-    const std::int64_t held = rootedExecutor ? v.leafInputsBackwardWorkspaceBytes.value_or(v.backwardWorkspaceBytes)
-                                             : v.backwardWorkspaceBytes;
-    return std::min(held, v.backwardWorkspaceReleasedBytes.value_or(held));
+    const AutogradFacts& f = *v.autograd;
+    const std::int64_t held =
+        rootedExecutor ? f.leafInputsBackwardWorkspaceBytes.value_or(f.backwardWorkspaceBytes) : f.backwardWorkspaceBytes;
+    return std::min(held, f.backwardWorkspaceReleasedBytes.value_or(held));
 }
 
 VertexIndex lastSuccessor(const Graph& g, VertexIndex u)
@@ -105,9 +107,9 @@ std::vector<std::int64_t> descendantsWeightGradients(const Graph& g)
         }
     }
     auto heldAt = [&](const Vertex& d, VertexIndex v) {
-        if (d.staticGradientUntil.empty())
+        if (d.autograd->staticGradientUntil.empty())
             return true;  // to the backward's end
-        const VertexIndex until = *g.find(d.staticGradientUntil);
+        const VertexIndex until = *g.find(d.autograd->staticGradientUntil);
         return until == v || ((below[static_cast<std::size_t>(until) * words + v / 64] >> (v % 64)) & 1) != 0;
     };
     for (VertexIndex v = 0; v < count; ++v) {
@@ -116,7 +118,7 @@ std::vector<std::int64_t> descendantsWeightGradients(const Graph& g)
             for (std::uint64_t bits = mine[w]; bits != 0; bits &= bits - 1) {
                 const Vertex& d = g.vertex(static_cast<VertexIndex>(w * 64 + std::countr_zero(bits)));
                 if (d.requiresGrad)
-                    sums[v] += d.parameterBytes + (heldAt(d, v) ? d.staticGradientBytes : 0);
+                    sums[v] += d.autograd->parameterBytes + (heldAt(d, v) ? d.autograd->staticGradientBytes : 0);
             }
     }
     return sums;
@@ -129,7 +131,7 @@ std::vector<std::int64_t> descendantsWeightGradients(const Graph& g)
 bool saversKnown(const Graph& g)
 {
     for (VertexIndex u = 0; u < g.vertexCount(); ++u)
-        if (!g.vertex(u).savedBy && u != g.source() && !g.vertex(u).isVirtual)
+        if (!g.vertex(u).autograd->savedBy && u != g.source() && !g.vertex(u).isVirtual)
             return false;
     return true;
 }
@@ -137,9 +139,9 @@ bool saversKnown(const Graph& g)
 std::int64_t savedOperandBytes(const Graph& g, VertexIndex v)
 {
     const Vertex& vertex = g.vertex(v);
-    std::int64_t bytes = vertex.savedBytes;
+    std::int64_t bytes = vertex.autograd->savedBytes;
     for (VertexIndex u : g.predecessors(v)) {
-        const auto& savers = g.vertex(u).savedBy;
+        const auto& savers = g.vertex(u).autograd->savedBy;
         if (!g.isInput(u) && savers && std::find(savers->begin(), savers->end(), vertex.id) != savers->end())
             bytes += g.bytes(u);
     }
@@ -161,9 +163,9 @@ PhaseFloors ownRunFloors(const Graph& g)
     const bool known = saversKnown(g);
     std::vector<bool> mayShare(count, false);
     for (VertexIndex v = 0; v < count; ++v) {
-        for (const std::string& id : g.vertex(v).passesGradientTo)
+        for (const std::string& id : g.vertex(v).autograd->passesGradientTo)
             mayShare[*g.find(id)] = true;
-        for (const std::string& id : g.vertex(v).slicesGradientTo)  // P27: a slice holds no bytes of its own
+        for (const std::string& id : g.vertex(v).autograd->slicesGradientTo)  // P27: a slice holds no bytes of its own
             mayShare[*g.find(id)] = true;
     }
     for (VertexIndex v = 0; v < count; ++v) {
@@ -182,7 +184,7 @@ PhaseFloors ownRunFloors(const Graph& g)
                                   });
         if (vertex.requiresGrad)
             floors.backward[v] += ((mayShare[v] && v != g.sink()) || !getsGradient ? 0 : g.bytes(v)) +
-                                  vertex.parameterBytes + later[v] + leastBackwardWorkspace(vertex, false) +
+                                  vertex.autograd->parameterBytes + later[v] + leastBackwardWorkspace(vertex, false) +
                                   (known ? savedOperandBytes(g, v) : 0);
     }
     return floors;
@@ -230,7 +232,7 @@ PhaseFloors phaseFloors(const Graph& g)
     std::int64_t weights = 0;  // P5: the weight gradients of every vertex from p on
     for (int p = 1; p < count; ++p)
         if (!g.isInput(topo[p]))  // P21: an input has no backward
-            weights += g.vertex(topo[p]).parameterBytes;
+            weights += g.vertex(topo[p]).autograd->parameterBytes;
     std::int64_t wait = 0, grads = 0;
     for (int p = 0; p < count; ++p) {
         wait += waiting[p];
@@ -249,8 +251,8 @@ PhaseFloors phaseFloors(const Graph& g)
         // P13, P6: ckptx-torch's executor re-forwards or recomputes v with autograd before v's backward,
         // which so holds v's saved extras.
         floors.backward[v] = held + g.bytes(v) + wait + grads + weights + formed + leastBackwardWorkspace(vertex, rooted) +
-                             (v == g.sink() ? lossGradient : 0) + (rooted ? vertex.savedBytes : 0);
-        weights -= vertex.parameterBytes;
+                             (v == g.sink() ? lossGradient : 0) + (rooted ? vertex.autograd->savedBytes : 0);
+        weights -= vertex.autograd->parameterBytes;
     }
     return floors;
 }
@@ -743,8 +745,8 @@ private:
             if (!recomputed(v))
                 continue;
             const int neededUntil = m_segment[root(v)].neededUntil;
-            m_live[q + 1] += m_g.vertex(v).savedBytes;
-            m_live[neededUntil + 1] -= m_g.vertex(v).savedBytes;
+            m_live[q + 1] += m_g.vertex(v).autograd->savedBytes;
+            m_live[neededUntil + 1] -= m_g.vertex(v).autograd->savedBytes;
             m_live[lastUsePosition(v) + 1] += m_g.bytes(v);  // neededUntil counts v's last consumer
             m_live[neededUntil + 1] -= m_g.bytes(v);
         }
@@ -756,7 +758,8 @@ private:
             if (m_g.isInput(v) || q < m_suffixStart)
                 continue;
             const std::int64_t own =  // v's extras are in the floors on ckptx-torch's executor (P13)
-                q < decided ? m_buffer[v] + (recomputed(v) && m_gradientBuffer ? m_g.vertex(v).savedBytes : 0) : 0;
+                q < decided ? m_buffer[v] + (recomputed(v) && m_gradientBuffer ? m_g.vertex(v).autograd->savedBytes : 0)
+                            : 0;
             m_added[q] = m_extra[v] + live + own;
             b = std::max(b, m_floors.backward[v] + m_added[q]);
         }

@@ -1104,19 +1104,19 @@ Graph TorchProgram::toGraph() const
         v.dtype = group.dtype;
         v.compute = group.compute;
         v.module = group.module;
-        v.parameterBytes = group.parameterBytes;
-        v.savedBytes = group.savedBytes;
-        v.forwardWorkspaceBytes = group.forwardWorkspaceBytes;
-        v.backwardWorkspaceBytes = group.backwardWorkspaceBytes;
-        v.leafInputsBackwardWorkspaceBytes = group.leafInputsBackwardWorkspaceBytes;
+        v.autograd.write().parameterBytes = group.parameterBytes;
+        v.autograd.write().savedBytes = group.savedBytes;
+        v.autograd.write().forwardWorkspaceBytes = group.forwardWorkspaceBytes;
+        v.autograd.write().backwardWorkspaceBytes = group.backwardWorkspaceBytes;
+        v.autograd.write().leafInputsBackwardWorkspaceBytes = group.leafInputsBackwardWorkspaceBytes;
         if (m_savedKnown)
-            v.engineBackwardWorkspaceBytes = group.engineBackwardWorkspaceBytes;
+            v.autograd.write().engineBackwardWorkspaceBytes = group.engineBackwardWorkspaceBytes;
         v.batchScaled = group.batchScaled;
         if (m_savedKnown)
-            v.savedBy = std::move(savers[&group - m_groups.data()]);
+            v.autograd.write().savedBy = std::move(savers[&group - m_groups.data()]);
         for (int d : group.depsWithoutGradient)
             if (m_groups[d].input < 0)
-                v.readsWithoutGradient.push_back(m_groups[d].id);
+                v.autograd.write().readsWithoutGradient.push_back(m_groups[d].id);
         builder.addVertex(std::move(v));
     }
     for (const auto& group : m_groups)

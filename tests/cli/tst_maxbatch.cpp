@@ -33,8 +33,8 @@ Graph recordedNetwork(bool withBatchSize)
         v.id = "v" + std::to_string(i);
         v.bytes = bytes[i];
         v.compute = 10.0;
-        v.parameterBytes = i == 1 ? 300 : i == 3 ? 500 : 0;
-        v.forwardWorkspaceBytes = i == 2 ? 100 : 0;
+        v.autograd.write().parameterBytes = i == 1 ? 300 : i == 3 ? 500 : 0;
+        v.autograd.write().forwardWorkspaceBytes = i == 2 ? 100 : 0;
         v.batchScaled = i != 5;
         b.addVertex(v);
         if (i)
@@ -58,9 +58,9 @@ private Q_SLOTS:
         QCOMPARE(recordedBatchSize(g), std::optional<std::int64_t>(2));
         const Graph at6 = graphAtBatch(g, 2, 6);
         QCOMPARE(at6.bytes(*at6.find("v1")), std::int64_t{3000});
-        QCOMPARE(at6.vertex(*at6.find("v2")).forwardWorkspaceBytes, std::int64_t{300});
+        QCOMPARE(at6.vertex(*at6.find("v2")).autograd->forwardWorkspaceBytes, std::int64_t{300});
         QCOMPARE(at6.bytes(*at6.find("v5")), std::int64_t{8});
-        QCOMPARE(at6.vertex(*at6.find("v1")).parameterBytes, std::int64_t{300});
+        QCOMPARE(at6.vertex(*at6.find("v1")).autograd->parameterBytes, std::int64_t{300});
         QCOMPARE(*at6.vertex(*at6.find("v1")).compute, 30.0);
         QCOMPARE(weightBytes(at6), std::int64_t{800});
         // batch_scaled survives a round trip (written only when false).
@@ -110,8 +110,8 @@ private Q_SLOTS:
         for (VertexIndex v = 0; v < small.vertexCount(); ++v) {
             Vertex vertex = small.vertex(v);
             vertex.bytes *= 3001;  // hundreds of KB to MB: both pools, rounding and unsplit rests
-            vertex.parameterBytes *= 3001;
-            vertex.forwardWorkspaceBytes *= 3001;
+            vertex.autograd.write().parameterBytes *= 3001;
+            vertex.autograd.write().forwardWorkspaceBytes *= 3001;
             b.addVertex(vertex);
             for (VertexIndex p : small.predecessors(v))
                 b.addEdge(small.vertex(p).id, vertex.id);

@@ -269,41 +269,41 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
         // Now and then a tensor autograd does not track, in the Python exporter's graphs (P19).
         if (pythonExport && !graph.successors(v).empty() && rng() % 10 == 0)
             vertex.requiresGrad = false;
-        vertex.parameterBytes = small(40, 12);
+        vertex.autograd.write().parameterBytes = small(40, 12);
         // Now and then a gradient for what weights alone compute, held to the end of an earlier
         // vertex's backward, or of the whole backward (P20).
         if (pythonExport && rng() % 8 == 0) {
-            vertex.staticGradientBytes = small(100, 9);
+            vertex.autograd.write().staticGradientBytes = small(100, 9);
             if (rng() % 3 != 0)
-                vertex.staticGradientUntil = graph.vertex(static_cast<VertexIndex>(rng() % (v + 1))).id;
+                vertex.autograd.write().staticGradientUntil = graph.vertex(static_cast<VertexIndex>(rng() % (v + 1))).id;
         }
-        vertex.savedBytes = small(20, 6);
-        vertex.forwardWorkspaceBytes = small(30, 10);
-        vertex.backwardWorkspaceBytes = small(30, 10);
+        vertex.autograd.write().savedBytes = small(20, 6);
+        vertex.autograd.write().forwardWorkspaceBytes = small(30, 10);
+        vertex.autograd.write().backwardWorkspaceBytes = small(30, 10);
         if (rng() % 2)
-            vertex.backwardWorkspaceReleasedBytes = small(30, 10);
+            vertex.autograd.write().backwardWorkspaceReleasedBytes = small(30, 10);
         if (rng() % 2)
-            vertex.checkpointedForwardWorkspaceBytes = small(40, 14);  // P17
+            vertex.autograd.write().checkpointedForwardWorkspaceBytes = small(40, 14);  // P17
         if (rootedExecutor && rng() % 2)
-            vertex.leafInputsBackwardWorkspaceBytes = small(50, 12);  // P24
+            vertex.autograd.write().leafInputsBackwardWorkspaceBytes = small(50, 12);  // P24
         if (rootedExecutor && rng() % 2)
-            vertex.engineBackwardWorkspaceBytes = small(50, 12);  // P25
+            vertex.autograd.write().engineBackwardWorkspaceBytes = small(50, 12);  // P25
         // Now and then an add, passing its gradient to some of its inputs (P15), or a concatenation,
         // slicing it for all of them (P27; no draw of its own, so the graphs before it are unchanged).
         const auto kind = rng() % 4;
         if (kind == 0)
             for (VertexIndex u : graph.predecessors(v))
                 if (!graph.vertex(u).isVirtual && rng() % 2)
-                    vertex.passesGradientTo.push_back(graph.vertex(u).id);
+                    vertex.autograd.write().passesGradientTo.push_back(graph.vertex(u).id);
         if (kind == 1)
             for (VertexIndex u : graph.predecessors(v))
                 if (!graph.vertex(u).isVirtual)
-                    vertex.slicesGradientTo.push_back(graph.vertex(u).id);
+                    vertex.autograd.write().slicesGradientTo.push_back(graph.vertex(u).id);
         // Now and then inputs read for their shape alone, in ckptx-torch's graphs (P13).
         if (rootedExecutor && rng() % 5 == 0)
             for (VertexIndex u : graph.predecessors(v))
                 if (!graph.vertex(u).isVirtual && rng() % 2)
-                    vertex.readsWithoutGradient.push_back(graph.vertex(u).id);
+                    vertex.autograd.write().readsWithoutGradient.push_back(graph.vertex(u).id);
         // Savers: the vertex itself and its successors, each now and then; sometimes unknown.
         if (rng() % 4 == 0)
             return;
@@ -313,7 +313,7 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
         for (VertexIndex w : graph.successors(v))
             if (!graph.vertex(w).isVirtual && rng() % 2)
                 savers.push_back(graph.vertex(w).id);
-        vertex.savedBy = savers;
+        vertex.autograd.write().savedBy = savers;
     });
 }
 

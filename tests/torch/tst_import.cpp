@@ -148,7 +148,7 @@ void TorchImportTest::importModel()
         QCOMPARE(feng.objective(), evaluate(graph, feng.checkpoints()).objective);
         std::int64_t parameterBytes = 0;
         for (const Vertex& v : graph.vertices())
-            parameterBytes += v.parameterBytes;
+            parameterBytes += v.autograd->parameterBytes;
         // Each parameter is counted once, at the first vertex that reads it; some are never read
         // (Inception-v3's auxiliary classifier in eval mode).
         QVERIFY(parameterBytes > 0 && parameterBytes <= std::stoll(graph.metadata().at("parameter_bytes")));
@@ -200,10 +200,10 @@ void TorchImportTest::savedByFromAutograd()
     const Graph graph = runImport("resnet18", "1x3x64x64", "module", dir.path());
     auto savers = [&](const std::string& id) {
         const Vertex& v = graph.vertex(*graph.find(id));
-        return v.savedBy ? *v.savedBy : std::vector<std::string>{"(unknown)"};
+        return v.autograd->savedBy ? *v.autograd->savedBy : std::vector<std::string>{"(unknown)"};
     };
     for (const Vertex& v : graph.vertices())
-        QVERIFY2(v.savedBy.has_value(), v.id.c_str());
+        QVERIFY2(v.autograd->savedBy.has_value(), v.id.c_str());
     QCOMPARE(savers("layer1.0.conv1"), std::vector<std::string>{"layer1.0.bn1"});
     QCOMPARE(savers("layer1.0.bn1"), (std::vector<std::string>{"layer1.0.bn1", "layer1.0.conv2"}));
     QCOMPARE(savers("layer2.0.downsample.1"), std::vector<std::string>{});
@@ -217,24 +217,26 @@ void TorchImportTest::workspaceMeasured()
     QTemporaryDir dir;
     const Graph graph = runImport("resnet18", "1x3x64x64", "module", dir.path());
     const Vertex& input = graph.vertex(*graph.find("input"));
-    QCOMPARE(input.forwardWorkspaceBytes + input.backwardWorkspaceBytes, std::int64_t(0));
+    QCOMPARE(input.autograd->forwardWorkspaceBytes + input.autograd->backwardWorkspaceBytes, std::int64_t(0));
     const Vertex& bn = graph.vertex(*graph.find("bn1"));
-    QVERIFY2(bn.backwardWorkspaceBytes >= bn.bytes, std::to_string(bn.backwardWorkspaceBytes).c_str());
+    QVERIFY2(bn.autograd->backwardWorkspaceBytes >= bn.bytes, std::to_string(bn.autograd->backwardWorkspaceBytes).c_str());
     const Vertex& conv = graph.vertex(*graph.find("conv1"));
-    QVERIFY(conv.forwardWorkspaceBytes > 0 && conv.backwardWorkspaceBytes > 0);
+    QVERIFY(conv.autograd->forwardWorkspaceBytes > 0 && conv.autograd->backwardWorkspaceBytes > 0);
     // P24: on leaf inputs the gradient a block's add_ hands to both its inputs is copied once more.
     const Vertex& add = graph.vertex(*graph.find("layer1.0.bn2"));
-    QCOMPARE(add.leafInputsBackwardWorkspaceBytes, std::optional(add.backwardWorkspaceBytes + add.bytes));
-    QCOMPARE(conv.leafInputsBackwardWorkspaceBytes, std::optional(conv.backwardWorkspaceBytes));
+    QCOMPARE(add.autograd->leafInputsBackwardWorkspaceBytes, std::optional(add.autograd->backwardWorkspaceBytes + add.bytes));
+    QCOMPARE(conv.autograd->leafInputsBackwardWorkspaceBytes, std::optional(conv.autograd->backwardWorkspaceBytes));
     // P25: as the engine runs it, a convolution's output gradient lives through its one node; a
     // BatchNorm + in-place ReLU's goes after the ReLU's node, and so does the ReLU's output it saved,
     // before the BatchNorm's backward allocates.
     const Vertex& block = graph.vertex(*graph.find("layer1.0.conv1"));
-    QCOMPARE(block.engineBackwardWorkspaceBytes, std::optional(block.backwardWorkspaceBytes + block.bytes));
+    QCOMPARE(block.autograd->engineBackwardWorkspaceBytes, std::optional(block.autograd->backwardWorkspaceBytes + block.bytes));
     const Vertex& relu = graph.vertex(*graph.find("layer1.0.bn1"));
-    QVERIFY(relu.engineBackwardWorkspaceBytes && *relu.engineBackwardWorkspaceBytes < relu.backwardWorkspaceBytes);
+    const AutogradFacts& reluFacts = *relu.autograd;
+    QVERIFY(reluFacts.engineBackwardWorkspaceBytes &&
+            *reluFacts.engineBackwardWorkspaceBytes < reluFacts.backwardWorkspaceBytes);
     for (const Vertex& v : graph.vertices())
-        QVERIFY(v.forwardWorkspaceBytes >= 0 && v.backwardWorkspaceBytes >= 0);
+        QVERIFY(v.autograd->forwardWorkspaceBytes >= 0 && v.autograd->backwardWorkspaceBytes >= 0);
 }
 
 // Saved extras are what the run with autograd holds beyond the plain run's outputs: max pooling's
@@ -245,13 +247,13 @@ void TorchImportTest::savedExtrasMeasured()
     QTemporaryDir dir;
     const Graph resnet = runImport("resnet18", "1x3x64x64", "module", dir.path());
     const Vertex& pool = resnet.vertex(*resnet.find("maxpool"));
-    QCOMPARE(pool.savedBytes, 2 * pool.bytes);
+    QCOMPARE(pool.autograd->savedBytes, 2 * pool.bytes);
     const Vertex& relu = resnet.vertex(*resnet.find("bn1"));
-    QVERIFY2(relu.savedBytes < relu.bytes, std::to_string(relu.savedBytes).c_str());
+    QVERIFY2(relu.autograd->savedBytes < relu.bytes, std::to_string(relu.autograd->savedBytes).c_str());
     const Graph mobilenet = runImport("mobilenet_v2", "1x3x64x64", "module", dir.path());
     const Vertex& relu6 = mobilenet.vertex(*mobilenet.find("features.0.1"));
-    QVERIFY2(relu6.savedBytes >= relu6.bytes && relu6.savedBytes < relu6.bytes + 1024,
-             std::to_string(relu6.savedBytes).c_str());
+    QVERIFY2(relu6.autograd->savedBytes >= relu6.bytes && relu6.autograd->savedBytes < relu6.bytes + 1024,
+             std::to_string(relu6.autograd->savedBytes).c_str());
 }
 
 // A GPT fed int64 token ids in [0, 100): the embedding reads them, the logits are float32; the
@@ -280,17 +282,17 @@ void TorchImportTest::tokenInput()
     QCOMPARE(softmaxes, 2);
     // The tied weight (wte = lm_head, 100 x 32 floats) belongs to its last reader, the head: that
     // backward runs first and forms its gradient (P5); the token embedding adds into it.
-    QCOMPARE(logits.parameterBytes, std::int64_t(100 * 32 * 4));
+    QCOMPARE(logits.autograd->parameterBytes, std::int64_t(100 * 32 * 4));
     std::int64_t embeddings = 0;
     for (const Vertex& v : graph.vertices())
         if (v.op.find("aten::embedding") != std::string::npos)
-            embeddings += v.parameterBytes;
+            embeddings += v.autograd->parameterBytes;
     QCOMPARE(embeddings, std::int64_t(16 * 32 * 4));  // the positions' own table alone
     // Inputs a backward sends no gradient (P13): the boolean mask masked_fill reads, and the layer
     // norm's output, which the scores' matmul reads only through x.size().
-    QCOMPARE(graph.vertex(*graph.find("h.0.attn/masked_fill")).readsWithoutGradient,
+    QCOMPARE(graph.vertex(*graph.find("h.0.attn/masked_fill")).autograd->readsWithoutGradient,
              std::vector<std::string>{"h.0.attn/eq"});
-    QCOMPARE(graph.vertex(*graph.find("h.0.attn/matmul")).readsWithoutGradient,
+    QCOMPARE(graph.vertex(*graph.find("h.0.attn/matmul")).autograd->readsWithoutGradient,
              std::vector<std::string>{"h.0.ln_1/layer_norm"});
 
     const Graph legacy = importWith("gpt", {"--input", "2x16", "--dtype", "int64"}, "op", dir.path());

@@ -272,7 +272,8 @@ void TorchProfileTest::residualAddsAsPredicted()
         const Vertex& v = p.graph.vertex(at);
         if (v.op.find("aten::add_") == std::string::npos)
             continue;
-        QVERIFY(v.leafInputsBackwardWorkspaceBytes && *v.leafInputsBackwardWorkspaceBytes > v.backwardWorkspaceBytes);
+        const AutogradFacts& f = *v.autograd;
+        QVERIFY(f.leafInputsBackwardWorkspaceBytes && *f.leafInputsBackwardWorkspaceBytes > f.backwardWorkspaceBytes);
         const auto simulated = std::find_if(predicted.phases.begin(), predicted.phases.end(),
                                             [&](const PhaseMemory& m) { return m.index == phase.index; });
         QVERIFY(simulated != predicted.phases.end());

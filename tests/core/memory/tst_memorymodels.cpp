@@ -54,7 +54,7 @@ Graph savedInputsChain(bool known, bool checkpointFunctions = false, bool exitSa
         v.id = ids[i];
         v.bytes = static_cast<std::int64_t>(std::pow(10, i));
         if (known)
-            v.savedBy = savedBy[i];
+            v.autograd.write().savedBy = savedBy[i];
         builder.addVertex(v);
         if (i > 0)
             builder.addEdge(ids[i - 1], ids[i]);
@@ -76,10 +76,10 @@ Graph crossingFunctions(bool checkpointFunctions)
         Vertex v;
         v.id = ids[i];
         v.bytes = static_cast<std::int64_t>(std::pow(10, i));
-        v.savedBy = std::vector<std::string>{};
+        v.autograd.write().savedBy = std::vector<std::string>{};
         for (const auto& [from, to] : edges)
             if (from == ids[i])
-                v.savedBy->push_back(to);
+                v.autograd.write().savedBy->push_back(to);
         builder.addVertex(v);
     }
     for (const auto& [from, to] : edges)
@@ -98,8 +98,8 @@ Graph workspaceChain(bool workspace)
     const std::vector<std::int64_t> forward{0, 1000, 20}, backward{0, 300, 40};
     for (VertexIndex v = 0; v < g.vertexCount(); ++v) {
         Vertex copy = g.vertex(v);
-        copy.forwardWorkspaceBytes = forward[v];
-        copy.backwardWorkspaceBytes = backward[v];
+        copy.autograd.write().forwardWorkspaceBytes = forward[v];
+        copy.autograd.write().backwardWorkspaceBytes = backward[v];
         builder.addVertex(copy);
     }
     builder.addEdge("v0", "v1");
@@ -118,7 +118,7 @@ Graph rootedChain(bool shortcut = false, bool shapeOnly = false)
         v.id = std::string(1, "xabc"[i]);
         v.bytes = static_cast<std::int64_t>(std::pow(10, i));
         if (v.id == "c" && shapeOnly)
-            v.readsWithoutGradient = {"a"};
+            v.autograd.write().readsWithoutGradient = {"a"};
         builder.addVertex(v);
         if (i > 0)
             builder.addEdge(std::string(1, "xabc"[i - 1]), v.id);
@@ -143,13 +143,13 @@ Graph weightedChain(const std::vector<std::vector<std::string>>& savers,
         Vertex v;
         v.id = std::string(1, "xabc"[i]);
         v.bytes = static_cast<std::int64_t>(std::pow(10, i));
-        v.savedBy = savers[i];
+        v.autograd.write().savedBy = savers[i];
         if (v.id == "b") {
-            v.parameterBytes = 20000;
-            v.backwardWorkspaceBytes = 5000;
-            v.backwardWorkspaceReleasedBytes = released;
-            v.staticGradientBytes = staticGradient;
-            v.staticGradientUntil = until;
+            v.autograd.write().parameterBytes = 20000;
+            v.autograd.write().backwardWorkspaceBytes = 5000;
+            v.autograd.write().backwardWorkspaceReleasedBytes = released;
+            v.autograd.write().staticGradientBytes = staticGradient;
+            v.autograd.write().staticGradientUntil = until;
         }
         builder.addVertex(v);
         if (i > 0)
@@ -323,7 +323,7 @@ private Q_SLOTS:
         weighted.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
         for (VertexIndex v = 0; v < unsaved.vertexCount(); ++v) {
             Vertex copy = unsaved.vertex(v);
-            copy.savesOther = copy.id == "d";
+            copy.autograd.write().savesOther = copy.id == "d";
             weighted.addVertex(copy);
         }
         for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
@@ -339,7 +339,7 @@ private Q_SLOTS:
                 builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
             for (VertexIndex v = 0; v < g.vertexCount(); ++v) {
                 Vertex copy = g.vertex(v);
-                copy.savedBytes = copy.id == "b" ? 7 : 0;
+                copy.autograd.write().savedBytes = copy.id == "b" ? 7 : 0;
                 builder.addVertex(copy);
             }
             for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
@@ -437,7 +437,7 @@ private Q_SLOTS:
                 Vertex v;
                 v.id = ids[i];
                 v.bytes = static_cast<std::int64_t>(std::pow(10, i));
-                v.savedBy = ids[i] == "c" ? std::vector<std::string>{"d"} : std::vector<std::string>{};
+                v.autograd.write().savedBy = ids[i] == "c" ? std::vector<std::string>{"d"} : std::vector<std::string>{};
                 v.output = returned && ids[i] == "b";
                 builder.addVertex(v);
                 if (i > 0)
@@ -480,7 +480,7 @@ private Q_SLOTS:
             Vertex v;
             v.id = ids[i];
             v.bytes = static_cast<std::int64_t>(std::pow(10, i));
-            v.savedBy = savedBy[i];
+            v.autograd.write().savedBy = savedBy[i];
             builder.addVertex(v);
         }
         for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
@@ -568,7 +568,7 @@ private Q_SLOTS:
             Vertex v;
             v.id = id;
             v.bytes = bytes;
-            v.savedBy = id == "a" || id == "m" ? std::vector<std::string>{"b"} : std::vector<std::string>{};
+            v.autograd.write().savedBy = id == "a" || id == "m" ? std::vector<std::string>{"b"} : std::vector<std::string>{};
             v.requiresGrad = id != "m" || maskTracked;
             builder.addVertex(v);
         }
@@ -717,7 +717,7 @@ private Q_SLOTS:
         auto withExtras = [](std::int64_t saved) {
             return withChangedVertices(rootedChain(), [&](Vertex& v) {
                 if (v.id == "b")
-                    v.savedBytes = saved;
+                    v.autograd.write().savedBytes = saved;
             });
         };
         const Graph extras = withExtras(5000), none = withExtras(0);
@@ -737,7 +737,7 @@ private Q_SLOTS:
         // gradient, without c (ResNet-18's layer2.1.bn2 read 131 KB high holding it).
         const Graph g = withChangedVertices(rootedChain(), [](Vertex& v) {
             if (v.id == "b")
-                v.forwardWorkspaceBytes = 5000;
+                v.autograd.write().forwardWorkspaceBytes = 5000;
         });
         const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "c"}), MemoryModel::PyTorch);
         const auto c = std::find_if(p.phases.begin(), p.phases.end(), [](const PhaseMemory& m) { return m.index == 4; });
@@ -887,9 +887,9 @@ private Q_SLOTS:
             Vertex v;
             v.id = id;
             v.bytes = bytes;
-            v.savedBy = id == "a" ? std::vector<std::string>{"b"} : std::vector<std::string>{};
+            v.autograd.write().savedBy = id == "a" ? std::vector<std::string>{"b"} : std::vector<std::string>{};
             if (id == "b")
-                v.backwardWorkspaceBytes = workspace;
+                v.autograd.write().backwardWorkspaceBytes = workspace;
             builder.addVertex(v);
         }
         builder.addEdge("x", "a");
@@ -929,11 +929,11 @@ private Q_SLOTS:
             Vertex v;
             v.id = ids[i];
             v.bytes = static_cast<std::int64_t>(std::pow(10, i));
-            v.savedBy = i + 1 < ids.size() ? std::vector<std::string>{ids[i + 1]} : std::vector<std::string>{};
+            v.autograd.write().savedBy = i + 1 < ids.size() ? std::vector<std::string>{ids[i + 1]} : std::vector<std::string>{};
             if (v.id == "a") {
-                v.forwardWorkspaceBytes = 5000;
+                v.autograd.write().forwardWorkspaceBytes = 5000;
                 if (measured)
-                    v.checkpointedForwardWorkspaceBytes = 7000;
+                    v.autograd.write().checkpointedForwardWorkspaceBytes = 7000;
             }
             builder.addVertex(v);
             if (i > 0)
@@ -977,9 +977,9 @@ private Q_SLOTS:
             Vertex v;
             v.id = id;
             v.bytes = bytes;
-            v.savedBy = id == "c" ? std::vector<std::string>{"d"} : std::vector<std::string>{};
+            v.autograd.write().savedBy = id == "c" ? std::vector<std::string>{"d"} : std::vector<std::string>{};
             if (id == "c" && passes)
-                v.passesGradientTo = {"a", "b"};
+                v.autograd.write().passesGradientTo = {"a", "b"};
             builder.addVertex(v);
         }
         for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
@@ -1021,11 +1021,11 @@ private Q_SLOTS:
             Vertex v;
             v.id = id;
             v.bytes = bytes;
-            v.savedBy = id == "c" ? std::vector<std::string>{"d"} : std::vector<std::string>{};
+            v.autograd.write().savedBy = id == "c" ? std::vector<std::string>{"d"} : std::vector<std::string>{};
             if (id == "c")
-                v.passesGradientTo = {"r", "m2"};
+                v.autograd.write().passesGradientTo = {"r", "m2"};
             if (id == "m2" && passesOn)
-                v.passesGradientTo = {"m1"};
+                v.autograd.write().passesGradientTo = {"m1"};
             builder.addVertex(v);
         }
         for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
@@ -1053,9 +1053,9 @@ private Q_SLOTS:
                 Vertex v;
                 v.id = id;
                 v.bytes = bytes;
-                v.savedBy = std::vector<std::string>{};
+                v.autograd.write().savedBy = std::vector<std::string>{};
                 if (id == "cat" && slices)
-                    v.slicesGradientTo = {"s", "u"};
+                    v.autograd.write().slicesGradientTo = {"s", "u"};
                 builder.addVertex(v);
             }
             for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
@@ -1110,8 +1110,8 @@ private Q_SLOTS:
             Vertex v;
             v.id = id;
             v.bytes = bytes;
-            v.savedBy = savers;
-            v.backwardWorkspaceBytes = id == "e2" ? 1000 : 0;
+            v.autograd.write().savedBy = savers;
+            v.autograd.write().backwardWorkspaceBytes = id == "e2" ? 1000 : 0;
             builder.addVertex(v);
         }
         for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
@@ -1177,8 +1177,8 @@ private Q_SLOTS:
         auto withWorkspace = [](std::optional<std::int64_t> leaves) {
             return withChangedVertices(rootedChain(true), [&](Vertex& v) {
                 if (v.id == "c") {
-                    v.backwardWorkspaceBytes = 7000;
-                    v.leafInputsBackwardWorkspaceBytes = leaves;
+                    v.autograd.write().backwardWorkspaceBytes = 7000;
+                    v.autograd.write().leafInputsBackwardWorkspaceBytes = leaves;
                 }
             });
         };
@@ -1211,9 +1211,9 @@ private Q_SLOTS:
                 const std::map<std::string, std::pair<std::int64_t, std::int64_t>> workspaces{
                     {"a", {600, 600}}, {"b", {5000, 3000}}, {"c", {70, 1}}};
                 if (auto it = workspaces.find(v.id); it != workspaces.end()) {
-                    v.backwardWorkspaceBytes = it->second.first;
+                    v.autograd.write().backwardWorkspaceBytes = it->second.first;
                     if (engine)
-                        v.engineBackwardWorkspaceBytes = it->second.second;
+                        v.autograd.write().engineBackwardWorkspaceBytes = it->second.second;
                 }
             });
         };

@@ -65,8 +65,8 @@ Graph chainWithWeights(std::int64_t parameterBytes, std::int64_t savedBytes)
         Vertex v;
         v.id = "v" + std::to_string(i);
         v.bytes = 10;
-        v.parameterBytes = i == 1 ? parameterBytes : 0;
-        v.savedBytes = i == 1 ? savedBytes : 0;
+        v.autograd.write().parameterBytes = i == 1 ? parameterBytes : 0;
+        v.autograd.write().savedBytes = i == 1 ? savedBytes : 0;
         b.addVertex(std::move(v));
     }
     b.addEdge("v0", "v1");

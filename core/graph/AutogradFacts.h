@@ -1,0 +1,69 @@
+#pragma once
+// What an importer learned of how autograd treats one tensor (vertex): the parameters whose
+// gradients its backward forms, what it saves, the scratch memory of its forward and backward, and
+// where its gradient goes. Only the `pytorch` memory model (docs/MEMORY-MODEL.md) reads it; graphs
+// from published files have none (every field at its default).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ckpt {
+
+struct AutogradFacts {
+    // Bytes of the model parameters this vertex's operation reads first (its weights): their
+    // gradients appear at its backward. 0 when unknown (published graphs) or none.
+    std::int64_t parameterBytes = 0;
+    // Bytes of the gradients its backward forms for values parameters alone compute (a position
+    // bias, a weight transposed at every time step) that other vertices read too, beyond those
+    // parameters' own gradients: held until autograd runs the nodes that made those values, at the
+    // end of the backward of `staticGradientUntil` (their first reader), or of the whole backward
+    // where that is empty (rule P20; the Python exporter). 0 when none.
+    std::int64_t staticGradientBytes = 0;
+    std::string staticGradientUntil;
+    // Bytes autograd saves for this vertex's backward beyond its inputs and output (max-pool
+    // indices); live from the vertex's forward with autograd to its backward. 0 when unknown.
+    std::int64_t savedBytes = 0;
+    // The vertices whose backward autograd keeps this tensor for: consumers whose backward
+    // saves it as an input (a convolution, a BatchNorm; not an add or a concatenation) and
+    // the vertex itself when its own backward saves its output (an in-place ReLU). Ids of the
+    // vertex or its successors; empty = nobody keeps it; nullopt = unknown (published graphs).
+    std::optional<std::vector<std::string>> savedBy;
+    // Its backward unpacks a tensor autograd saved that is no vertex's (a weight, a constant, a
+    // stochastic-depth mask made from shapes alone): what savedBy and savedBytes cannot say, and
+    // what decides when a checkpointed function is re-forwarded and released (rules P9, P12).
+    bool savesOther = false;
+    // Operator scratch memory: the bytes this vertex's forward (re-forward) and its backward
+    // allocate above what they leave allocated (a convolution's unfolded input), freed within
+    // the phase, so they count in its peak only. 0 when unknown (published graphs) or none.
+    std::int64_t forwardWorkspaceBytes = 0;
+    std::int64_t backwardWorkspaceBytes = 0;
+    // The forward's scratch memory inside a checkpointed function, where autograd keeps nothing it
+    // saves (the Python exporter; rule P17): a softmax's scores, a dropout's mask are scratch there.
+    std::optional<std::int64_t> checkpointedForwardWorkspaceBytes;
+    // The backward's scratch memory when the tensors it saved are freed as autograd frees them,
+    // mid-backward (the Python exporter; rule P14): what the peak is when nothing else holds them.
+    std::optional<std::int64_t> backwardWorkspaceReleasedBytes;
+    // The backward's scratch memory when its inputs are autograd leaves, as ckptx-torch's executor
+    // makes them in a checkpointed step (rule P24): a leaf's AccumulateGrad runs as soon as a gradient
+    // reaches it and copies one that another input's node still holds (an add hands one to both).
+    std::optional<std::int64_t> leafInputsBackwardWorkspaceBytes;
+    // The backward's scratch memory as autograd's engine runs it in a regular step (rule P25): the
+    // output's gradient made inside the engine and freed once the first node has read it, the output
+    // held by nothing but what saved it, so an in-place ReLU's output goes before the convolution
+    // under it back-propagates (ckptx-torch import).
+    std::optional<std::int64_t> engineBackwardWorkspaceBytes;
+    // The inputs (ids of predecessors) whose gradient the backward forms as this vertex's own
+    // gradient, the same tensor (an add passes it to both summands; rule P15).
+    std::vector<std::string> passesGradientTo;
+    // The inputs (ids of predecessors) whose gradient the backward forms as a slice of this vertex's
+    // gradient, a view that keeps all of it alive (a concatenation; rule P27).
+    std::vector<std::string> slicesGradientTo;
+    // The inputs (ids of predecessors) it reads without a gradient flowing back to them: only their
+    // shape (aten::size), say. Its backward forms no gradient for them (ckptx-torch import; P13).
+    std::vector<std::string> readsWithoutGradient;
+
+    bool operator==(const AutogradFacts&) const = default;
+};
+
+}  // namespace ckpt
