@@ -100,11 +100,6 @@ Vertex vertexFromJson(const json& value, const std::string& at)
             throw GraphError(std::string(key) + " must be >= 0", at + "/" + key);
         return bytes;
     };
-    v.batchScaled = optionalBool(item, "batch_scaled", at).value_or(true);
-    v.requiresGrad = optionalBool(item, "requires_grad", at).value_or(true);
-    v.drawsRandom = optionalBool(item, "draws_random", at).value_or(false);
-    v.output = optionalBool(item, "output", at).value_or(false);
-    v.backward = optionalBool(item, "backward", at).value_or(false);
     // Stored only when the file gives any: a published graph's vertices need no room for them.
     AutogradFacts facts;
     facts.parameterBytes = optionalBytes("parameter_bytes");
@@ -123,6 +118,11 @@ Vertex vertexFromJson(const json& value, const std::string& at)
     if (optionalMember(item, "engine_backward_workspace_bytes"))
         facts.engineBackwardWorkspaceBytes = optionalBytes("engine_backward_workspace_bytes");
     facts.savesOther = optionalBool(item, "saves_other", at).value_or(false);
+    v.batchScaled = optionalBool(item, "batch_scaled", at).value_or(true);
+    v.requiresGrad = optionalBool(item, "requires_grad", at).value_or(true);
+    v.drawsRandom = optionalBool(item, "draws_random", at).value_or(false);
+    v.output = optionalBool(item, "output", at).value_or(false);
+    v.backward = optionalBool(item, "backward", at).value_or(false);
     facts.passesGradientTo = optionalStringArray(item, "passes_gradient_to", at).value_or(std::vector<std::string>{});
     facts.slicesGradientTo = optionalStringArray(item, "slices_gradient_to", at).value_or(std::vector<std::string>{});
     facts.readsWithoutGradient =
@@ -265,29 +265,30 @@ std::string toGraphJson(const Graph& graph)
             item["compute"] = *v.compute;
         if (!v.module.empty())
             item["module"] = v.module;
-        if (v.autograd->parameterBytes > 0)
-            item["parameter_bytes"] = v.autograd->parameterBytes;
-        if (v.autograd->staticGradientBytes > 0)
-            item["static_gradient_bytes"] = v.autograd->staticGradientBytes;
-        if (!v.autograd->staticGradientUntil.empty())
-            item["static_gradient_until"] = v.autograd->staticGradientUntil;
-        if (v.autograd->savedBytes > 0)
-            item["saved_bytes"] = v.autograd->savedBytes;
-        if (v.autograd->savedBy)
-            item["saved_by"] = *v.autograd->savedBy;
-        if (v.autograd->forwardWorkspaceBytes > 0)
-            item["forward_workspace_bytes"] = v.autograd->forwardWorkspaceBytes;
-        if (v.autograd->backwardWorkspaceBytes > 0)
-            item["backward_workspace_bytes"] = v.autograd->backwardWorkspaceBytes;
-        if (v.autograd->checkpointedForwardWorkspaceBytes)
-            item["checkpointed_forward_workspace_bytes"] = *v.autograd->checkpointedForwardWorkspaceBytes;
-        if (v.autograd->backwardWorkspaceReleasedBytes)
-            item["backward_workspace_released_bytes"] = *v.autograd->backwardWorkspaceReleasedBytes;
-        if (v.autograd->leafInputsBackwardWorkspaceBytes)
-            item["leaf_inputs_backward_workspace_bytes"] = *v.autograd->leafInputsBackwardWorkspaceBytes;
-        if (v.autograd->engineBackwardWorkspaceBytes)
-            item["engine_backward_workspace_bytes"] = *v.autograd->engineBackwardWorkspaceBytes;
-        if (v.autograd->savesOther)
+        const AutogradFacts& f = *v.autograd;
+        if (f.parameterBytes > 0)
+            item["parameter_bytes"] = f.parameterBytes;
+        if (f.staticGradientBytes > 0)
+            item["static_gradient_bytes"] = f.staticGradientBytes;
+        if (!f.staticGradientUntil.empty())
+            item["static_gradient_until"] = f.staticGradientUntil;
+        if (f.savedBytes > 0)
+            item["saved_bytes"] = f.savedBytes;
+        if (f.savedBy)
+            item["saved_by"] = *f.savedBy;
+        if (f.forwardWorkspaceBytes > 0)
+            item["forward_workspace_bytes"] = f.forwardWorkspaceBytes;
+        if (f.backwardWorkspaceBytes > 0)
+            item["backward_workspace_bytes"] = f.backwardWorkspaceBytes;
+        if (f.checkpointedForwardWorkspaceBytes)
+            item["checkpointed_forward_workspace_bytes"] = *f.checkpointedForwardWorkspaceBytes;
+        if (f.backwardWorkspaceReleasedBytes)
+            item["backward_workspace_released_bytes"] = *f.backwardWorkspaceReleasedBytes;
+        if (f.leafInputsBackwardWorkspaceBytes)
+            item["leaf_inputs_backward_workspace_bytes"] = *f.leafInputsBackwardWorkspaceBytes;
+        if (f.engineBackwardWorkspaceBytes)
+            item["engine_backward_workspace_bytes"] = *f.engineBackwardWorkspaceBytes;
+        if (f.savesOther)
             item["saves_other"] = true;
         if (!v.batchScaled)
             item["batch_scaled"] = false;

@@ -1104,19 +1104,20 @@ Graph TorchProgram::toGraph() const
         v.dtype = group.dtype;
         v.compute = group.compute;
         v.module = group.module;
-        v.autograd.write().parameterBytes = group.parameterBytes;
-        v.autograd.write().savedBytes = group.savedBytes;
-        v.autograd.write().forwardWorkspaceBytes = group.forwardWorkspaceBytes;
-        v.autograd.write().backwardWorkspaceBytes = group.backwardWorkspaceBytes;
-        v.autograd.write().leafInputsBackwardWorkspaceBytes = group.leafInputsBackwardWorkspaceBytes;
+        AutogradFacts& facts = v.autograd.write();
+        facts.parameterBytes = group.parameterBytes;
+        facts.savedBytes = group.savedBytes;
+        facts.forwardWorkspaceBytes = group.forwardWorkspaceBytes;
+        facts.backwardWorkspaceBytes = group.backwardWorkspaceBytes;
+        facts.leafInputsBackwardWorkspaceBytes = group.leafInputsBackwardWorkspaceBytes;
         if (m_savedKnown)
-            v.autograd.write().engineBackwardWorkspaceBytes = group.engineBackwardWorkspaceBytes;
+            facts.engineBackwardWorkspaceBytes = group.engineBackwardWorkspaceBytes;
         v.batchScaled = group.batchScaled;
         if (m_savedKnown)
-            v.autograd.write().savedBy = std::move(savers[&group - m_groups.data()]);
+            facts.savedBy = std::move(savers[&group - m_groups.data()]);
         for (int d : group.depsWithoutGradient)
             if (m_groups[d].input < 0)
-                v.autograd.write().readsWithoutGradient.push_back(m_groups[d].id);
+                facts.readsWithoutGradient.push_back(m_groups[d].id);
         builder.addVertex(std::move(v));
     }
     for (const auto& group : m_groups)
