@@ -23,7 +23,7 @@ public:
     // Stores `value` unless it is the default, which needs no allocation.
     OutOfLine& operator=(T value)
     {
-        m_value = value == T{} ? nullptr : std::make_unique<T>(std::move(value));
+        m_value = value == defaultValue() ? nullptr : std::make_unique<T>(std::move(value));
         return *this;
     }
 
