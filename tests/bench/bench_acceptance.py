@@ -18,7 +18,7 @@ regular step's measured forward time, core/memory/StepTimeComparison.h).
 only those plans. A model fed several tensors names them joined by "+" (nanoGPT's `idx, targets`:
 `nanogpt:8x128:int64:4096+8x128:int64:4096`). --device cuda exports and profiles on the GPU (where the
 user trains); --time-limit bounds each `optimal` solve. A model that cannot be exported or solved is
-reported and skipped. --cost time exports each vertex's measured forward time as its `compute`, which
+reported and skipped. --autocast exports (and so profiles) the forward in that mixed precision. --cost time exports each vertex's measured forward time as its `compute`, which
 then prices recompute (and so the predicted step time) instead of FLOPs.
 
 --keep DIR keeps each model's graph, plans and traces in DIR/MODEL/ (SOLVER.json, SOLVER.trace.json), so
@@ -62,6 +62,7 @@ def main():
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--time-limit")
     parser.add_argument("--cost", choices=("flops", "time"), default="flops")
+    parser.add_argument("--autocast", choices=("bfloat16", "float16"))
     args = parser.parse_args()
     solvers = args.solvers.split(",")
     print(f"load {os.getloadavg()[0]:.1f}")
@@ -82,7 +83,7 @@ def acceptance(args, solvers, name, shape, folder):
     where = ["--device", args.device]
     graph = os.path.join(folder, "graph.json")
     package("export", f"{args.module}:{name}", *inputs, "--granularity", args.granularity, *where,
-            "--cost", args.cost, "-o", graph)
+            "--cost", args.cost, *(("--autocast", args.autocast) if args.autocast else ()), "-o", graph)
     compare = json.loads(run(args.ckptx, "compare", graph, "--solvers", ",".join(
         s for s in solvers if ":" not in s), "--json"))
     rows = []

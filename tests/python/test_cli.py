@@ -9,6 +9,7 @@ import random
 import subprocess
 import sys
 import unittest
+import warnings
 
 import torch
 import torchvision
@@ -427,6 +428,55 @@ class Cli(unittest.TestCase):
             with self.assertRaises(PlanError) as not_a_plan:
                 apply_plan(models.resnet18(), graph)
             self.assertIn("not a checkpoint-explorer plan file", str(not_a_plan.exception))
+
+    def test_export_inside_autocast_records_it(self):
+        # Mixed precision: a tied weight is read through its autocast cast and its transpose (two static
+        # ops), which the export's P23 measure ran only the last of (KeyError). Inside torch.autocast
+        # and with autocast= the export records the same program, and the graph says it.
+        tokens = (torch.randint(0, 100, (2, 32)),)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            ambient = export_graph(models.gpt(), tokens)
+        given = export_graph(models.gpt(), tokens, autocast="bfloat16")
+        plain = export_graph(models.gpt(), tokens)
+        self.assertEqual(ambient["metadata"]["autocast"], "bfloat16")
+        self.assertEqual(ambient["metadata"]["fingerprint"], given["metadata"]["fingerprint"])
+        self.assertNotIn("autocast", plain["metadata"])
+        dtypes = {v["id"]: v["dtype"] for v in given["vertices"]}
+        self.assertEqual(dtypes["lm_head"], "bfloat16")
+        self.assertEqual(dtypes["transformer.ln_f"], "float32")  # layer norm runs in float32 under autocast
+        self.assertLess(sum(v["bytes"] for v in given["vertices"]), sum(v["bytes"] for v in plain["vertices"]))
+
+    def test_autocast_dtype_the_torch_lacks_is_refused(self):
+        with support.scratch() as folder:
+            out = os.path.join(folder, "gpt.json")
+            run = export(f"{MODELS}:gpt", "--input", "2x32:int64:100", "--autocast", "float16", output=out)
+            try:
+                with torch.autocast("cpu", dtype=torch.float16):
+                    supported = torch.get_autocast_cpu_dtype() == torch.float16 and torch.is_autocast_cpu_enabled()
+            except RuntimeError:  # torch 1.13: "AutocastCPU only support Bfloat16"
+                supported = False
+            if supported:
+                self.assertEqual(run.returncode, 0, run.stderr)
+            else:
+                self.assertEqual(run.returncode, 1)
+                self.assertIn("has no float16 autocast on cpu", run.stderr)
+                self.assertFalse(os.path.exists(out))
+
+    def test_planned_module_records_each_autocast_state_apart(self):
+        # A plan exported under autocast runs in a training script's autocast forward; the same module
+        # without autocast (an evaluation with gradients, say) records its float32 program apart
+        # instead of replaying the casts.
+        with support.scratch() as folder:
+            graph, plan = os.path.join(folder, "gpt.json"), os.path.join(folder, "plan.json")
+            tokens = torch.randint(0, 100, (2, 32))
+            export_graph(models.gpt(), (tokens,), graph, autocast="bfloat16")
+            support.solve(graph, "feng-acg", plan)
+            planned = apply_plan(models.gpt(), plan)
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                self.assertEqual(planned(tokens).dtype, torch.bfloat16)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # its fingerprint is the float32 graph's: applied by module path
+                self.assertEqual(planned(tokens).dtype, torch.float32)
 
     def test_cost_time_prices_what_flops_leave_out(self):
         # --cost time: each vertex's compute is its forward's measured time. BatchNorm counts few

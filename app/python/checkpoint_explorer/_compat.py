@@ -1,5 +1,6 @@
 """What differs between the torch versions the package runs on (Debian's 1.13, PyTorch 2.x), found by
 feature detection: never by comparing version strings."""
+import contextlib
 import inspect
 
 import torch
@@ -68,3 +69,27 @@ def draws_random(func):
     """The op draws from the random-number generator: torch tags such ops `nondeterministic_seeded`
     (bernoulli_, native_dropout, randn, ...); a torch without tags tells nothing."""
     return _SEEDED is not None and _SEEDED in getattr(func, "tags", ())
+
+
+AUTOCAST_DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def ambient_autocast(device_type):
+    """The autocast dtype in effect for `device_type` ("bfloat16", "float16"), or None. torch 2.4+ takes
+    the device type (`torch.get_autocast_dtype`); earlier ones have a function per device."""
+    if hasattr(torch, "get_autocast_dtype"):
+        enabled, dtype = torch.is_autocast_enabled(device_type), torch.get_autocast_dtype(device_type)
+    elif device_type == "cpu":
+        enabled, dtype = torch.is_autocast_cpu_enabled(), torch.get_autocast_cpu_dtype()
+    else:
+        enabled, dtype = torch.is_autocast_enabled(), torch.get_autocast_gpu_dtype()
+    if not enabled:
+        return None
+    return next((name for name, d in AUTOCAST_DTYPES.items() if d == dtype), None)
+
+
+def autocast(device_type, dtype_name):
+    """torch.autocast for `device_type` with a dtype of AUTOCAST_DTYPES, or a context doing nothing for None."""
+    if dtype_name is None:
+        return contextlib.nullcontext()
+    return torch.autocast(device_type, dtype=AUTOCAST_DTYPES[dtype_name])

@@ -45,6 +45,19 @@ class Executor:
                         and self.graph.static_readers.get(ref.op, set()) <= ran):
                     store.pop(ref, None)
 
+    def static_chain(self, ref):
+        """The static ops that make `ref`, in program order: its op and the static ops it reads
+        through (a weight cast to the autocast dtype, then transposed)."""
+        chain, pending = set(), [ref.op]
+        while pending:
+            index = pending.pop()
+            if index in chain:
+                continue
+            chain.add(index)
+            pending.extend(r.op for r in self.program.ops[index].tensor_refs()
+                           if isinstance(r, OutputRef) and self.program.ops[r.op].static)
+        return [self.program.ops[i] for i in sorted(chain)]
+
     def static_value(self, ref):
         """A constant, or what run_statics computed."""
         if isinstance(ref, ConstantRef):

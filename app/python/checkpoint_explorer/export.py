@@ -2,6 +2,7 @@
 model uses measured the way `ckptx-torch import` measures it (docs/FORMAT.md)."""
 import statistics
 import time
+import warnings
 
 import torch
 
@@ -65,13 +66,20 @@ def measure_workspace(vertex_graph, inputs, timed=False):
         for v in vertex_graph.vertices:
             if v.input_index >= 0:
                 continue
-            executor.run_statics(v)
-            (v.forward_workspace_bytes, v.backward_workspace_bytes, v.backward_workspace_released_bytes,
-             (passed, sliced)) = _vertex_workspace(executor, meter, v, values, _accumulating(vertex_graph, v, last_readers))
-            executor.run_statics(v)
-            v.checkpointed_forward_workspace_bytes = _checkpointed_forward_workspace(executor, meter, v, values)
-            if timed:
-                v.compute = _forward_microseconds(executor, v, values, device)
+            try:
+                executor.run_statics(v)
+                (v.forward_workspace_bytes, v.backward_workspace_bytes, v.backward_workspace_released_bytes,
+                 (passed, sliced)) = _vertex_workspace(executor, meter, v, values,
+                                                       _accumulating(vertex_graph, v, last_readers))
+                executor.run_statics(v)
+                v.checkpointed_forward_workspace_bytes = _checkpointed_forward_workspace(executor, meter, v, values)
+                if timed:
+                    v.compute = _forward_microseconds(executor, v, values, device)
+            except RuntimeError as error:
+                # The model cannot train here (torch 1.13's CPU has no bfloat16 backward of ReLU6, which
+                # a MobileNet-V2 under autocast needs): said, not a traceback.
+                message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+                raise ExportError(f"{type(model).__name__} ({v.id}): its training step fails: {message}") from None
             producer = {base: vertex_graph.vertices[w].id for _, base, w in vertex_graph.reads(v)}
             v.passes_gradient_to = sorted({producer[base] for base in passed})
             v.slices_gradient_to = sorted({producer[base] for base in sliced})
@@ -240,7 +248,7 @@ def _owners_contributions(executor, vertex):
     for ref in executor.graph.shared_weight_reads(vertex):
         if isinstance(ref, OutputRef):
             made = {}
-            executor.run_static_ops([executor.program.ops[ref.op]], made)
+            executor.run_static_ops(executor.static_chain(ref), made)
             value = made[ref]
         else:
             value = executor.static_value(ref)
@@ -323,7 +331,7 @@ def _slices_a_copy(grad, own):
 COMPUTE_UNITS = {"flops": "flops", "time": "microseconds"}
 
 
-def metadata(vertex_graph, granularity, depth, device="cpu", cost="flops"):
+def metadata(vertex_graph, granularity, depth, device="cpu", cost="flops", autocast=None):
     program = vertex_graph.program
     params = sum(b for _, b in program.parameters.values())
     buffers = sum(b for _, b in program.buffers.values())
@@ -337,6 +345,9 @@ def metadata(vertex_graph, granularity, depth, device="cpu", cost="flops"):
             "compute_unit": COMPUTE_UNITS[cost], "device": str(device)}
     if depth is not None:
         meta["depth"] = depth
+    if autocast is not None:
+        # The forward ran in mixed precision: `profile` runs the steps' forwards so too.
+        meta["autocast"] = autocast
     if torch.device(device).type == "cpu":
         # P22: each checkpointed function stashes the CPU generator's state, which a CPU step counts
         # (on CUDA it is host memory, which memory_allocated does not count).
@@ -345,25 +356,48 @@ def metadata(vertex_graph, granularity, depth, device="cpu", cost="flops"):
     return meta
 
 
-def export_graph(model, example_inputs, path=None, granularity="module", depth=None, name=None, cost="flops"):
+def _autocast_for(device, autocast):
+    """The autocast dtype's name the export runs in: `autocast` where given, else the ambient one."""
+    if autocast is None:
+        return _compat.ambient_autocast(device.type)
+    name = str(autocast).replace("torch.", "")
+    if name not in _compat.AUTOCAST_DTYPES:
+        raise ExportError(f"autocast must be one of {', '.join(_compat.AUTOCAST_DTYPES)}, got {autocast!r}")
+    refused = ExportError(f"this torch ({torch.__version__}) has no {name} autocast on {device.type}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the refusal says it better than autocast's warning
+        try:
+            with _compat.autocast(device.type, name):
+                if _compat.ambient_autocast(device.type) != name:
+                    raise refused
+        except RuntimeError:  # torch 1.13: "AutocastCPU only support Bfloat16"
+            raise refused from None
+    return name
+
+
+def export_graph(model, example_inputs, path=None, granularity="module", depth=None, name=None, cost="flops",
+                 autocast=None):
     """Records `model(*example_inputs)` as it really runs (training mode, with autograd) and writes the
     graph file `ckptx` reads to `path` (atomically). Returns the graph as a dict. Byte sizes hold for
     the example inputs' shapes: export at the batch you train with. `cost`: what each vertex's
     `compute` (the price of recomputing it) counts, "flops" or "time" (its forward measured here, on
-    the inputs' device)."""
+    the inputs' device). `autocast` ("bfloat16", "float16"): the forward runs in that mixed precision,
+    as under `torch.autocast`; called inside `torch.autocast`, the export records that one."""
     if cost not in COMPUTE_UNITS:
         raise ExportError(f"cost must be one of {', '.join(COMPUTE_UNITS)}, got {cost!r}")
     inputs = check_inputs(example_inputs)
-    vertex_graph = trace(model, inputs, granularity, depth)
     device = inputs[0].device
-    was_training = model.training
-    model.train()
-    try:
-        measure_workspace(vertex_graph, inputs, timed=cost == "time")
-    finally:
-        model.train(was_training)
+    mixed = _autocast_for(device, autocast)
+    with _compat.autocast(device.type, mixed):
+        vertex_graph = trace(model, inputs, granularity, depth)
+        was_training = model.training
+        model.train()
+        try:
+            measure_workspace(vertex_graph, inputs, timed=cost == "time")
+        finally:
+            model.train(was_training)
     document = graph_file.graph_json(vertex_graph, name or type(model).__name__,
-                                     metadata(vertex_graph, granularity, depth, device, cost))
+                                     metadata(vertex_graph, granularity, depth, device, cost, mixed))
     document["metadata"]["fingerprint"] = graph_file.graph_fingerprint(vertex_graph)
     if path is not None:
         graph_file.write_atomically(path, graph_file.dumps(document))

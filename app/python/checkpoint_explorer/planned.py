@@ -167,7 +167,9 @@ class PlannedModule(torch.nn.Module):
         return self._prepared(inputs)["graph"]
 
     def _prepared(self, inputs):
-        key = (self.model.training,) + tuple((tuple(t.shape), t.dtype, str(t.device)) if isinstance(t, torch.Tensor)
+        # Autocast changes the recorded program (each weight cast to the lower precision first).
+        device = next((t.device.type for t in inputs if isinstance(t, torch.Tensor)), "cpu")
+        key = (self.model.training, _compat.ambient_autocast(device)) + tuple((tuple(t.shape), t.dtype, str(t.device)) if isinstance(t, torch.Tensor)
                                              else (type(t).__name__, t) for t in inputs)
         prepared = self._signatures.get(key)
         if prepared is None:
@@ -248,7 +250,7 @@ class PlannedModule(torch.nn.Module):
         else:
             raise PlanError(f"{self.plan['path']}: the plan is for another graph (fingerprint {wanted}, this model "
                             f"exported at these inputs gives {have}); export this model at the shapes you train "
-                            "with and solve that graph")
+                            "with, in the autocast you train with, and solve that graph")
         self._structure = structure
 
     # -- running ----------------------------------------------------------------------------------

@@ -50,13 +50,16 @@ def _loss(output):
     floating scalar autograd tracks: nanoGPT's `logits, loss = model(x, y)`, a Hugging Face output given
     labels), as `loss.backward()` does; else the mean of every floating output. Adding a mean of the
     logits to the returned loss formed a second logits gradient, and a nanoGPT-style LM's peak
-    measured 38 % above the prediction (docs/BENCHMARKS.md, "A loss the model returns")."""
+    measured 38 % above the prediction (docs/BENCHMARKS.md, "A loss the model returns"). Each mean is
+    taken in its output's dtype: `.float()` first copied a bfloat16 output of an autocast forward, and
+    gpt_bench's regular step (8x128 tokens) measured 7 % above the prediction (BENCHMARKS.md, "Mixed
+    precision")."""
     flat, _ = _compat.tree_flatten(output)
     tensors = [t for t in flat if isinstance(t, torch.Tensor) and t.is_floating_point()]
     losses = [t for t in tensors if t.dim() == 0 and t.requires_grad]
     if losses:
         return losses[0] if len(losses) == 1 else sum(losses)
-    return sum(t.float().mean() for t in tensors)
+    return sum(t.mean() for t in tensors)
 
 
 # A step's wall time and its forward pass's (the loss included): the forward's share of a step prices
@@ -64,7 +67,9 @@ def _loss(output):
 _StepTime = collections.namedtuple("_StepTime", "step_ms forward_ms")
 
 
-def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="cpu"):
+def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="cpu", autocast=None):
+    """One training step; the forward and the loss in `autocast` (a dtype's name) where the graph was
+    exported so, the backward outside it, as PyTorch's mixed-precision recipe runs them."""
     for p in model.parameters():
         p.grad = None
     # As in training, no gradient for the inputs: the first layer's backward forms none (an image's
@@ -81,7 +86,8 @@ def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="
     start = time.perf_counter()
     # A memory snapshot taken around the run tells the steps apart by this label (docs/FORMAT.md).
     with torch.autograd.profiler.record_function(f"ckptx:step:{label}"):
-        loss = _loss(module(*inputs))
+        with _compat.autocast(torch.device(device).type, autocast):
+            loss = _loss(module(*inputs))
         synchronize(device)
         forward_end = time.perf_counter()
         loss.backward()
@@ -141,14 +147,14 @@ def _gradients(model):
     return [(name, p.grad) for name, p in model.named_parameters()]
 
 
-def _unreproducible(regular, model, inputs, state, device):
+def _unreproducible(regular, model, inputs, state, device, autocast=None):
     """Where the regular step's gradients differ from a second regular step's, from the same weights
     and seed, said (torch 1.13's CPU gelu_backward reads a transposed gradient wrongly: a GELU before
     a transpose, as a wav2vec feature extractor has); None where they agree."""
     first = _gradients(model)
     model.load_state_dict(state)
     torch.manual_seed(0)
-    _step(regular, model, inputs, "regular", device=device)
+    _step(regular, model, inputs, "regular", device=device, autocast=autocast)
     return _first_difference(first, _gradients(model), ("first", "second"))
 
 
@@ -187,7 +193,9 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
     for m in (reference_model, planned_model):
         m.train()
     planned = apply_plan(planned_model, plan_path)
-    vertex_graph = planned.vertex_graph(inputs)
+    autocast = graph.get("metadata", {}).get("autocast")
+    with _compat.autocast(torch.device(device).type, autocast):
+        vertex_graph = planned.vertex_graph(inputs)
     if [v.id for v in vertex_graph.vertices] != ids:
         raise PlanError(f"{graph_path}: not this model's graph at inputs "
                         f"{', '.join('x'.join(map(str, t.shape)) for t in inputs)} (export it again)")
@@ -198,12 +206,13 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
     position = {vid: i for i, vid in enumerate(ids)}
     # Warm-up, then K timed steps of each, alternating; then one measured step of each.
     state = copy.deepcopy(planned_model.state_dict())
-    _step(regular, reference_model, inputs, "regular", device=device)
-    _step(planned, planned_model, inputs, "checkpointed", device=device)
+    _step(regular, reference_model, inputs, "regular", device=device, autocast=autocast)
+    _step(planned, planned_model, inputs, "checkpointed", device=device, autocast=autocast)
     times = {"regular": [], "checkpointed": []}
     for _ in range(max(1, iterations)):
-        times["regular"].append(_step(regular, reference_model, inputs, "regular", device=device)[0])
-        times["checkpointed"].append(_step(planned, planned_model, inputs, "checkpointed", device=device)[0])
+        times["regular"].append(_step(regular, reference_model, inputs, "regular", device=device, autocast=autocast)[0])
+        times["checkpointed"].append(_step(planned, planned_model, inputs, "checkpointed", device=device,
+                                           autocast=autocast)[0])
     reference_model.load_state_dict(state)
     planned_model.load_state_dict(state)
     results = {}
@@ -211,7 +220,8 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
         for name, module, m in (("regular", regular, reference_model), ("checkpointed", planned, planned_model)):
             meter = PhaseMeter(device)
             torch.manual_seed(0)
-            _, (baseline, phases) = _step(module, m, inputs, name, _PhaseObserver(meter, position, n), meter, n, device)
+            _, (baseline, phases) = _step(module, m, inputs, name, _PhaseObserver(meter, position, n), meter, n, device,
+                                          autocast)
             listed = _phase_list(phases, n, baseline, meter.live)
             results[name] = {"peak_bytes": max(p["peak_bytes"] for p in listed),
                              "step_ms": statistics.median(t.step_ms for t in times[name]),
@@ -220,7 +230,7 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
                              "phases": listed}
     mismatch = _first_difference(_gradients(reference_model), _gradients(planned_model))
     if mismatch is not None:
-        unreproducible = _unreproducible(regular, reference_model, inputs, state, device)
+        unreproducible = _unreproducible(regular, reference_model, inputs, state, device, autocast)
         if unreproducible is not None:
             mismatch += (f"; but two regular steps from the same weights and seed differ too ({unreproducible}): "
                          f"torch {torch.__version__} does not compute this model's gradients reproducibly, so no plan "
@@ -241,6 +251,8 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
              "gradient_tolerance": {"rtol": RTOL, "atol": ATOL, "cuda_relative_norm": CUDA_RELATIVE},
              "baseline_bytes": int(results["regular"]["phases"][0]["end_bytes"]),
              "regular": results["regular"], "checkpointed": results["checkpointed"]}
+    if autocast is not None:
+        trace["autocast"] = autocast
     if mismatch is not None:
         trace["mismatch"] = mismatch
     return trace
