@@ -26,12 +26,16 @@ std::int64_t positiveInteger(const std::string& option, const std::string& text)
 
 int runMaxBatch(const std::vector<std::string>& argv)
 {
-    Args args(argv, {"--memory", "--solver", "--option", "--batch-size", "--allocator"}, {"--json"});
+    Args args(argv, {"--memory", "--solver", "--option", "--batch-size", "--allocator", "--optimizer"}, {"--json"});
     args.expectPositional({"GRAPH"});
     const std::string memoryText = args.requireOption("--memory");
     const auto memory = ckpt::parseBytes(memoryText);
     if (!memory || *memory < 1)
         throw UsageError("--memory needs a byte size such as 24GiB, got \"" + memoryText + "\"");
+    const std::string optimizer = args.option("--optimizer").value_or("sgd");
+    const std::optional<int> stateCopies = ckpt::optimizerStateCopies(optimizer);
+    if (!stateCopies)
+        throw UsageError("--optimizer needs sgd, momentum, adam or adamw, got \"" + optimizer + "\"");
     const std::string solver = args.option("--solver").value_or("optimal");
     ckpt::SolverOptions options = solverOptions(args);
     if (solver == "optimal" && !options.values.count("time-limit"))
@@ -52,7 +56,7 @@ int runMaxBatch(const std::vector<std::string>& argv)
     const ckpt::MemoryCount count = allocatorOption(args, ckpt::exportDeviceMemoryCount(graph));
     const bool blocks = count == ckpt::MemoryCount::CudaBlocks;
     const auto start = std::chrono::steady_clock::now();
-    const ckpt::MaxBatchResult r = ckpt::largestBatch(graph, *batch, *memory, solver, options, count);
+    const ckpt::MaxBatchResult r = ckpt::largestBatch(graph, *batch, *memory, solver, options, count, *stateCopies);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (args.flag("--json")) {
         nlohmann::json out = {{"graph", graph.name()},
@@ -63,6 +67,8 @@ int runMaxBatch(const std::vector<std::string>& argv)
                               {"max_batch", r.batch},
                               {"peak_bytes", r.peakBytes},
                               {"weight_bytes", r.weightBytes},
+                              {"optimizer", optimizer},
+                              {"optimizer_state_bytes", r.optimizerStateBytes},
                               {"first_too_large", r.firstTooLarge},
                               {"solves", r.solves},
                               {"seconds", seconds}};
@@ -74,9 +80,14 @@ int runMaxBatch(const std::vector<std::string>& argv)
     std::cout << "largest batch: " << r.batch;
     if (r.batch == 0)
         std::cout << " (not even batch 1 fits in " << ckpt::formatBytes(*memory) << ")";
-    std::cout << "\nmemory:        " << ckpt::formatBytes(*memory) << " = weights + the plan's pytorch-model peak"
+    std::cout << "\nmemory:        " << ckpt::formatBytes(*memory)
+              << " = weights + optimizer state + the plan's pytorch-model peak"
               << (blocks ? " in CUDA caching allocator blocks" : "") << "\n"
-              << "weights:       " << ckpt::formatBytes(r.weightBytes) << "\n";
+              << "weights:       " << ckpt::formatBytes(r.weightBytes) << "\n"
+              << "optimizer:     " << ckpt::formatBytes(r.optimizerStateBytes) << " (" << optimizer
+              << (*stateCopies ? ": " + std::to_string(*stateCopies) + " copies of the weights"
+                               : ": no state; --optimizer momentum|adam|adamw")
+              << ")\n";
     if (r.plan)
         std::cout << "peak:          " << ckpt::formatBytes(r.peakBytes) << " (" << solver << ", "
                   << r.plan->checkpoints().size() << " checkpoints)\n";
@@ -89,10 +100,11 @@ int runMaxBatch(const std::vector<std::string>& argv)
 
 const CommandRegistration maxBatch{
     {"max-batch", "max-batch GRAPH --memory SIZE [--solver NAME] [--option KEY=VALUE ...] [--batch-size N] "
-                  "[--allocator requested|cuda] [--json]",
+                  "[--allocator requested|cuda] [--optimizer sgd|momentum|adam|adamw] [--json]",
      "the largest batch whose plan (default: optimal, least pytorch-model peak) fits SIZE (e.g. 24GiB) with the "
-     "weights; batch-scaled sizes grow with the batch; a graph exported on CUDA is counted in the caching "
-     "allocator's blocks unless --allocator requested (docs/MEMORY-MODEL.md)",
+     "weights and the optimizer's state (default sgd: none; adam: two copies of the weights); batch-scaled sizes "
+     "grow with the batch; a graph exported on CUDA is counted in the caching allocator's blocks unless "
+     "--allocator requested (docs/MEMORY-MODEL.md)",
      &runMaxBatch}};
 
 }  // namespace

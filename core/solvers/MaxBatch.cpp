@@ -59,18 +59,33 @@ std::int64_t weightBytes(const Graph& graph)
     return sum;
 }
 
+std::optional<int> optimizerStateCopies(const std::string& optimizer)
+{
+    if (optimizer == "sgd")
+        return 0;
+    if (optimizer == "momentum")
+        return 1;
+    if (optimizer == "adam" || optimizer == "adamw")
+        return 2;
+    return std::nullopt;
+}
+
 MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::int64_t memoryBytes,
-                            const std::string& solver, const SolverOptions& options, MemoryCount count)
+                            const std::string& solver, const SolverOptions& options, MemoryCount count,
+                            int optimizerStateCopies)
 {
     SolverOptions solveOptions = options;
     if (solver == "optimal" && !solveOptions.values.count("memory-model"))
         solveOptions.values["memory-model"] = "pytorch";
     MaxBatchResult result;
     result.weightBytes = weightBytes(graph);
+    result.optimizerStateBytes = optimizerStateCopies * result.weightBytes;
+    // What the step itself may take: the memory less what lives through every step.
+    const std::int64_t forStep = memoryBytes - result.weightBytes - result.optimizerStateBytes;
     // The question is whether any plan fits: the search may stop at the first that does.
     if (solver == "optimal" && solveOptions.text("memory-model", "") == "pytorch" &&
         !solveOptions.values.count("budget") && !solveOptions.values.count("enough"))
-        solveOptions.values["enough"] = std::to_string(std::max<std::int64_t>(0, memoryBytes - result.weightBytes));
+        solveOptions.values["enough"] = std::to_string(std::max<std::int64_t>(0, forStep));
     // The solver's plan at `batch`, kept in `result` when it fits.
     auto fits = [&](std::int64_t batch) {
         options.checkCancelled();
@@ -84,7 +99,7 @@ MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::in
         const Graph& scaled = *atBatch;
         Plan plan = runSolver(solver, scaled, solveOptions);
         const std::int64_t peak = simulateMemory(scaled, plan, MemoryModel::PyTorch, false, count).peakBytes;
-        if (peak > memoryBytes - result.weightBytes)
+        if (peak > forStep)
             return false;
         if (batch > result.batch) {
             result.batch = batch;

@@ -28,11 +28,18 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
 // Sum of the vertices' parameter bytes: the weights, live through the step.
 std::int64_t weightBytes(const Graph& graph);
 
+// What a torch.optim optimizer keeps per weight from one step to the next, in copies of the
+// weights' bytes (each state tensor is `zeros_like(param)`): "sgd" none, "momentum" (SGD with
+// momentum: `momentum_buffer`) one, "adam" and "adamw" two (`exp_avg`, `exp_avg_sq`; their
+// per-parameter `step` counter is a scalar, not counted). nullopt for another name.
+std::optional<int> optimizerStateCopies(const std::string& optimizer);
+
 struct MaxBatchResult {
     std::int64_t batch = 0;          // 0: not even batch 1 fits
     std::optional<Plan> plan;        // the solver's plan at that batch
     std::int64_t peakBytes = 0;      // its pytorch-model peak (weights not included), counted as asked
     std::int64_t weightBytes = 0;
+    std::int64_t optimizerStateBytes = 0;
     std::int64_t firstTooLarge = 0;  // the smallest batch found not to fit
     int solves = 0;
 };
@@ -40,8 +47,10 @@ struct MaxBatchResult {
 // `solver` from the registry; "optimal" minimises the pytorch-model peak (memory-model=pytorch)
 // unless `options` say otherwise. The options go to every solve; cancel is honoured. `count`
 // CudaBlocks judges each plan by its peak in blocks (the search still minimises requested bytes).
+// The memory holds the weights and `optimizerStateCopies` copies of them (the optimizer's state,
+// live through every step) beside the step's peak.
 MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::int64_t memoryBytes,
                             const std::string& solver, const SolverOptions& options,
-                            MemoryCount count = MemoryCount::Requested);
+                            MemoryCount count = MemoryCount::Requested, int optimizerStateCopies = 0);
 
 }  // namespace ckpt

@@ -7,7 +7,7 @@
 #          (device `run`, carry [".dev"]; results under $OUT)
 #
 # `run` spends about SECONDS: the package's unit tests on the machine's CPU (torch 2.x) beside the
-# acceptance suite on CUDA at batch 8, then a cuDNN LSTM's re-forwarded gradients, then a memory
+# acceptance suite on CUDA at batch 8 (also under bfloat16 autocast), then a cuDNN LSTM's re-forwarded gradients, then a memory
 # snapshot of ResNet-50's feng-acg step, read by `ckptx import-snapshot` and by snapshot_blocks.py
 # (which blocks are live at each step's peak).
 set -u
@@ -38,9 +38,13 @@ run)
     timeout $((budget / 2)) $suite --solvers $solvers --models "$models" > "$out/acceptance.log" 2>&1
     echo "acceptance rc $?" >> "$out/acceptance.log"
     gpu_models=${4:-nanogpt:8x256:int64:8192+8x256:int64:8192,hf_gpt2:8x256:int64:8192,timm_vit:8x3x224x224}
-    timeout $((budget / 4)) $suite --solvers $solvers --module "$here/tests/bench/gpu_models.py" \
+    timeout $((budget / 5)) $suite --solvers $solvers --module "$here/tests/bench/gpu_models.py" \
         --models "$gpu_models" > "$out/gpu_models.log" 2>&1
     echo "gpu models rc $?" >> "$out/gpu_models.log"
+    # Mixed precision, as most GPU training runs: bfloat16 autocast (measured on the CPU only so far).
+    timeout $((budget / 6)) $suite --solvers $solvers --autocast bfloat16 \
+        --models gpt_bench:8x128:int64:1000,resnet50:8x3x224x224 > "$out/autocast.log" 2>&1
+    echo "autocast rc $?" >> "$out/autocast.log"
     # cuDNN's LSTM with dropout, re-forwarded (ap-sqrtn re-forwards the embedding with it): profile
     # refuses a plan whose step's gradients are not the regular step's.
     l=/tmp/k/lstm; mkdir -p $l

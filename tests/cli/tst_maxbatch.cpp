@@ -137,6 +137,28 @@ private Q_SLOTS:
         }
     }
 
+    void countsTheOptimizersState()
+    {
+        // Adam keeps two moments per weight through every step: the step has the memory less three
+        // copies of the weights, and the batch is the one that fits there with no state.
+        const Graph g = recordedNetwork(true);
+        const std::int64_t weights = weightBytes(g);
+        QCOMPARE(optimizerStateCopies("sgd"), std::optional<int>(0));
+        QCOMPARE(optimizerStateCopies("momentum"), std::optional<int>(1));
+        QCOMPARE(optimizerStateCopies("adamw"), std::optional<int>(2));
+        QCOMPARE(optimizerStateCopies("lion"), std::optional<int>());
+        for (std::int64_t memory : {6000, 20000, 90000}) {
+            const MaxBatchResult adam = largestBatch(g, 2, memory, "feng-acg", {}, MemoryCount::Requested, 2);
+            const MaxBatchResult stateless = largestBatch(g, 2, memory - 2 * weights, "feng-acg", {});
+            QCOMPARE(adam.optimizerStateBytes, 2 * weights);
+            QCOMPARE(adam.batch, stateless.batch);
+            const std::int64_t plain = largestBatch(g, 2, memory, "feng-acg", {}).batch;
+            QVERIFY(memory < 90000 ? adam.batch <= plain : adam.batch < plain);
+            if (adam.batch > 0)
+                QVERIFY(adam.peakBytes + 3 * weights <= memory);
+        }
+    }
+
     void cli()
     {
         if (!QFileInfo::exists(test::binPath("ckptx")))
@@ -159,6 +181,17 @@ private Q_SLOTS:
         QCOMPARE(test::runCkptx({"max-batch", recorded, "--memory", "lots"}).exitCode, 2);
         QCOMPARE(test::runCkptx({"max-batch", recorded}).exitCode, 2);
         QCOMPARE(test::runCkptx({"max-batch", recorded, "--memory", "20000", "--allocator", "pool"}).exitCode, 2);
+        QCOMPARE(j["optimizer_state_bytes"].get<std::int64_t>(), std::int64_t{0});
+        r = test::runCkptx({"max-batch", recorded, "--memory", "20000", "--optimizer", "adam", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto adam = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(adam["optimizer_state_bytes"].get<std::int64_t>(), std::int64_t{1600});
+        QCOMPARE(adam["max_batch"].get<std::int64_t>(),
+                 largestBatch(recordedNetwork(true), 2, 20000, "optimal", {}, MemoryCount::Requested, 2).batch);
+        QVERIFY(adam["max_batch"].get<std::int64_t>() < j["max_batch"].get<std::int64_t>());
+        r = test::runCkptx({"max-batch", recorded, "--memory", "20000", "--optimizer", "lion"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("--optimizer"));
 
         // A graph the Python package exported on an H200: counted in CUDA blocks unless told otherwise.
         const QString cuda = test::sourcePath("tests/data/snapshots/resnet50-h200.graph.json");
