@@ -18,6 +18,19 @@ QString memoryModelCounts(MemoryModel model)
     return {};
 }
 
+namespace {
+
+// The dtype of a mixed-precision export (metadata `autocast`, a JSON string), or empty.
+QString autocastOf(const Graph& graph)
+{
+    const auto it = graph.metadata().find("autocast");
+    if (it == graph.metadata().end() || it->second.size() < 2 || it->second.front() != '"')
+        return {};
+    return QString::fromStdString(it->second.substr(1, it->second.size() - 2));
+}
+
+}  // namespace
+
 MemoryTimeline makeMemoryTimeline(const Graph& graph, const Plan& plan, MemoryModel model, MemoryCount count)
 {
     // The names live at each peak are a tooltip's: on big graphs they would cost O(phases × live).
@@ -29,6 +42,11 @@ MemoryTimeline makeMemoryTimeline(const Graph& graph, const Plan& plan, MemoryMo
     if (count == MemoryCount::CudaBlocks && model == MemoryModel::PyTorch) {
         t.label += QObject::tr(" · CUDA blocks");
         t.counts += QObject::tr(", each in the block PyTorch's CUDA caching allocator hands out");
+    }
+    // The sizes are those of the step the graph was exported for: say when that was mixed precision.
+    if (const QString dtype = autocastOf(graph); !dtype.isEmpty()) {
+        t.label += QObject::tr(" · %1 autocast").arg(dtype);
+        t.counts += QObject::tr(", in the dtypes a %1 autocast forward gives the tensors").arg(dtype);
     }
     for (const PhaseMemory& phase : profile.phases) {
         t.endBytes.push_back(phase.endBytes);

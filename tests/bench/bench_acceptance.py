@@ -11,15 +11,16 @@ regular step's measured forward time, core/memory/StepTimeComparison.h).
     PYTHONPATH=app/python /usr/bin/python3 tests/bench/bench_acceptance.py [--ckptx build/bin/ckptx]
         [--models gpt_bench:8x128:int64:1000,...] [--iterations 3] [--keep DIR]
         [--module FILE.py] [--solvers checkpoint-all,feng-acg,...] [--granularity module|op]
-        [--device cpu|cuda] [--time-limit S] [--cost flops|time]
+        [--device cpu|cuda] [--time-limit S] [--cost flops|time] [--autocast bfloat16|float16]
 
 --granularity op exports (and so profiles) one vertex per traced op instead of per module call.
 --module takes the factories from another file (models this project has never seen); --solvers profiles
 only those plans. A model fed several tensors names them joined by "+" (nanoGPT's `idx, targets`:
 `nanogpt:8x128:int64:4096+8x128:int64:4096`). --device cuda exports and profiles on the GPU (where the
 user trains); --time-limit bounds each `optimal` solve. A model that cannot be exported or solved is
-reported and skipped. --autocast exports (and so profiles) the forward in that mixed precision. --cost time exports each vertex's measured forward time as its `compute`, which
-then prices recompute (and so the predicted step time) instead of FLOPs.
+reported and skipped. --autocast exports (and so profiles) the forward in that mixed precision. --cost
+time exports each vertex's measured forward time as its `compute`, which then prices recompute (and so
+the predicted step time) instead of FLOPs.
 
 --keep DIR keeps each model's graph, plans and traces in DIR/MODEL/ (SOLVER.json, SOLVER.trace.json), so
 that another ckptx can predict the same measurements: `ckptx simulate DIR/M/graph.json --plan DIR/M/S.json

@@ -461,6 +461,17 @@ class Cli(unittest.TestCase):
                 self.assertEqual(run.returncode, 1)
                 self.assertIn("has no float16 autocast on cpu", run.stderr)
                 self.assertFalse(os.path.exists(out))
+            # A graph file naming an autocast dtype there is none of: profile says which field.
+            graph, plan = os.path.join(folder, "graph.json"), os.path.join(folder, "plan.json")
+            tokens = torch.randint(0, 100, (2, 32))
+            document = export_graph(models.gpt(), (tokens,), autocast="bfloat16")
+            document["metadata"]["autocast"] = "int8"
+            with open(graph, "w") as f:
+                json.dump(document, f)
+            support.solve(graph, "feng-acg", plan)
+            with self.assertRaises(PlanError) as refused:
+                profiler.profile(models.gpt(), (tokens,), graph, plan)
+            self.assertIn("/metadata/autocast", str(refused.exception))
 
     def test_planned_module_records_each_autocast_state_apart(self):
         # A plan exported under autocast runs in a training script's autocast forward; the same module

@@ -9,6 +9,7 @@
 #include "ProfileRunner.h"
 #include "TestData.h"
 #include "ToolRun.h"
+#include "graph/GraphBuilder.h"
 #include "io/GraphJson.h"
 #include "io/TextFile.h"
 #include "io/TraceJson.h"
@@ -125,6 +126,19 @@ private Q_SLOTS:
         QVERIFY(line.label.endsWith(QStringLiteral("CUDA blocks")));
         QCOMPARE(*std::max_element(line.peakBytes.begin(), line.peakBytes.end()), pytorch.predictedPeak);
         QVERIFY(!makeMemoryTimeline(g, plan, MemoryModel::PyTorch).label.contains(QStringLiteral("CUDA")));
+    }
+
+    // A graph exported in mixed precision (export --autocast): its lines say so, whatever the model.
+    void linesOfAMixedPrecisionExportNameItsAutocast()
+    {
+        const Graph plain = test::makeChain({10, 20, 30});
+        const Graph mixed = withMetadata(plain, {{"autocast", "\"bfloat16\""}});
+        for (MemoryModel model : allMemoryModels()) {
+            const MemoryTimeline line = makeMemoryTimeline(mixed, test::planOf(mixed, {}), model);
+            QVERIFY2(line.label.endsWith(QStringLiteral(" · bfloat16 autocast")), qPrintable(line.label));
+            QVERIFY(line.counts.contains(QStringLiteral("bfloat16 autocast forward")));
+            QVERIFY(!makeMemoryTimeline(plain, test::planOf(plain, {}), model).label.contains(QStringLiteral("autocast")));
+        }
     }
 
     // File ▸ Open profile trace…: a trace profiled where the model trains (here a CUDA one) is drawn

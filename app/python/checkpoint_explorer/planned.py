@@ -169,8 +169,9 @@ class PlannedModule(torch.nn.Module):
     def _prepared(self, inputs):
         # Autocast changes the recorded program (each weight cast to the lower precision first).
         device = next((t.device.type for t in inputs if isinstance(t, torch.Tensor)), "cpu")
-        key = (self.model.training, _compat.ambient_autocast(device)) + tuple((tuple(t.shape), t.dtype, str(t.device)) if isinstance(t, torch.Tensor)
-                                             else (type(t).__name__, t) for t in inputs)
+        key = (self.model.training, _compat.ambient_autocast(device)) + tuple(
+            (tuple(t.shape), t.dtype, str(t.device)) if isinstance(t, torch.Tensor) else (type(t).__name__, t)
+            for t in inputs)
         prepared = self._signatures.get(key)
         if prepared is None:
             prepared = self._prepare(inputs)

@@ -194,6 +194,9 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
         m.train()
     planned = apply_plan(planned_model, plan_path)
     autocast = graph.get("metadata", {}).get("autocast")
+    if autocast is not None and autocast not in _compat.AUTOCAST_DTYPES:
+        raise PlanError(f"{graph_path}: /metadata/autocast: expected one of {', '.join(_compat.AUTOCAST_DTYPES)}, "
+                        f"got {autocast!r}")
     with _compat.autocast(torch.device(device).type, autocast):
         vertex_graph = planned.vertex_graph(inputs)
     if [v.id for v in vertex_graph.vertices] != ids:
