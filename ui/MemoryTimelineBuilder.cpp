@@ -20,13 +20,13 @@ QString memoryModelCounts(MemoryModel model)
 
 namespace {
 
-// The dtype of a mixed-precision export (metadata `autocast`, a JSON string), or empty.
+// The dtype of a mixed-precision export (metadata `autocast`, which the Python exporter writes), or empty.
 QString autocastOf(const Graph& graph)
 {
-    const auto it = graph.metadata().find("autocast");
-    if (it == graph.metadata().end() || it->second.size() < 2 || it->second.front() != '"')
-        return {};
-    return QString::fromStdString(it->second.substr(1, it->second.size() - 2));
+    for (const char* dtype : {"bfloat16", "float16"})
+        if (graph.metadataIs("autocast", std::string("\"") + dtype + "\""))
+            return QString::fromLatin1(dtype);
+    return {};
 }
 
 }  // namespace

@@ -9,7 +9,7 @@ import torch
 from . import _compat, graph_file
 from .executor import Executor
 from .memory import TransientMeter, synchronize
-from .program import ExportError, InputRef, OutputRef, record
+from .program import ExportError, InputRef, OutputRef, failure_line, record
 from .vertices import VertexGraph, dtype_name
 
 
@@ -78,8 +78,8 @@ def measure_workspace(vertex_graph, inputs, timed=False):
             except RuntimeError as error:
                 # The model cannot train here (torch 1.13's CPU has no bfloat16 backward of ReLU6, which
                 # a MobileNet-V2 under autocast needs): said, not a traceback.
-                message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-                raise ExportError(f"{type(model).__name__} ({v.id}): its training step fails: {message}") from None
+                raise ExportError(f"{type(model).__name__} ({v.id}): its training step fails: "
+                                  f"{failure_line(error)}") from None
             producer = {base: vertex_graph.vertices[w].id for _, base, w in vertex_graph.reads(v)}
             v.passes_gradient_to = sorted({producer[base] for base in passed})
             v.slices_gradient_to = sorted({producer[base] for base in sliced})

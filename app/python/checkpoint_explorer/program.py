@@ -23,6 +23,12 @@ class ExportError(Exception):
     """A model that cannot be recorded or exported; the message names the module and the reason."""
 
 
+def failure_line(error):
+    """The first line of a model's own failure, for an ExportError's reason (its type when it says nothing)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
 @dataclasses.dataclass(frozen=True)
 class InputRef:
     index: int
@@ -346,8 +352,7 @@ def record(model, inputs, saved=True):
                 raise
             except Exception as error:  # the model's own failure, named by the module it ran in
                 where = _describe_call(tuple(stack)) if stack else "the top module"
-                message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-                raise ExportError(f"{type(model).__name__} ({where}): {message}") from None
+                raise ExportError(f"{type(model).__name__} ({where}): {failure_line(error)}") from None
     finally:
         for handle in handles:
             handle.remove()
