@@ -3,7 +3,9 @@
 #include "Cli.h"
 #include "SolverArgs.h"
 
+#include "graph/GraphBuilder.h"
 #include "io/GraphJson.h"
+#include "memory/PlanMemory.h"
 #include "solvers/MaxBatch.h"
 #include "util/Units.h"
 
@@ -26,7 +28,7 @@ std::int64_t positiveInteger(const std::string& option, const std::string& text)
 
 int runMaxBatch(const std::vector<std::string>& argv)
 {
-    Args args(argv, {"--memory", "--solver", "--option", "--batch-size", "--allocator", "--optimizer"}, {"--json"});
+    Args args(argv, {"--memory", "--solver", "--option", "--batch-size", "--allocator", "--optimizer"}, {"--json", "--accumulate"});
     args.expectPositional({"GRAPH"});
     const std::string memoryText = args.requireOption("--memory");
     const auto memory = ckpt::parseBytes(memoryText);
@@ -41,7 +43,11 @@ int runMaxBatch(const std::vector<std::string>& argv)
     if (solver == "optimal" && !options.values.count("time-limit"))
         options.values["time-limit"] = "2";  // per batch tried; the gap is in the plan's notes
     const std::string path = args.positional()[0];
-    const auto graph = ckpt::readGraphFile(path);
+    ckpt::Graph graph = ckpt::readGraphFile(path);
+    // P33: each micro-batch after the first starts with the gradients of those before it.
+    if (args.flag("--accumulate"))
+        graph = ckpt::withMetadata(graph, {{"accumulate_gradients", "true"}});
+    const bool accumulates = ckpt::stepAccumulatesGradients(graph);
     std::optional<std::int64_t> batch;
     try {
         batch = ckpt::recordedBatchSize(graph);
@@ -69,6 +75,8 @@ int runMaxBatch(const std::vector<std::string>& argv)
                               {"weight_bytes", r.weightBytes},
                               {"optimizer", optimizer},
                               {"optimizer_state_bytes", r.optimizerStateBytes},
+                              {"accumulate_gradients", accumulates},
+                              {"kept_gradient_bytes", r.keptGradientBytes},
                               {"first_too_large", r.firstTooLarge},
                               {"solves", r.solves},
                               {"seconds", seconds}};
@@ -81,13 +89,17 @@ int runMaxBatch(const std::vector<std::string>& argv)
     if (r.batch == 0)
         std::cout << " (not even batch 1 fits in " << ckpt::formatBytes(*memory) << ")";
     std::cout << "\nmemory:        " << ckpt::formatBytes(*memory)
-              << " = weights + optimizer state + the plan's pytorch-model peak"
+              << " = weights + optimizer state" << (accumulates ? " + the weights' gradients" : "")
+              << " + the plan's pytorch-model peak"
               << (blocks ? " in CUDA caching allocator blocks" : "") << "\n"
               << "weights:       " << ckpt::formatBytes(r.weightBytes) << "\n"
               << "optimizer:     " << ckpt::formatBytes(r.optimizerStateBytes) << " (" << optimizer
               << (*stateCopies ? ": " + std::to_string(*stateCopies) + " copies of the weights"
                                : ": no state; --optimizer momentum|adam|adamw")
               << ")\n";
+    if (accumulates)
+        std::cout << "gradients:     " << ckpt::formatBytes(r.keptGradientBytes)
+                  << " (kept from the micro-batch before: gradient accumulation)\n";
     if (r.plan)
         std::cout << "peak:          " << ckpt::formatBytes(r.peakBytes) << " (" << solver << ", "
                   << r.plan->checkpoints().size() << " checkpoints)\n";
@@ -100,9 +112,10 @@ int runMaxBatch(const std::vector<std::string>& argv)
 
 const CommandRegistration maxBatch{
     {"max-batch", "max-batch GRAPH --memory SIZE [--solver NAME] [--option KEY=VALUE ...] [--batch-size N] "
-                  "[--allocator requested|cuda] [--optimizer sgd|momentum|adam|adamw] [--json]",
+                  "[--allocator requested|cuda] [--optimizer sgd|momentum|adam|adamw] [--accumulate] [--json]",
      "the largest batch whose plan (default: optimal, least pytorch-model peak) fits SIZE (e.g. 24GiB) with the "
-     "weights and the optimizer's state (default sgd: none; adam: two copies of the weights); batch-scaled sizes "
+     "weights and the optimizer's state (default sgd: none; adam: two copies of the weights); --accumulate: a "
+     "gradient-accumulation micro-batch, which starts with the weights' gradients; batch-scaled sizes "
      "grow with the batch; a graph exported on CUDA is counted in the caching allocator's blocks unless "
      "--allocator requested (docs/MEMORY-MODEL.md)",
      &runMaxBatch}};

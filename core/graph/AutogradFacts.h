@@ -21,6 +21,12 @@ struct AutogradFacts {
     // where that is empty (rule P20; the Python exporter). 0 when none.
     std::int64_t staticGradientBytes = 0;
     std::string staticGradientUntil;
+    // Of parameterBytes, those of weights earlier vertices read too (a tied embedding and output
+    // layer): autograd's engine sums every reader's gradient before the weight's AccumulateGrad
+    // runs, at the end of the backward of `tiedParameterUntil`, the first reader. Only a step that
+    // accumulates into kept gradients (rule P33) frees the rest earlier. 0 when none.
+    std::int64_t tiedParameterBytes = 0;
+    std::string tiedParameterUntil;
     // Bytes autograd saves for this vertex's backward beyond its inputs and output (max-pool
     // indices); live from the vertex's forward with autograd to its backward. 0 when unknown.
     std::int64_t savedBytes = 0;

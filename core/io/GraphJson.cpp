@@ -44,7 +44,7 @@ bool contains(std::span<const VertexIndex> vertices, VertexIndex w)
 
 // saved_by may only name the vertex itself or its successors (the backwards that can keep it),
 // passes_gradient_to, slices_gradient_to and reads_without_gradient only its inputs,
-// static_gradient_until any vertex.
+// static_gradient_until any vertex, tied_parameter_until one before the vertex.
 void checkNamedVertices(const Graph& graph)
 {
     static const std::vector<std::string> none;
@@ -73,6 +73,13 @@ void checkNamedVertices(const Graph& graph)
         if (!v.autograd->staticGradientUntil.empty() && !graph.find(v.autograd->staticGradientUntil))
             throw GraphError("\"" + v.autograd->staticGradientUntil + "\" is not a vertex",
                              "/vertices/" + std::to_string(index) + "/static_gradient_until");
+        if (const std::string& until = v.autograd->tiedParameterUntil; !until.empty()) {
+            const auto w = graph.find(until);
+            const VertexIndex self = *graph.find(v.id);
+            if (!w || graph.topologicalPosition(*w) >= graph.topologicalPosition(self))
+                throw GraphError("\"" + until + "\" is not a vertex before \"" + v.id + "\"",
+                                 "/vertices/" + std::to_string(index) + "/tied_parameter_until");
+        }
         ++index;
     }
 }
@@ -105,6 +112,12 @@ Vertex vertexFromJson(const json& value, const std::string& at)
     facts.parameterBytes = optionalBytes("parameter_bytes");
     facts.staticGradientBytes = optionalBytes("static_gradient_bytes");
     facts.staticGradientUntil = optionalString(item, "static_gradient_until", at).value_or("");
+    facts.tiedParameterBytes = optionalBytes("tied_parameter_bytes");
+    if (facts.tiedParameterBytes > facts.parameterBytes)
+        throw GraphError("tied_parameter_bytes (" + std::to_string(facts.tiedParameterBytes) +
+                             ") must be at most parameter_bytes (" + std::to_string(facts.parameterBytes) + ")",
+                         at + "/tied_parameter_bytes");
+    facts.tiedParameterUntil = optionalString(item, "tied_parameter_until", at).value_or("");
     facts.savedBytes = optionalBytes("saved_bytes");
     facts.savedBy = optionalStringArray(item, "saved_by", at);
     facts.forwardWorkspaceBytes = optionalBytes("forward_workspace_bytes");
@@ -272,6 +285,10 @@ std::string toGraphJson(const Graph& graph)
             item["static_gradient_bytes"] = f.staticGradientBytes;
         if (!f.staticGradientUntil.empty())
             item["static_gradient_until"] = f.staticGradientUntil;
+        if (f.tiedParameterBytes > 0)
+            item["tied_parameter_bytes"] = f.tiedParameterBytes;
+        if (!f.tiedParameterUntil.empty())
+            item["tied_parameter_until"] = f.tiedParameterUntil;
         if (f.savedBytes > 0)
             item["saved_bytes"] = f.savedBytes;
         if (f.savedBy)

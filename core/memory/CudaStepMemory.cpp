@@ -17,9 +17,12 @@ MemoryCount exportDeviceMemoryCount(const Graph& graph)
 MemoryProfile simulateCudaStepMemory(const Graph& graph, const PlanEvaluation& plan, bool recordLive)
 try {
     CudaCachingAllocator allocator;
-    for (VertexIndex v = 0; v < graph.vertexCount(); ++v)
-        if (const std::int64_t bytes = graph.vertex(v).autograd->parameterBytes; bytes > 0)
-            allocator.allocate(bytes);
+    // The weights, and (P33) the gradients an accumulation step finds.
+    const int copies = stepAccumulatesGradients(graph) ? 2 : 1;
+    for (int copy = 0; copy < copies; ++copy)
+        for (VertexIndex v = 0; v < graph.vertexCount(); ++v)
+            if (const std::int64_t bytes = graph.vertex(v).autograd->parameterBytes; bytes > 0)
+                allocator.allocate(bytes);
     const PlanEvaluation regular = evaluate(graph, graph.topologicalOrder());
     auto step = [&](const PlanEvaluation& p, bool record) {
         return simulatePlanMemory(graph, p, MemoryModel::PyTorch, record, &allocator);

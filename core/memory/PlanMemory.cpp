@@ -52,6 +52,7 @@ public:
           m_earlyStop(m_checkpointFunctions && stopsReforwardsEarly(graph)),
           m_rootedExecutor(model == MemoryModel::PyTorch && runsRootedExecutor(graph)),
           m_rngStateBytes(m_checkpointFunctions ? metadataBytes(graph, "checkpoint_rng_state_bytes") : 0),
+          m_accumulates(model == MemoryModel::PyTorch && stepAccumulatesGradients(graph)),
           m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false),
           m_sharersOf(graph.vertexCount()), m_holderOf(graph.vertexCount(), -1), m_sliceOf(graph.vertexCount(), -1),
           m_slicesLeft(graph.vertexCount(), 0), m_sliceTarget(graph.vertexCount(), -1),
@@ -79,6 +80,12 @@ public:
             if (const AutogradFacts& f = *graph.vertex(v).autograd;
                 f.staticGradientBytes > 0 && !f.staticGradientUntil.empty())
                 m_staticGradientsUntil[*graph.find(f.staticGradientUntil)].push_back(v);
+        if (m_accumulates) {
+            m_tiedGradientsUntil.resize(graph.vertexCount());
+            for (VertexIndex v = 0; v < graph.vertexCount(); ++v)
+                if (const AutogradFacts& f = *graph.vertex(v).autograd; f.tiedParameterBytes > 0 && !f.tiedParameterUntil.empty())
+                    m_tiedGradientsUntil[*graph.find(f.tiedParameterUntil)].push_back(v);
+        }
     }
 
     // Each vertex's phases keep their topological indices (Phases in MEMORY-MODEL.md) while the
@@ -653,6 +660,11 @@ private:
         if (m_slicesLeft[v] == 0)  // P27: otherwise its slices hold it
             m_trace.freeGradient(v);
         m_trace.freeSaved(v);
+        if (m_accumulates) {  // P33: AccumulateGrad has added them into the kept gradients
+            m_trace.freeParameterGradient(v);
+            for (VertexIndex u : m_tiedGradientsUntil[v])
+                m_trace.freeTiedGradient(u);
+        }
         for (VertexIndex u : m_lastSaverOf[v])
             if (heldByAutograd(u))
                 m_trace.freeValue(u);
@@ -698,11 +710,17 @@ private:
         m_trace.touchWorkspace(v, f.checkpointedForwardWorkspaceBytes.value_or(f.forwardWorkspaceBytes));
     }
 
-    // P5, P20: what v's backward forms for its weights, and for what they alone compute.
+    // P5, P20: what v's backward forms for its weights, and for what they alone compute. P33: in an
+    // accumulation step the tied weights' part waits apart, for their first reader's backward.
     void weightGradients(VertexIndex v)
     {
-        if (m_graph.vertex(v).autograd->parameterBytes > 0)
+        const AutogradFacts& f = *m_graph.vertex(v).autograd;
+        if (m_accumulates && f.tiedParameterBytes > 0 && !f.tiedParameterUntil.empty()) {
+            m_trace.allocParameterGradient(v, f.parameterBytes - f.tiedParameterBytes);
+            m_trace.allocTiedGradient(v);
+        } else if (f.parameterBytes > 0) {
             m_trace.allocParameterGradient(v);
+        }
         if (m_graph.vertex(v).autograd->staticGradientBytes > 0)
             m_trace.allocStaticGradient(v);
     }
@@ -743,6 +761,8 @@ private:
     const bool m_earlyStop;                          // P9: torch.utils.checkpoint stops its re-forward early
     const bool m_rootedExecutor;                     // P13: ckptx-torch's executor runs the plans
     const std::int64_t m_rngStateBytes;              // P22: stashed per checkpointed function
+    const bool m_accumulates;                        // P33: the weights' gradients exist before the step
+    std::vector<std::vector<VertexIndex>> m_tiedGradientsUntil;  // P33: per first reader, whose tied part it ends
     std::vector<VertexIndex> m_trigger;              // per segment: the vertex whose backward re-forwards it (P9)
     std::vector<bool> m_savesOwnOutput;              // the vertex is in its own savedBy (P9)
     std::vector<bool> m_saves;                       // its backward unpacks something it saved (P9)
@@ -763,6 +783,11 @@ private:
 };
 
 }  // namespace
+
+bool stepAccumulatesGradients(const Graph& graph)
+{
+    return graph.metadataIs("accumulate_gradients", "true");
+}
 
 MemoryProfile simulatePlanMemory(const Graph& graph, const PlanEvaluation& plan, MemoryModel model,
                                  bool recordLive, CudaCachingAllocator* allocator)

@@ -32,6 +32,10 @@ namespace ckpt {
 
 class CudaCachingAllocator;
 
+// P33: the step to predict is a gradient-accumulation step (metadata `accumulate_gradients` true):
+// it starts with the weights' gradients of an earlier step and adds into them.
+bool stepAccumulatesGradients(const Graph& graph);
+
 // With `allocator`, phases count its blocks (rule A1, memory/CudaStepMemory.h) and the step's
 // leftovers are freed into it at the end.
 MemoryProfile simulatePlanMemory(const Graph& graph, const PlanEvaluation& plan, MemoryModel model,

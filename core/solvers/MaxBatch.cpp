@@ -1,6 +1,7 @@
 #include "solvers/MaxBatch.h"
 
 #include "graph/GraphBuilder.h"
+#include "memory/PlanMemory.h"
 #include "solvers/Comparison.h"
 #include "solvers/SolverRegistry.h"
 
@@ -80,8 +81,11 @@ MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::in
     MaxBatchResult result;
     result.weightBytes = weightBytes(graph);
     result.optimizerStateBytes = optimizerStateCopies * result.weightBytes;
+    // P33: an accumulation step starts with the weights' gradients, one copy of the weights.
+    result.keptGradientBytes = stepAccumulatesGradients(graph) ? result.weightBytes : 0;
     // What the step itself may take: the memory less what lives through every step.
-    const std::int64_t forStep = memoryBytes - result.weightBytes - result.optimizerStateBytes;
+    const std::int64_t forStep =
+        memoryBytes - result.weightBytes - result.optimizerStateBytes - result.keptGradientBytes;
     // The question is whether any plan fits: the search may stop at the first that does.
     if (solver == "optimal" && solveOptions.text("memory-model", "") == "pytorch" &&
         !solveOptions.values.count("budget") && !solveOptions.values.count("enough"))

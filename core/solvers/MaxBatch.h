@@ -40,6 +40,7 @@ struct MaxBatchResult {
     std::int64_t peakBytes = 0;      // its pytorch-model peak (weights not included), counted as asked
     std::int64_t weightBytes = 0;
     std::int64_t optimizerStateBytes = 0;
+    std::int64_t keptGradientBytes = 0;  // the weights' gradients an accumulation step starts with (P33)
     std::int64_t firstTooLarge = 0;  // the smallest batch found not to fit
     int solves = 0;
 };
@@ -48,7 +49,8 @@ struct MaxBatchResult {
 // unless `options` say otherwise. The options go to every solve; cancel is honoured. `count`
 // CudaBlocks judges each plan by its peak in blocks (the search still minimises requested bytes).
 // The memory holds the weights and `optimizerStateCopies` copies of them (the optimizer's state,
-// live through every step) beside the step's peak.
+// live through every step) beside the step's peak; on a graph whose step accumulates gradients
+// (P33) also their gradients.
 MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::int64_t memoryBytes,
                             const std::string& solver, const SolverOptions& options,
                             MemoryCount count = MemoryCount::Requested, int optimizerStateCopies = 0);

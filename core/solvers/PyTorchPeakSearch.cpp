@@ -83,7 +83,8 @@ std::int64_t operandBytes(const Graph& g, VertexIndex v)
 
 // P5, P20 under P18: per vertex v, the weight gradients (and those of what weights alone compute) of
 // v's tracked descendants. Whatever order a plan runs in, it is a topological one, so they run after
-// v and their backwards before v's, and nothing frees a weight's gradient within the step; a static's
+// v and their backwards before v's, and nothing frees a weight's gradient within the step (but an
+// accumulation step, which adds each into the kept one at once, P33: there none count); a static's
 // gradient only where its first reader (whose backward's end frees it) is v or comes before v in
 // every order. Zeros above kDescendantsLimit vertices, where the sets would cost V²/8 bytes.
 constexpr int kDescendantsLimit = 8192;
@@ -94,6 +95,7 @@ std::vector<std::int64_t> descendantsWeightGradients(const Graph& g)
     std::vector<std::int64_t> sums(count, 0);
     if (count > kDescendantsLimit)
         return sums;
+    const bool accumulates = stepAccumulatesGradients(g);
     const std::size_t words = (static_cast<std::size_t>(count) + 63) / 64;
     std::vector<std::uint64_t> below(static_cast<std::size_t>(count) * words, 0);  // per vertex, a bit set
     const auto& topo = g.topologicalOrder();
@@ -118,7 +120,8 @@ std::vector<std::int64_t> descendantsWeightGradients(const Graph& g)
             for (std::uint64_t bits = mine[w]; bits != 0; bits &= bits - 1) {
                 const Vertex& d = g.vertex(static_cast<VertexIndex>(w * 64 + std::countr_zero(bits)));
                 if (d.requiresGrad)
-                    sums[v] += d.autograd->parameterBytes + (heldAt(d, v) ? d.autograd->staticGradientBytes : 0);
+                    sums[v] += (accumulates ? 0 : d.autograd->parameterBytes) +
+                               (heldAt(d, v) ? d.autograd->staticGradientBytes : 0);
             }
     }
     return sums;
@@ -229,9 +232,12 @@ PhaseFloors phaseFloors(const Graph& g)
             accumulated[g.topologicalPosition(sending.back()) + 1] -= g.bytes(u);
         }
     }
-    std::int64_t weights = 0;  // P5: the weight gradients of every vertex from p on
+    // P5: the weight gradients of every vertex from p on; P33: in an accumulation step p's alone (the
+    // tied weights' wait is left out: a floor may be low).
+    const bool accumulates = stepAccumulatesGradients(g);
+    std::int64_t weights = 0;
     for (int p = 1; p < count; ++p)
-        if (!g.isInput(topo[p]))  // P21: an input has no backward
+        if (!g.isInput(topo[p]) && !accumulates)  // P21: an input has no backward
             weights += g.vertex(topo[p]).autograd->parameterBytes;
     std::int64_t wait = 0, grads = 0;
     for (int p = 0; p < count; ++p) {
@@ -250,9 +256,11 @@ PhaseFloors phaseFloors(const Graph& g)
                     formed += g.bytes(u);
         // P13, P6: ckptx-torch's executor re-forwards or recomputes v with autograd before v's backward,
         // which so holds v's saved extras.
-        floors.backward[v] = held + g.bytes(v) + wait + grads + weights + formed + leastBackwardWorkspace(vertex, rooted) +
-                             (v == g.sink() ? lossGradient : 0) + (rooted ? vertex.autograd->savedBytes : 0);
-        weights -= vertex.autograd->parameterBytes;
+        const std::int64_t own = accumulates ? vertex.autograd->parameterBytes : 0;
+        floors.backward[v] = held + g.bytes(v) + wait + grads + weights + own + formed +
+                             leastBackwardWorkspace(vertex, rooted) + (v == g.sink() ? lossGradient : 0) +
+                             (rooted ? vertex.autograd->savedBytes : 0);
+        weights -= accumulates ? 0 : vertex.autograd->parameterBytes;
     }
     return floors;
 }

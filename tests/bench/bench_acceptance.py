@@ -11,14 +11,15 @@ regular step's measured forward time, core/memory/StepTimeComparison.h).
     PYTHONPATH=app/python /usr/bin/python3 tests/bench/bench_acceptance.py [--ckptx build/bin/ckptx]
         [--models gpt_bench:8x128:int64:1000,...] [--iterations 3] [--keep DIR]
         [--module FILE.py] [--solvers checkpoint-all,feng-acg,...] [--granularity module|op]
-        [--device cpu|cuda] [--time-limit S] [--cost flops|time] [--autocast bfloat16|float16]
+        [--device cpu|cuda] [--time-limit S] [--cost flops|time] [--autocast bfloat16|float16] [--accumulate]
 
 --granularity op exports (and so profiles) one vertex per traced op instead of per module call.
 --module takes the factories from another file (models this project has never seen); --solvers profiles
 only those plans. A model fed several tensors names them joined by "+" (nanoGPT's `idx, targets`:
 `nanogpt:8x128:int64:4096+8x128:int64:4096`). --device cuda exports and profiles on the GPU (where the
 user trains); --time-limit bounds each `optimal` solve. A model that cannot be exported or solved is
-reported and skipped. --autocast exports (and so profiles) the forward in that mixed precision. --cost
+reported and skipped. --autocast exports (and so profiles) the forward in that mixed precision;
+--accumulate, a gradient-accumulation step (it starts with the weights' gradients). --cost
 time exports each vertex's measured forward time as its `compute`, which then prices recompute (and so
 the predicted step time) instead of FLOPs.
 
@@ -64,6 +65,7 @@ def main():
     parser.add_argument("--time-limit")
     parser.add_argument("--cost", choices=("flops", "time"), default="flops")
     parser.add_argument("--autocast", choices=("bfloat16", "float16"))
+    parser.add_argument("--accumulate", action="store_true")
     args = parser.parse_args()
     solvers = args.solvers.split(",")
     print(f"load {os.getloadavg()[0]:.1f}")
@@ -84,7 +86,8 @@ def acceptance(args, solvers, name, shape, folder):
     where = ["--device", args.device]
     graph = os.path.join(folder, "graph.json")
     package("export", f"{args.module}:{name}", *inputs, "--granularity", args.granularity, *where,
-            "--cost", args.cost, *(("--autocast", args.autocast) if args.autocast else ()), "-o", graph)
+            "--cost", args.cost, *(("--autocast", args.autocast) if args.autocast else ()),
+            *(("--accumulate",) if args.accumulate else ()), "-o", graph)
     compare = json.loads(run(args.ckptx, "compare", graph, "--solvers", ",".join(
         s for s in solvers if ":" not in s), "--json"))
     rows = []

@@ -263,7 +263,7 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
     // Half the Python exports were made on the CPU: each checkpointed function's state counts (P22).
     if (pythonExport && rng() % 2)
         metadata["checkpoint_rng_state_bytes"] = std::to_string(1 + rng() % 6);
-    return withMetadata(graph, metadata, [&](Vertex& vertex) {
+    Graph out = withMetadata(graph, metadata, [&](Vertex& vertex) {
         const VertexIndex v = *graph.find(vertex.id);
         vertex.compute = static_cast<double>(rng() % 9 + 1);
         // Now and then a tensor autograd does not track, in the Python exporter's graphs (P19).
@@ -314,6 +314,22 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
             if (!graph.vertex(w).isVirtual && rng() % 2)
                 savers.push_back(graph.vertex(w).id);
         vertex.autograd.write().savedBy = savers;
+    });
+    // A third of the Python exports and of ckptx-torch's graphs predict a gradient-accumulation step
+    // (P33), where now and then part of a vertex's weights is tied to an earlier vertex's. Drawn last, so
+    // the graphs' other fields are as before.
+    if (!metadata.count("plan_executor") || rng() % 3 != 0)
+        return out;
+    return withMetadata(out, {{"accumulate_gradients", "true"}}, [&](Vertex& vertex) {
+        const int position = out.topologicalPosition(*out.find(vertex.id));
+        const std::int64_t bytes = vertex.autograd->parameterBytes;
+        if (bytes <= 0 || position <= 1 || rng() % 3 != 0)
+            return;
+        const VertexIndex first = out.topologicalOrder()[1 + rng() % (position - 1)];
+        if (!out.isInput(first)) {
+            vertex.autograd.write().tiedParameterBytes = 1 + static_cast<std::int64_t>(rng() % bytes);
+            vertex.autograd.write().tiedParameterUntil = out.vertex(first).id;
+        }
     });
 }
 

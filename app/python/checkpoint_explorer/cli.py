@@ -67,7 +67,7 @@ def _export(args):
     name = os.path.splitext(os.path.basename(args.model.rpartition(":")[0]))[0]
     try:
         document = export_graph(model, inputs, args.output, granularity=args.granularity, depth=args.depth, name=name,
-                                cost=args.cost, autocast=args.autocast)
+                                cost=args.cost, autocast=args.autocast, accumulate=args.accumulate)
     except ExportError as error:
         raise CliError(f"{args.model}: {error}") from None
     print(f"{args.output}: {len(document['vertices'])} vertices, {len(document['edges'])} edges "
@@ -108,6 +108,9 @@ def parser():
     e.add_argument("--autocast", choices=("bfloat16", "float16"), default=None,
                    help="record the forward in mixed precision, as torch.autocast(DEVICE, dtype) runs it "
                         "(profile then runs it so too)")
+    e.add_argument("--accumulate", action="store_true",
+                   help="predict a gradient-accumulation micro-batch: the step starts with the weights' gradients "
+                        "of the one before and adds into them (profile then runs it so too)")
     e.add_argument("-o", "--output", required=True, metavar="GRAPH.json")
     e.set_defaults(run=_export)
     f = commands.add_parser("profile", help="measure a regular and a planned training step")

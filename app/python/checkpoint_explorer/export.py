@@ -331,7 +331,7 @@ def _slices_a_copy(grad, own):
 COMPUTE_UNITS = {"flops": "flops", "time": "microseconds"}
 
 
-def metadata(vertex_graph, granularity, depth, device="cpu", cost="flops", autocast=None):
+def metadata(vertex_graph, granularity, depth, device="cpu", cost="flops", autocast=None, accumulate=False):
     program = vertex_graph.program
     params = sum(b for _, b in program.parameters.values())
     buffers = sum(b for _, b in program.buffers.values())
@@ -348,6 +348,10 @@ def metadata(vertex_graph, granularity, depth, device="cpu", cost="flops", autoc
     if autocast is not None:
         # The forward ran in mixed precision: `profile` runs the steps' forwards so too.
         meta["autocast"] = autocast
+    if accumulate:
+        # P33: the step to predict adds into the weights' gradients of an earlier one (gradient
+        # accumulation): `profile` runs it so, and ckptx counts those gradients as there before it.
+        meta["accumulate_gradients"] = True
     if torch.device(device).type == "cpu":
         # P22: each checkpointed function stashes the CPU generator's state, which a CPU step counts
         # (on CUDA it is host memory, which memory_allocated does not count).
@@ -376,13 +380,15 @@ def _autocast_for(device, autocast):
 
 
 def export_graph(model, example_inputs, path=None, granularity="module", depth=None, name=None, cost="flops",
-                 autocast=None):
+                 autocast=None, accumulate=False):
     """Records `model(*example_inputs)` as it really runs (training mode, with autograd) and writes the
     graph file `ckptx` reads to `path` (atomically). Returns the graph as a dict. Byte sizes hold for
     the example inputs' shapes: export at the batch you train with. `cost`: what each vertex's
     `compute` (the price of recomputing it) counts, "flops" or "time" (its forward measured here, on
     the inputs' device). `autocast` ("bfloat16", "float16"): the forward runs in that mixed precision,
-    as under `torch.autocast`; called inside `torch.autocast`, the export records that one."""
+    as under `torch.autocast`; called inside `torch.autocast`, the export records that one. `accumulate`:
+    the step to predict is a gradient-accumulation micro-batch after the first (or any step after
+    `zero_grad(set_to_none=False)`), which starts with the weights' gradients and adds into them."""
     if cost not in COMPUTE_UNITS:
         raise ExportError(f"cost must be one of {', '.join(COMPUTE_UNITS)}, got {cost!r}")
     inputs = check_inputs(example_inputs)
@@ -397,7 +403,8 @@ def export_graph(model, example_inputs, path=None, granularity="module", depth=N
         finally:
             model.train(was_training)
     document = graph_file.graph_json(vertex_graph, name or type(model).__name__,
-                                     metadata(vertex_graph, granularity, depth, device, cost, mixed))
+                                     metadata(vertex_graph, granularity, depth, device, cost, mixed,
+                                                                     accumulate))
     document["metadata"]["fingerprint"] = graph_file.graph_fingerprint(vertex_graph)
     if path is not None:
         graph_file.write_atomically(path, graph_file.dumps(document))

@@ -128,6 +128,9 @@ def graph_json(vertex_graph, name, metadata):
         if v.static_gradient_bytes:
             entry["static_gradient_bytes"] = int(v.static_gradient_bytes)
             entry["static_gradient_until"] = v.static_gradient_until
+        if v.tied_parameter_bytes:
+            entry["tied_parameter_bytes"] = int(v.tied_parameter_bytes)
+            entry["tied_parameter_until"] = v.tied_parameter_until
         vertices.append(entry)
     edges = [{"from": vertex_graph.vertices[d].id, "to": v.id} for v in vertex_graph.vertices for d in v.deps]
     return {"schema": "checkpoint-explorer/graph", "version": 1, "name": name, "metadata": metadata,

@@ -67,18 +67,22 @@ def _loss(output):
 _StepTime = collections.namedtuple("_StepTime", "step_ms forward_ms")
 
 
-def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="cpu", autocast=None):
+def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="cpu", autocast=None,
+          accumulate=False):
     """One training step; the forward and the loss in `autocast` (a dtype's name) where the graph was
-    exported so, the backward outside it, as PyTorch's mixed-precision recipe runs them."""
-    for p in model.parameters():
-        p.grad = None
+    exported so, the backward outside it, as PyTorch's mixed-precision recipe runs them. `accumulate`
+    (P33): the step adds into the gradients the model holds; else it starts without them."""
+    if not accumulate:
+        for p in model.parameters():
+            p.grad = None
     # As in training, no gradient for the inputs: the first layer's backward forms none (an image's
     # would be the step's last allocation, and on a checkpointed ShuffleNet its peak).
     inputs = tuple(t.detach() for t in inputs)
     if meter is not None:
         baseline = meter.allocated()
         if baseline is None:
-            baseline = _storage_total(list(model.parameters()) + list(model.buffers()) + list(inputs))
+            gradients = [p.grad for p in model.parameters() if p.grad is not None]
+            baseline = _storage_total(list(model.parameters()) + gradients + list(model.buffers()) + list(inputs))
         meter.start(baseline)
         meter.phase(0)
         module.observer = observer
@@ -142,19 +146,29 @@ def _first_difference(reference, planned, names=("regular", "planned")):
     return None
 
 
+def _zero_gradients(model):
+    """What `zero_grad(set_to_none=False)` leaves after a step: a zero gradient per trained weight, for an
+    accumulation step (P33) to add into; the same in both models, so their gradients compare."""
+    for p in model.parameters():
+        if p.requires_grad:
+            p.grad = torch.zeros_like(p)
+
+
 def _gradients(model):
     """(name, gradient) per parameter: the tensors themselves, which a next step replaces, not updates."""
     return [(name, p.grad) for name, p in model.named_parameters()]
 
 
-def _unreproducible(regular, model, inputs, state, device, autocast=None):
+def _unreproducible(regular, model, inputs, state, device, autocast=None, accumulate=False):
     """Where the regular step's gradients differ from a second regular step's, from the same weights
     and seed, said (torch 1.13's CPU gelu_backward reads a transposed gradient wrongly: a GELU before
     a transpose, as a wav2vec feature extractor has); None where they agree."""
     first = _gradients(model)
     model.load_state_dict(state)
+    if accumulate:
+        _zero_gradients(model)
     torch.manual_seed(0)
-    _step(regular, model, inputs, "regular", device=device, autocast=autocast)
+    _step(regular, model, inputs, "regular", device=device, autocast=autocast, accumulate=accumulate)
     return _first_difference(first, _gradients(model), ("first", "second"))
 
 
@@ -197,6 +211,9 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
     if autocast is not None and autocast not in _compat.AUTOCAST_DTYPES:
         raise PlanError(f"{graph_path}: /metadata/autocast: expected one of {', '.join(_compat.AUTOCAST_DTYPES)}, "
                         f"got {autocast!r}")
+    accumulate = graph.get("metadata", {}).get("accumulate_gradients", False)
+    if not isinstance(accumulate, bool):
+        raise PlanError(f"{graph_path}: /metadata/accumulate_gradients: expected true or false, got {accumulate!r}")
     with _compat.autocast(torch.device(device).type, autocast):
         vertex_graph = planned.vertex_graph(inputs)
     if [v.id for v in vertex_graph.vertices] != ids:
@@ -207,24 +224,27 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
     regular = PlannedModule(reference_model, every, planned.granularity, planned.depth)
     n = len(ids)
     position = {vid: i for i, vid in enumerate(ids)}
+    how = {"device": device, "autocast": autocast, "accumulate": accumulate}
     # Warm-up, then K timed steps of each, alternating; then one measured step of each.
     state = copy.deepcopy(planned_model.state_dict())
-    _step(regular, reference_model, inputs, "regular", device=device, autocast=autocast)
-    _step(planned, planned_model, inputs, "checkpointed", device=device, autocast=autocast)
+    _step(regular, reference_model, inputs, "regular", **how)
+    _step(planned, planned_model, inputs, "checkpointed", **how)
     times = {"regular": [], "checkpointed": []}
     for _ in range(max(1, iterations)):
-        times["regular"].append(_step(regular, reference_model, inputs, "regular", device=device, autocast=autocast)[0])
-        times["checkpointed"].append(_step(planned, planned_model, inputs, "checkpointed", device=device,
-                                           autocast=autocast)[0])
+        times["regular"].append(_step(regular, reference_model, inputs, "regular", **how)[0])
+        times["checkpointed"].append(_step(planned, planned_model, inputs, "checkpointed", **how)[0])
     reference_model.load_state_dict(state)
     planned_model.load_state_dict(state)
+    if accumulate:
+        for m in (reference_model, planned_model):
+            _zero_gradients(m)
     results = {}
     with allocator_history(snapshot):
         for name, module, m in (("regular", regular, reference_model), ("checkpointed", planned, planned_model)):
             meter = PhaseMeter(device)
             torch.manual_seed(0)
-            _, (baseline, phases) = _step(module, m, inputs, name, _PhaseObserver(meter, position, n), meter, n, device,
-                                          autocast)
+            _, (baseline, phases) = _step(module, m, inputs, name, _PhaseObserver(meter, position, n), meter, n,
+                                          **how)
             listed = _phase_list(phases, n, baseline, meter.live)
             results[name] = {"peak_bytes": max(p["peak_bytes"] for p in listed),
                              "step_ms": statistics.median(t.step_ms for t in times[name]),
@@ -233,7 +253,7 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
                              "phases": listed}
     mismatch = _first_difference(_gradients(reference_model), _gradients(planned_model))
     if mismatch is not None:
-        unreproducible = _unreproducible(regular, reference_model, inputs, state, device, autocast)
+        unreproducible = _unreproducible(regular, reference_model, inputs, state, device, autocast, accumulate)
         if unreproducible is not None:
             mismatch += (f"; but two regular steps from the same weights and seed differ too ({unreproducible}): "
                          f"torch {torch.__version__} does not compute this model's gradients reproducibly, so no plan "
@@ -256,6 +276,8 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
              "regular": results["regular"], "checkpointed": results["checkpointed"]}
     if autocast is not None:
         trace["autocast"] = autocast
+    if accumulate:
+        trace["accumulate_gradients"] = True
     if mismatch is not None:
         trace["mismatch"] = mismatch
     return trace

@@ -41,6 +41,8 @@ class Vertex:
     slices_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P27)
     static_gradient_bytes: int = 0  # P20
     static_gradient_until: str = ""  # P20: the vertex whose backward ends their hold
+    tied_parameter_bytes: int = 0  # P33: of parameter_bytes, weights an earlier vertex reads too
+    tied_parameter_until: str = ""  # P33: that earlier reader (the first)
 
 
 def dtype_name(dtype):
@@ -401,6 +403,7 @@ class VertexGraph:
                             v.parameter_bytes += program.parameters[key][1]
                             v.parameter_keys.append(key)
         self._static_gradients()
+        self._tied_weights()
         self._shared_reads = {v.index: self._weights_shared(v) for v in self.vertices}
         # The sink's shape is the model output's, which may be a view of the sink's tensor.
         if len(self.sinks) == 1 and len(program.output_refs) == 1:
@@ -571,6 +574,23 @@ class VertexGraph:
         for index, until in until_of.items():
             if until >= 0:
                 self.vertices[index].static_gradient_until = self.vertices[until].id
+
+    def _tied_weights(self):
+        """P33: a weight several vertices read (a tied embedding and output layer, a layer called twice)
+        gets a gradient from each reader's backward, and autograd's engine sums them before the weight's
+        AccumulateGrad runs, once its first reader's backward (the last to run) is done. A step adding into
+        kept gradients frees the rest at once; these wait: per owner (P5), the bytes of the weights an
+        earlier vertex reads too, and the earliest such reader."""
+        first = {}
+        for v in self.vertices:
+            for index in v.ops:
+                for key in self._parameters_read(self.program.ops[index]):
+                    first.setdefault(key, v)
+        for v in self.vertices:
+            tied = [key for key in v.parameter_keys if first.get(key, v) is not v]
+            if tied:
+                v.tied_parameter_bytes = sum(self.program.parameters[key][1] for key in tied)
+                v.tied_parameter_until = min((first[key] for key in tied), key=lambda w: w.index).id
 
     def _weights_shared(self, vertex):
         """P23: per weight `vertex` reads itself and another vertex owns (P5; a tied embedding, owned by
