@@ -1,5 +1,6 @@
 #include "MemoryTimelineBuilder.h"
 
+#include "memory/PlanMemory.h"
 #include "solvers/Comparison.h"
 
 #include <QObject>
@@ -47,6 +48,12 @@ MemoryTimeline makeMemoryTimeline(const Graph& graph, const Plan& plan, MemoryMo
     if (const QString dtype = autocastOf(graph); !dtype.isEmpty()) {
         t.label += QObject::tr(" · %1 autocast").arg(dtype);
         t.counts += QObject::tr(", in the dtypes a %1 autocast forward gives the tensors").arg(dtype);
+    }
+    // P33: a gradient-accumulation step's weight gradients are there before it and not counted.
+    if (model == MemoryModel::PyTorch && stepAccumulatesGradients(graph)) {
+        t.label += QObject::tr(" · accumulating gradients");
+        t.counts += QObject::tr(", of a gradient-accumulation step (the weights' gradients it starts with are not "
+                                "counted, only each backward's before it is added in)");
     }
     for (const PhaseMemory& phase : profile.phases) {
         t.endBytes.push_back(phase.endBytes);

@@ -159,6 +159,29 @@ private Q_SLOTS:
         }
     }
 
+    void countsTheGradientsAnAccumulationStepKeeps()
+    {
+        // P33: a gradient-accumulation micro-batch starts with the weights' gradients: the largest batch
+        // is the last whose plan's peak fits beside two copies of the weights, and no more than without.
+        const Graph g = withMetadata(recordedNetwork(true), {{"accumulate_gradients", "true"}});
+        const std::int64_t weights = weightBytes(g);
+        auto peakAt = [&](std::int64_t batch) {
+            const Graph scaled = graphAtBatch(g, 2, batch);
+            return simulateMemory(scaled, runSolver("feng-acg", scaled, {}), MemoryModel::PyTorch).peakBytes;
+        };
+        for (std::int64_t memory : {3000, 6000, 20000, 90000}) {
+            const MaxBatchResult r = largestBatch(g, 2, memory, "feng-acg", {});
+            QCOMPARE(r.keptGradientBytes, weights);
+            QVERIFY(r.batch <= largestBatch(recordedNetwork(true), 2, memory, "feng-acg", {}).batch);
+            if (r.batch > 0) {
+                QCOMPARE(r.peakBytes, peakAt(r.batch));
+                QVERIFY(r.peakBytes + 2 * weights <= memory);
+            }
+            QVERIFY(peakAt(r.batch + 1) + 2 * weights > memory);
+        }
+        QCOMPARE(largestBatch(recordedNetwork(true), 2, 20000, "feng-acg", {}).keptGradientBytes, std::int64_t{0});
+    }
+
     void cli()
     {
         if (!QFileInfo::exists(test::binPath("ckptx")))
@@ -189,6 +212,18 @@ private Q_SLOTS:
         QCOMPARE(adam["max_batch"].get<std::int64_t>(),
                  largestBatch(recordedNetwork(true), 2, 20000, "optimal", {}, MemoryCount::Requested, 2).batch);
         QVERIFY(adam["max_batch"].get<std::int64_t>() < j["max_batch"].get<std::int64_t>());
+        QVERIFY(!j["accumulate_gradients"].get<bool>());
+        r = test::runCkptx({"max-batch", recorded, "--memory", "20000", "--accumulate", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto accumulating = nlohmann::json::parse(r.out.toStdString());
+        QVERIFY(accumulating["accumulate_gradients"].get<bool>());
+        QCOMPARE(accumulating["kept_gradient_bytes"].get<std::int64_t>(), std::int64_t{800});
+        QCOMPARE(accumulating["max_batch"].get<std::int64_t>(),
+                 largestBatch(withMetadata(recordedNetwork(true), {{"accumulate_gradients", "true"}}), 2, 20000,
+                              "optimal", {})
+                     .batch);
+        r = test::runCkptx({"max-batch", recorded, "--memory", "20000", "--accumulate"});
+        QVERIFY(r.out.contains("gradient accumulation"));
         r = test::runCkptx({"max-batch", recorded, "--memory", "20000", "--optimizer", "lion"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains("--optimizer"));

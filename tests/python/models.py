@@ -372,6 +372,28 @@ def not_a_module():
     return 42
 
 
+class TwoBranches(nn.Module):
+    """Two convolutions joined by a concatenation along channels (DenseNet's) or by an add."""
+
+    def __init__(self, join="cat"):
+        super().__init__()
+        self.join = join
+        self.a, self.b = nn.Conv2d(8, 16, 3, padding=1), nn.Conv2d(8, 16, 3, padding=1)
+        self.head = nn.Conv2d(32 if join == "cat" else 16, 4, 1)
+
+    def forward(self, x):
+        a, b = self.a(x), self.b(x)
+        return self.head(torch.cat([a, b], 1) if self.join == "cat" else a + b)
+
+
+def concatenated_branches():
+    return TwoBranches("cat")
+
+
+def added_branches():
+    return TwoBranches("add")
+
+
 class ReturnsInput(nn.Module):
     def forward(self, x):
         return x

@@ -472,6 +472,14 @@ class Cli(unittest.TestCase):
             with self.assertRaises(PlanError) as refused:
                 profiler.profile(models.gpt(), (tokens,), graph, plan)
             self.assertIn("/metadata/autocast", str(refused.exception))
+            # So is one whose accumulate_gradients is not a boolean.
+            document["metadata"]["autocast"] = "bfloat16"
+            document["metadata"]["accumulate_gradients"] = "yes"
+            with open(graph, "w") as f:
+                json.dump(document, f)
+            with self.assertRaises(PlanError) as refused:
+                profiler.profile(models.gpt(), (tokens,), graph, plan)
+            self.assertIn("/metadata/accumulate_gradients: expected true or false", str(refused.exception))
 
     def test_planned_module_records_each_autocast_state_apart(self):
         # A plan exported under autocast runs in a training script's autocast forward; the same module

@@ -141,6 +141,20 @@ private Q_SLOTS:
         }
     }
 
+    void linesOfAnAccumulationStepSaySo()
+    {
+        const Graph plain = test::makeChain({10, 20, 30});
+        const Graph accumulating = withMetadata(plain, {{"accumulate_gradients", "true"}});
+        const MemoryTimeline line = makeMemoryTimeline(accumulating, test::planOf(accumulating, {}), MemoryModel::PyTorch);
+        QVERIFY2(line.label.endsWith(QStringLiteral(" · accumulating gradients")), qPrintable(line.label));
+        QVERIFY(line.counts.contains(QStringLiteral("gradient-accumulation step")));
+        // Chen's model counts no gradients, and a plain export's step starts without them.
+        QVERIFY(!makeMemoryTimeline(accumulating, test::planOf(accumulating, {}), MemoryModel::Chen)
+                     .label.contains(QStringLiteral("accumulating")));
+        QVERIFY(!makeMemoryTimeline(plain, test::planOf(plain, {}), MemoryModel::PyTorch)
+                     .label.contains(QStringLiteral("accumulating")));
+    }
+
     // File ▸ Open profile trace…: a trace profiled where the model trains (here a CUDA one) is drawn
     // over the prediction of the plan it lists; files that are not such a trace, or not of this graph,
     // are refused with a message naming the file, and the window keeps what it showed.

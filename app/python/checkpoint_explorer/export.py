@@ -63,23 +63,26 @@ def measure_workspace(vertex_graph, inputs, timed=False):
                 values[InputRef(i)] = t.detach().clone()
             for v in vertex_graph.vertices:
                 executor.run_vertex(v.index, values)
+        # First what each backward hands its inputs (P15, P27, P34): a vertex's measure needs its readers'.
+        handed, layouts = {}, {}
+        for v in vertex_graph.vertices:
+            if v.input_index < 0:
+                handed[v.index] = _run_backward(lambda: _passed_gradient(executor, v, values, layouts), v, model)
         for v in vertex_graph.vertices:
             if v.input_index >= 0:
                 continue
             try:
                 executor.run_statics(v)
-                (v.forward_workspace_bytes, v.backward_workspace_bytes, v.backward_workspace_released_bytes,
-                 (passed, sliced)) = _vertex_workspace(executor, meter, v, values,
-                                                       _accumulating(vertex_graph, v, last_readers))
+                v.forward_workspace_bytes, v.backward_workspace_bytes, v.backward_workspace_released_bytes = \
+                    _vertex_workspace(executor, meter, v, values, _accumulating(vertex_graph, v, last_readers),
+                                      _handed_layouts(vertex_graph, v, layouts))
                 executor.run_statics(v)
                 v.checkpointed_forward_workspace_bytes = _checkpointed_forward_workspace(executor, meter, v, values)
                 if timed:
                     v.compute = _forward_microseconds(executor, v, values, device)
             except RuntimeError as error:
-                # The model cannot train here (torch 1.13's CPU has no bfloat16 backward of ReLU6, which
-                # a MobileNet-V2 under autocast needs): said, not a traceback.
-                raise ExportError(f"{type(model).__name__} ({v.id}): its training step fails: "
-                                  f"{failure_line(error)}") from None
+                raise _training_fails(model, v, error) from None
+            passed, sliced = handed[v.index]
             producer = {base: vertex_graph.vertices[w].id for _, base, w in vertex_graph.reads(v)}
             v.passes_gradient_to = sorted({producer[base] for base in passed})
             v.slices_gradient_to = sorted({producer[base] for base in sliced})
@@ -90,6 +93,42 @@ def measure_workspace(vertex_graph, inputs, timed=False):
             for b, copy in state:
                 b.copy_(copy)
         torch.set_rng_state(rng)
+
+
+def _training_fails(model, vertex, error):
+    """The model cannot train here (torch 1.13's CPU has no bfloat16 backward of ReLU6, which a
+    MobileNet-V2 under autocast needs): said, not a traceback."""
+    return ExportError(f"{type(model).__name__} ({vertex.id}): its training step fails: {failure_line(error)}")
+
+
+def _run_backward(run, vertex, model):
+    try:
+        return run()
+    except RuntimeError as error:
+        raise _training_fails(model, vertex, error) from None
+
+
+def _handed_layouts(vertex_graph, vertex, layouts):
+    """P34: per output of `vertex` (its exported ref) whose gradient a step hands its backward as a view
+    that is not contiguous (a slice of a concatenation's gradient along channels), that view's layout:
+    where only one reader sends it a gradient, the engine passes that view on as it is."""
+    readers = vertex_graph.readers()
+    return {ref: layouts[ref] for ref in vertex.exports
+            if ref in layouts and len(readers.get(ref, ())) == 1}
+
+
+class _HandedGradient(torch.autograd.Function):
+    """A loss term that hands `tensor` the gradient `grad` as it is, a view laid out as a reader's
+    backward makes it (P34): a product with ones would hand it a contiguous tensor."""
+
+    @staticmethod
+    def forward(ctx, tensor, grad):
+        ctx.grad = grad
+        return tensor.new_zeros(())
+
+    @staticmethod
+    def backward(ctx, _):
+        return ctx.grad, None
 
 
 class _FormedGradient(torch.autograd.Function):
@@ -168,7 +207,7 @@ def _earlier_gradients(executor, env, accumulating):
     return [((env[ref] if ref in env else executor.static_value(ref)) * 1.0).sum() for ref in accumulating]
 
 
-def _vertex_workspace(executor, meter, vertex, values, accumulating=()):
+def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=None):
     """Forward: the run's peak minus what it leaves. Backward: the gradient of the vertex's output
     (G) comes from a product, so that the run allocates it and autograd frees it once the vertex's
     first backward node has read it, as in a step (a Python reference would keep it alive);
@@ -178,7 +217,10 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=()):
     so that the backward frees what it saved as soon as the operation that read it is done (P14, P16). Also the
     inputs whose gradient is G itself, the same tensor (an add passes it to both summands; P15). The
     inputs in `accumulating` have their gradient before the backward (_earlier_gradients), which the
-    model counts (P10) and the measures leave out."""
+    model counts (P10) and the measures leave out. An output in `layouts` gets its gradient as the step
+    hands it (P34): a view of a tensor made before the measure (the model counts the whole, P27), so
+    what the backward copies to read it contiguous is its workspace."""
+    layouts = layouts or {}
     env = _fresh_inputs(executor.graph, vertex, values)
     forward = meter.measure(lambda: _run_as_in_a_step(executor, vertex, env))
     roots = _roots(vertex, env)
@@ -186,7 +228,10 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=()):
         return forward, 0, 0, ([], [])
     parameters = list(executor.program.model.parameters())
     _take_weight_gradients(parameters)
-    output_grads = sum(r.numel() * r.element_size() for r in roots)  # G has each root's shape, views too
+    handed = [ref for ref in vertex.exports if ref in layouts and _is_root(env.get(ref))]
+    # G has each root's shape, views too; a handed one is not the run's.
+    output_grads = sum(r.numel() * r.element_size() for r in roots) - sum(
+        env[ref].numel() * env[ref].element_size() for ref in handed)
     # What the model counts elsewhere is no scratch: G, the owners' contributions (P5, P23) and the
     # statics' gradients (P20); so are the vertex's own weight gradients (P5), taken after each run.
     shared = [executor.static_value(ref) for ref in executor.graph.shared_weight_reads(vertex)]
@@ -197,14 +242,19 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=()):
     # The ones are made before the measure, so that their free in the backward does not count (a
     # block older than the run). The vertex runs again inside it: the CPU meter counts a free only
     # where it saw the allocation, and the frees of what a multi-operation vertex saved are its own.
-    ones = [torch.ones_like(r) for r in roots]
+    ones = {ref: _view_of_ones(layouts[ref], env[ref]) if ref in handed else torch.ones_like(env[ref])
+            for ref in vertex.exports if _is_root(env.get(ref))}
     del env, roots
     step = {}
+
+    def output_terms(env):
+        return sum(_HandedGradient.apply(env[ref], one) if ref in handed else (env[ref] * one).sum()
+                   for ref, one in ones.items())
 
     def prepare_held():
         step["inputs"] = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, step["inputs"])
-        step["loss"] = (sum((r * one).sum() for r, one in zip(_roots(vertex, step["inputs"]), ones))
+        step["loss"] = (output_terms(step["inputs"])
                         + sum(_owners_contributions(executor, vertex))
                         + sum(_earlier_gradients(executor, step["inputs"], accumulating)))
 
@@ -217,13 +267,24 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=()):
         inputs = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, inputs)
         # Only autograd holds the outputs too (P16): one the vertex saved goes after the node that read it.
-        step["loss"] = (_loss_saving_nothing(_roots(vertex, inputs)) + sum(_owners_contributions(executor, vertex))
+        plain = [env_root for ref, env_root in ((ref, inputs[ref]) for ref in ones) if ref not in handed]
+        step["loss"] = (_loss_saving_nothing(plain) + sum(_HandedGradient.apply(inputs[ref], ones[ref]) for ref in handed)
+                        + sum(_owners_contributions(executor, vertex))
                         + sum(_earlier_gradients(executor, inputs, accumulating)))
 
     executor.run_statics(vertex)  # the backward before went through them
     released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
     released -= counted + _take_weight_gradients(parameters, taken)
-    return forward, max(0, held), max(0, released), _passed_gradient(executor, vertex, values)
+    return forward, max(0, held), max(0, released)
+
+
+def _is_root(value):
+    return isinstance(value, torch.Tensor) and value.requires_grad
+
+
+def _view_of_ones(layout, like):
+    size, stride, offset, elements = layout
+    return torch.ones(elements, dtype=like.dtype, device=like.device).as_strided(size, stride, offset)
 
 
 def _run_as_in_a_step(executor, vertex, env):
@@ -284,14 +345,15 @@ def _checkpointed_forward_workspace(executor, meter, vertex, values):
         return meter.measure(lambda: _run_as_in_a_step(executor, vertex, env))
 
 
-def _passed_gradient(executor, vertex, values):
+def _passed_gradient(executor, vertex, values, layouts):
     """The inputs whose gradient is the vertex's output gradient itself, the same tensor (P15), and
     those whose gradient is a slice of it, another tensor of the same storage (a concatenation's
     backward; P27), or a slice of a tensor of its size that the backward made before it sliced (a
     concatenation whose output a channel shuffle transposed: ShuffleNet's blocks): an unmeasured run
     whose hooks keep each gradient alive, so that no address is reused. A view of the whole (a
     reshape's) counts as the tensor itself; the first slice starts where the whole does, and its
-    size tells them apart."""
+    size tells them apart. Also, into `layouts`, each input's gradient that is not contiguous (P34): its
+    size, stride, offset and its storage's elements."""
     executor.run_statics(vertex)
     env = _fresh_inputs(executor.graph, vertex, values)
     inputs = dict(env)  # the run adds the vertex's exports to env
@@ -315,6 +377,9 @@ def _passed_gradient(executor, vertex, values):
         grad = kept.get(base)
         if grad is None or _compat.storage_key(grad) is None:
             continue
+        if not grad.is_contiguous():
+            layouts[base] = (tuple(grad.shape), grad.stride(), grad.storage_offset(),
+                             _compat.storage_bytes(grad) // grad.element_size())
         if any(grad.data_ptr() == g.data_ptr() and grad.numel() == g.numel() for g in own):
             passed.append(base)
         elif any(_compat.storage_key(grad) == _compat.storage_key(g) for g in own) or _slices_a_copy(grad, own):

@@ -63,6 +63,7 @@ private Q_SLOTS:
             "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
             "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"],
             "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "static_gradient_until": "a", "output": true,
+            "parameter_bytes": 23, "tied_parameter_bytes": 21, "tied_parameter_until": "a",
             "leaf_inputs_backward_workspace_bytes": 17, "engine_backward_workspace_bytes": 19, "slices_gradient_to": ["a"],
             "draws_random": true}],
             "edges": [{"from": "a", "to": "b"}]})");
@@ -88,6 +89,9 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).autograd->staticGradientBytes, std::int64_t(13));
         QVERIFY(g.vertex(0).autograd->staticGradientUntil.empty());  // absent: held to the backward's end
         QCOMPARE(g.vertex(1).autograd->staticGradientUntil, std::string("a"));
+        QCOMPARE(g.vertex(0).autograd->tiedParameterBytes, std::int64_t(0));
+        QCOMPARE(g.vertex(1).autograd->tiedParameterBytes, std::int64_t(21));
+        QCOMPARE(g.vertex(1).autograd->tiedParameterUntil, std::string("a"));
         QVERIFY(!g.vertex(0).output && g.vertex(1).output);  // absent: not returned
         QVERIFY(!g.vertex(0).drawsRandom && g.vertex(1).drawsRandom);  // absent: draws nothing
         const Graph back = parseGraphJson(toGraphJson(g), "back.json");
@@ -236,6 +240,15 @@ private Q_SLOTS:
         QTest::newRow("static_gradient_until not a vertex")
             << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "static_gradient_bytes": 2, "static_gradient_until": "z"}], "edges": [{"from": "a", "to": "b"}]})"
             << "test.json: /vertices/1/static_gradient_until: \"z\" is not a vertex";
+        QTest::newRow("tied_parameter_until not before the vertex")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "parameter_bytes": 4, "tied_parameter_bytes": 2, "tied_parameter_until": "b"}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/1/tied_parameter_until: \"b\" is not a vertex before \"b\"";
+        QTest::newRow("tied_parameter_until not a vertex")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "parameter_bytes": 4, "tied_parameter_bytes": 2, "tied_parameter_until": "z"}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/1/tied_parameter_until: \"z\" is not a vertex before \"b\"";
+        QTest::newRow("tied parameters beyond the vertex's")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "parameter_bytes": 4, "tied_parameter_bytes": 5}]})"
+            << "test.json: /vertices/0/tied_parameter_bytes: tied_parameter_bytes (5) must be at most parameter_bytes (4)";
         QTest::newRow("negative released workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_released_bytes": -3}]})"
             << "test.json: /vertices/0/backward_workspace_released_bytes: backward_workspace_released_bytes must be >= 0";

@@ -630,6 +630,55 @@ private Q_SLOTS:
         QCOMPARE(heldAtPeak, (QList<qint64>{0, 0, 0, 0, 0, 300000, intoA, 0}));
     }
 
+    void accumulationStep_data()
+    {
+        QTest::addColumn<QStringList>("plan");
+        QTest::addColumn<qint64>("tied");
+        const QList<QPair<const char*, QStringList>> plans{{"every vertex kept", {"x", "a", "b", "c"}},
+                                                            {"b recomputed", {"x", "a", "c"}},
+                                                            {"a and b recomputed", {"x", "c"}}};
+        for (const auto& [name, plan] : plans) {
+            QTest::newRow(qPrintable(QStringLiteral("untied, ") + name)) << plan << qint64(0);
+            QTest::newRow(qPrintable(QStringLiteral("8000 bytes tied to a, ") + name)) << plan << qint64(8000);
+        }
+    }
+
+    void accumulationStep()
+    {
+        // P33: b reads 20000 bytes of weights. A step that starts without gradients keeps what b's
+        // backward (phase 5) forms as the weights' gradients, to the end; one that adds into kept
+        // gradients (gradient accumulation) frees them once added, by the end of that phase, but the
+        // part a reads too (a tied embedding) waits in the engine for a's contribution, through a's
+        // backward (phase 6). The phases' peak at b's backward itself is the same: the gradients
+        // are formed there either way.
+        QFETCH(QStringList, plan);
+        QFETCH(qint64, tied);
+        std::vector<std::string> ids;
+        for (const QString& id : plan)
+            ids.push_back(id.toStdString());
+        const Graph fresh = weightedChain({{"a"}, {"b"}, {"c"}, {}});
+        const Graph accumulating = withMetadata(fresh, {{"accumulate_gradients", "true"}}, [&](Vertex& v) {
+            if (v.id == "b" && tied > 0) {
+                v.autograd.write().tiedParameterBytes = tied;
+                v.autograd.write().tiedParameterUntil = "a";
+            }
+        });
+        QVERIFY(!stepAccumulatesGradients(fresh) && stepAccumulatesGradients(accumulating));
+        const auto before = simulatePlanMemory(fresh, evaluateIds(fresh, ids), MemoryModel::PyTorch).phases;
+        const auto after = simulatePlanMemory(accumulating, evaluateIds(accumulating, ids), MemoryModel::PyTorch).phases;
+        QCOMPARE(after.size(), std::size_t(8));
+        QList<qint64> endDifference, peakDifference;
+        for (std::size_t i = 0; i < after.size(); ++i) {
+            endDifference.push_back(before[i].endBytes - after[i].endBytes);
+            peakDifference.push_back(before[i].peakBytes - after[i].peakBytes);
+        }
+        QCOMPARE(endDifference, (QList<qint64>{0, 0, 0, 0, 0, 20000 - tied, 20000, 20000}));
+        QCOMPARE(peakDifference, (QList<qint64>{0, 0, 0, 0, 0, 0, 20000 - tied, 20000}));
+        // Chen's model counts no gradients: nothing changes.
+        QCOMPARE(simulatePlanMemory(accumulating, evaluateIds(accumulating, ids), MemoryModel::Chen).peakBytes,
+                 simulatePlanMemory(fresh, evaluateIds(fresh, ids), MemoryModel::Chen).peakBytes);
+    }
+
     void inputsHeldThroughTheStep_data()
     {
         QTest::addColumn<QString>("executor");
