@@ -6,6 +6,7 @@
 #include "io/PlanJson.h"
 #include "io/TextFile.h"
 #include "io/TraceJson.h"
+#include "memory/PlanMemory.h"
 #include "torch/TorchProfile.h"
 
 #include <iostream>
@@ -50,6 +51,11 @@ int runProfile(const std::vector<std::string>& argv)
     args.expectPositional({"MODEL"});
     const std::string graphFile = args.requireOption("--graph");
     const ckpt::Graph graph = ckpt::readGraphFile(graphFile);
+    // P33: its steps start without weight gradients; the Python package's profile runs accumulation steps.
+    if (ckpt::stepAccumulatesGradients(graph))
+        throw std::runtime_error(graphFile + ": /metadata/accumulate_gradients: ckptx-torch profile measures steps "
+                                 "that start without weight gradients; measure a gradient-accumulation step with "
+                                 "python3 -m checkpoint_explorer profile");
     ckpt::torchx::ProfileOptions options;
     options.model.modelPath = args.positional()[0];
     readInputOptions(args, options.model);

@@ -5,6 +5,7 @@
 // peak; inputs other than the graph's refused.
 #include "TorchTool.h"
 
+#include "graph/GraphBuilder.h"
 #include "io/GraphJson.h"
 #include "io/PlanJson.h"
 #include "io/TextFile.h"
@@ -222,6 +223,14 @@ void TorchProfileTest::badPlan()
                          "-o", dir.path() + "/t.json"});
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.contains("dense.pt: the graph has vertex"), run.err.constData());
+    // A graph of a gradient-accumulation step (P33): its steps start without gradients, so it is refused.
+    writeGraphFile(graphFile.toStdString(), withMetadata(graph, {{"accumulate_gradients", "true"}}));
+    writePlanFile(planFile.toStdString(), graph, plan);
+    run = runCkptxTorch({"profile", modelPath("residual"), "--graph", graphFile, "--plan", planFile, "--input",
+                         "1x3x16x16", "-o", dir.path() + "/t.json"});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains("/metadata/accumulate_gradients") && run.err.contains("checkpoint_explorer profile"),
+             run.err.constData());
 }
 
 // profile takes the graph's inputs when --input is left out, and refuses others: a trace of

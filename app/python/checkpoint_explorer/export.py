@@ -225,7 +225,7 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     forward = meter.measure(lambda: _run_as_in_a_step(executor, vertex, env))
     roots = _roots(vertex, env)
     if not roots:
-        return forward, 0, 0, ([], [])
+        return forward, 0, 0
     parameters = list(executor.program.model.parameters())
     _take_weight_gradients(parameters)
     handed = [ref for ref in vertex.exports if ref in layouts and _is_root(env.get(ref))]
@@ -359,6 +359,8 @@ def _passed_gradient(executor, vertex, values, layouts):
     inputs = dict(env)  # the run adds the vertex's exports to env
     executor.run_vertex(vertex.index, env)
     roots = _roots(vertex, env)
+    if not roots:  # no backward runs (an untracked vertex's)
+        return [], []
     kept = {}
 
     def keep(key):
