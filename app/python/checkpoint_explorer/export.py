@@ -64,7 +64,7 @@ def measure_workspace(vertex_graph, inputs, timed=False):
             for v in vertex_graph.vertices:
                 executor.run_vertex(v.index, values)
         # First what each backward hands its inputs (P15, P27, P34): a vertex's measure needs its readers'.
-        handed, layouts = {}, {}
+        handed, layouts, readers = {}, {}, vertex_graph.readers()
         for v in vertex_graph.vertices:
             if v.input_index < 0:
                 handed[v.index] = _run_backward(lambda: _passed_gradient(executor, v, values, layouts), v, model)
@@ -75,7 +75,7 @@ def measure_workspace(vertex_graph, inputs, timed=False):
                 executor.run_statics(v)
                 v.forward_workspace_bytes, v.backward_workspace_bytes, v.backward_workspace_released_bytes = \
                     _vertex_workspace(executor, meter, v, values, _accumulating(vertex_graph, v, last_readers),
-                                      _handed_layouts(vertex_graph, v, layouts))
+                                      _handed_layouts(v, layouts, readers))
                 executor.run_statics(v)
                 v.checkpointed_forward_workspace_bytes = _checkpointed_forward_workspace(executor, meter, v, values)
                 if timed:
@@ -108,11 +108,10 @@ def _run_backward(run, vertex, model):
         raise _training_fails(model, vertex, error) from None
 
 
-def _handed_layouts(vertex_graph, vertex, layouts):
+def _handed_layouts(vertex, layouts, readers):
     """P34: per output of `vertex` (its exported ref) whose gradient a step hands its backward as a view
     that is not contiguous (a slice of a concatenation's gradient along channels), that view's layout:
     where only one reader sends it a gradient, the engine passes that view on as it is."""
-    readers = vertex_graph.readers()
     return {ref: layouts[ref] for ref in vertex.exports
             if ref in layouts and len(readers.get(ref, ())) == 1}
 
