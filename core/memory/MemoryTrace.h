@@ -29,8 +29,8 @@ public:
     void shareGradient(VertexIndex v) { alloc(m_n + v, 0); }
     bool sharesGradient(VertexIndex v) const { return hasGradient(v) && m_itemBytes[m_n + v] == 0; }
     void allocBuffer(std::int64_t bytes) { alloc(2 * m_n, bytes); }
-    // The gradients of the parameters vertex v's operation reads (Vertex::parameterBytes).
-    void allocParameterGradient(VertexIndex v) { alloc(2 * m_n + 1 + v, m_graph.vertex(v).autograd->parameterBytes); }
+    // The gradients of the parameters vertex v's operation reads (Vertex::parameterBytes; P33: less
+    // the tied ones, which wait apart).
     void allocParameterGradient(VertexIndex v, std::int64_t bytes) { alloc(2 * m_n + 1 + v, bytes); }
     void freeParameterGradient(VertexIndex v) { release(2 * m_n + 1 + v); }
     // P33: the part of them (tied weights) that waits in autograd's engine for the other readers'.

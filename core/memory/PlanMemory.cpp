@@ -715,13 +715,12 @@ private:
     void weightGradients(VertexIndex v)
     {
         const AutogradFacts& f = *m_graph.vertex(v).autograd;
-        if (m_accumulates && f.tiedParameterBytes > 0 && !f.tiedParameterUntil.empty()) {
-            m_trace.allocParameterGradient(v, f.parameterBytes - f.tiedParameterBytes);
+        const std::int64_t tied = m_accumulates && !f.tiedParameterUntil.empty() ? f.tiedParameterBytes : 0;
+        if (f.parameterBytes - tied > 0)
+            m_trace.allocParameterGradient(v, f.parameterBytes - tied);
+        if (tied > 0)
             m_trace.allocTiedGradient(v);
-        } else if (f.parameterBytes > 0) {
-            m_trace.allocParameterGradient(v);
-        }
-        if (m_graph.vertex(v).autograd->staticGradientBytes > 0)
+        if (f.staticGradientBytes > 0)
             m_trace.allocStaticGradient(v);
     }
 

@@ -67,7 +67,10 @@ def measure_workspace(vertex_graph, inputs, timed=False):
         handed, layouts, readers = {}, {}, vertex_graph.readers()
         for v in vertex_graph.vertices:
             if v.input_index < 0:
-                handed[v.index] = _run_backward(lambda: _passed_gradient(executor, v, values, layouts), v, model)
+                try:
+                    handed[v.index] = _passed_gradient(executor, v, values, layouts)
+                except RuntimeError as error:
+                    raise _training_fails(model, v, error) from None
         for v in vertex_graph.vertices:
             if v.input_index >= 0:
                 continue
@@ -99,13 +102,6 @@ def _training_fails(model, vertex, error):
     """The model cannot train here (torch 1.13's CPU has no bfloat16 backward of ReLU6, which a
     MobileNet-V2 under autocast needs): said, not a traceback."""
     return ExportError(f"{type(model).__name__} ({vertex.id}): its training step fails: {failure_line(error)}")
-
-
-def _run_backward(run, vertex, model):
-    try:
-        return run()
-    except RuntimeError as error:
-        raise _training_fails(model, vertex, error) from None
 
 
 def _handed_layouts(vertex, layouts, readers):
@@ -177,7 +173,7 @@ def _loss_saving_nothing(roots):
 
 
 def _roots(vertex, env):
-    return [env[r] for r in vertex.exports if isinstance(env.get(r), torch.Tensor) and env[r].requires_grad]
+    return [env[r] for r in vertex.exports if _is_root(env.get(r))]
 
 
 def _last_readers(vertex_graph):
@@ -222,15 +218,14 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     layouts = layouts or {}
     env = _fresh_inputs(executor.graph, vertex, values)
     forward = meter.measure(lambda: _run_as_in_a_step(executor, vertex, env))
-    roots = _roots(vertex, env)
-    if not roots:
+    root_refs = [ref for ref in vertex.exports if _is_root(env.get(ref))]
+    if not root_refs:
         return forward, 0, 0
     parameters = list(executor.program.model.parameters())
     _take_weight_gradients(parameters)
-    handed = [ref for ref in vertex.exports if ref in layouts and _is_root(env.get(ref))]
+    handed = [ref for ref in root_refs if ref in layouts]
     # G has each root's shape, views too; a handed one is not the run's.
-    output_grads = sum(r.numel() * r.element_size() for r in roots) - sum(
-        env[ref].numel() * env[ref].element_size() for ref in handed)
+    output_grads = sum(env[ref].numel() * env[ref].element_size() for ref in root_refs if ref not in handed)
     # What the model counts elsewhere is no scratch: G, the owners' contributions (P5, P23) and the
     # statics' gradients (P20); so are the vertex's own weight gradients (P5), taken after each run.
     shared = [executor.static_value(ref) for ref in executor.graph.shared_weight_reads(vertex)]
@@ -242,18 +237,18 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     # block older than the run). The vertex runs again inside it: the CPU meter counts a free only
     # where it saw the allocation, and the frees of what a multi-operation vertex saved are its own.
     ones = {ref: _view_of_ones(layouts[ref], env[ref]) if ref in handed else torch.ones_like(env[ref])
-            for ref in vertex.exports if _is_root(env.get(ref))}
-    del env, roots
+            for ref in root_refs}
+    del env
     step = {}
 
-    def output_terms(env):
-        return sum(_HandedGradient.apply(env[ref], one) if ref in handed else (env[ref] * one).sum()
-                   for ref, one in ones.items())
+    def handed_terms(env):
+        return sum(_HandedGradient.apply(env[ref], ones[ref]) for ref in handed)
 
     def prepare_held():
         step["inputs"] = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, step["inputs"])
-        step["loss"] = (output_terms(step["inputs"])
+        step["loss"] = (sum((step["inputs"][ref] * ones[ref]).sum() for ref in root_refs if ref not in handed)
+                        + handed_terms(step["inputs"])
                         + sum(_owners_contributions(executor, vertex))
                         + sum(_earlier_gradients(executor, step["inputs"], accumulating)))
 
@@ -266,8 +261,8 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
         inputs = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, inputs)
         # Only autograd holds the outputs too (P16): one the vertex saved goes after the node that read it.
-        plain = [env_root for ref, env_root in ((ref, inputs[ref]) for ref in ones) if ref not in handed]
-        step["loss"] = (_loss_saving_nothing(plain) + sum(_HandedGradient.apply(inputs[ref], ones[ref]) for ref in handed)
+        step["loss"] = (_loss_saving_nothing([inputs[ref] for ref in root_refs if ref not in handed])
+                        + handed_terms(inputs)
                         + sum(_owners_contributions(executor, vertex))
                         + sum(_earlier_gradients(executor, inputs, accumulating)))
 
@@ -469,8 +464,7 @@ def export_graph(model, example_inputs, path=None, granularity="module", depth=N
         finally:
             model.train(was_training)
     document = graph_file.graph_json(vertex_graph, name or type(model).__name__,
-                                     metadata(vertex_graph, granularity, depth, device, cost, mixed,
-                                                                     accumulate))
+                                     metadata(vertex_graph, granularity, depth, device, cost, mixed, accumulate))
     document["metadata"]["fingerprint"] = graph_file.graph_fingerprint(vertex_graph)
     if path is not None:
         graph_file.write_atomically(path, graph_file.dumps(document))
