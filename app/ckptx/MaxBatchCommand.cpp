@@ -34,10 +34,6 @@ int runMaxBatch(const std::vector<std::string>& argv)
     const auto memory = ckpt::parseBytes(memoryText);
     if (!memory || *memory < 1)
         throw UsageError("--memory needs a byte size such as 24GiB, got \"" + memoryText + "\"");
-    const std::string optimizer = args.option("--optimizer").value_or("sgd");
-    const std::optional<int> stateCopies = ckpt::optimizerStateCopies(optimizer);
-    if (!stateCopies)
-        throw UsageError("--optimizer needs sgd, momentum, adam or adamw, got \"" + optimizer + "\"");
     const std::string solver = args.option("--solver").value_or("optimal");
     ckpt::SolverOptions options = solverOptions(args);
     if (solver == "optimal" && !options.values.count("time-limit"))
@@ -59,10 +55,27 @@ int runMaxBatch(const std::vector<std::string>& argv)
     if (!batch)
         throw std::runtime_error(path + ": the graph does not record its batch size (metadata batch_size); "
                                  "pass --batch-size N, the batch its sizes were recorded for");
+    // P35: what the export measured of the user's optimizer, unless --optimizer names one (whose state
+    // is known from its kind, its step's scratch memory is not).
+    std::optional<ckpt::OptimizerMemory> optimizer;
+    if (auto named = args.option("--optimizer")) {
+        const std::optional<int> stateCopies = ckpt::optimizerStateCopies(*named);
+        if (!stateCopies)
+            throw UsageError("--optimizer needs sgd, momentum, adam or adamw, got \"" + *named + "\"");
+        optimizer = ckpt::OptimizerMemory{*named, *stateCopies * ckpt::weightBytes(graph), 0, false};
+    } else {
+        try {
+            optimizer = ckpt::measuredOptimizer(graph);
+        } catch (const std::invalid_argument& e) {
+            throw std::runtime_error(path + ": " + e.what());
+        }
+    }
+    if (!optimizer)
+        optimizer = ckpt::OptimizerMemory{};
     const ckpt::MemoryCount count = allocatorOption(args, ckpt::exportDeviceMemoryCount(graph));
     const bool blocks = count == ckpt::MemoryCount::CudaBlocks;
     const auto start = std::chrono::steady_clock::now();
-    const ckpt::MaxBatchResult r = ckpt::largestBatch(graph, *batch, *memory, solver, options, count, *stateCopies);
+    const ckpt::MaxBatchResult r = ckpt::largestBatch(graph, *batch, *memory, solver, options, count, *optimizer);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (args.flag("--json")) {
         nlohmann::json out = {{"graph", graph.name()},
@@ -73,8 +86,11 @@ int runMaxBatch(const std::vector<std::string>& argv)
                               {"max_batch", r.batch},
                               {"peak_bytes", r.peakBytes},
                               {"weight_bytes", r.weightBytes},
-                              {"optimizer", optimizer},
+                              {"optimizer", optimizer->name},
+                              {"optimizer_measured", optimizer->measured},
                               {"optimizer_state_bytes", r.optimizerStateBytes},
+                              {"optimizer_step_workspace_bytes", optimizer->stepWorkspaceBytes},
+                              {"optimizer_step_bytes", r.optimizerStepBytes},
                               {"accumulate_gradients", accumulates},
                               {"kept_gradient_bytes", r.keptGradientBytes},
                               {"first_too_large", r.firstTooLarge},
@@ -93,16 +109,23 @@ int runMaxBatch(const std::vector<std::string>& argv)
               << " + the plan's pytorch-model peak"
               << (blocks ? " in CUDA caching allocator blocks" : "") << "\n"
               << "weights:       " << ckpt::formatBytes(r.weightBytes) << "\n"
-              << "optimizer:     " << ckpt::formatBytes(r.optimizerStateBytes) << " (" << optimizer
-              << (*stateCopies ? ": " + std::to_string(*stateCopies) + " copies of the weights"
-                               : ": no state; --optimizer momentum|adam|adamw")
-              << ")\n";
+              << "optimizer:     " << ckpt::formatBytes(r.optimizerStateBytes) << " (" << optimizer->name;
+    if (optimizer->measured)
+        std::cout << ", measured by the export; each step's scratch "
+                  << ckpt::formatBytes(optimizer->stepWorkspaceBytes) << ")\n";
+    else
+        std::cout << (r.optimizerStateBytes ? ": its state; its step's scratch is counted when exported with --optimizer"
+                                            : ": no state; --optimizer momentum|adam|adamw")
+                  << ")\n";
     if (accumulates)
         std::cout << "gradients:     " << ckpt::formatBytes(r.keptGradientBytes)
                   << " (kept from the micro-batch before: gradient accumulation)\n";
     if (r.plan)
         std::cout << "peak:          " << ckpt::formatBytes(r.peakBytes) << " (" << solver << ", "
                   << r.plan->checkpoints().size() << " checkpoints)\n";
+    if (r.plan && optimizer->stepWorkspaceBytes)
+        std::cout << "step:          " << ckpt::formatBytes(r.optimizerStepBytes)
+                  << " (what the step leaves + optimizer.step()'s scratch)\n";
     if (r.firstTooLarge > 0)
         std::cout << "batch " << r.firstTooLarge << " does not fit\n";
     std::cout << "searched:      " << r.solves << " solves in " << seconds << " s (graph recorded at batch " << *batch
@@ -114,7 +137,8 @@ const CommandRegistration maxBatch{
     {"max-batch", "max-batch GRAPH --memory SIZE [--solver NAME] [--option KEY=VALUE ...] [--batch-size N] "
                   "[--allocator requested|cuda] [--optimizer sgd|momentum|adam|adamw] [--accumulate] [--json]",
      "the largest batch whose plan (default: optimal, least pytorch-model peak) fits SIZE (e.g. 24GiB) with the "
-     "weights and the optimizer's state (default sgd: none; adam: two copies of the weights); --accumulate: a "
+     "weights and the optimizer's state (default: what an export with --optimizer measured, with its step's "
+     "scratch memory; else sgd: none; adam: two copies of the weights); --accumulate: a "
      "gradient-accumulation micro-batch, which starts with the weights' gradients; batch-scaled sizes "
      "grow with the batch; a graph exported on CUDA is counted in the caching allocator's blocks unless "
      "--allocator requested (docs/MEMORY-MODEL.md)",

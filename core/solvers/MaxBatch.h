@@ -34,12 +34,28 @@ std::int64_t weightBytes(const Graph& graph);
 // per-parameter `step` counter is a scalar, not counted). nullopt for another name.
 std::optional<int> optimizerStateCopies(const std::string& optimizer);
 
+// What torch.optim takes beside the training step (P35): the state it keeps from step to step, and
+// the scratch memory one `optimizer.step()` allocates and frees. It runs after the backward, on top of
+// what the step leaves (the weights' gradients, the input, the loss).
+struct OptimizerMemory {
+    std::string name = "sgd";
+    std::int64_t stateBytes = 0;
+    std::int64_t stepWorkspaceBytes = 0;
+    bool measured = false;  // by the exporter (`export --optimizer`), not from optimizerStateCopies
+};
+
+// The optimizer an export measured: metadata `optimizer` (its class), `optimizer_state_bytes` and
+// `optimizer_step_workspace_bytes` (non-negative integers); nullopt when absent, std::invalid_argument
+// naming the field when one is missing or not such a value.
+std::optional<OptimizerMemory> measuredOptimizer(const Graph& graph);
+
 struct MaxBatchResult {
     std::int64_t batch = 0;          // 0: not even batch 1 fits
     std::optional<Plan> plan;        // the solver's plan at that batch
     std::int64_t peakBytes = 0;      // its pytorch-model peak (weights not included), counted as asked
     std::int64_t weightBytes = 0;
     std::int64_t optimizerStateBytes = 0;
+    std::int64_t optimizerStepBytes = 0;  // what the step leaves plus optimizer.step()'s scratch (P35)
     std::int64_t keptGradientBytes = 0;  // the weights' gradients an accumulation step starts with (P33)
     std::int64_t firstTooLarge = 0;  // the smallest batch found not to fit
     int solves = 0;
@@ -48,11 +64,11 @@ struct MaxBatchResult {
 // `solver` from the registry; "optimal" minimises the pytorch-model peak (memory-model=pytorch)
 // unless `options` say otherwise. The options go to every solve; cancel is honoured. `count`
 // CudaBlocks judges each plan by its peak in blocks (the search still minimises requested bytes).
-// The memory holds the weights and `optimizerStateCopies` copies of them (the optimizer's state,
-// live through every step) beside the step's peak; on a graph whose step accumulates gradients
-// (P33) also their gradients.
+// The memory holds the weights and the optimizer's state (live through every step) beside the
+// step's peak, and beside what the step leaves plus the optimizer step's scratch (P35); on a graph
+// whose step accumulates gradients (P33) also their gradients.
 MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::int64_t memoryBytes,
                             const std::string& solver, const SolverOptions& options,
-                            MemoryCount count = MemoryCount::Requested, int optimizerStateCopies = 0);
+                            MemoryCount count = MemoryCount::Requested, const OptimizerMemory& optimizer = {});
 
 }  // namespace ckpt

@@ -148,7 +148,8 @@ private Q_SLOTS:
         QCOMPARE(optimizerStateCopies("adamw"), std::optional<int>(2));
         QCOMPARE(optimizerStateCopies("lion"), std::optional<int>());
         for (std::int64_t memory : {6000, 20000, 90000}) {
-            const MaxBatchResult adam = largestBatch(g, 2, memory, "feng-acg", {}, MemoryCount::Requested, 2);
+            const MaxBatchResult adam =
+                largestBatch(g, 2, memory, "feng-acg", {}, MemoryCount::Requested, {"adam", 2 * weights});
             const MaxBatchResult stateless = largestBatch(g, 2, memory - 2 * weights, "feng-acg", {});
             QCOMPARE(adam.optimizerStateBytes, 2 * weights);
             QCOMPARE(adam.batch, stateless.batch);
@@ -156,6 +157,76 @@ private Q_SLOTS:
             QVERIFY(memory < 90000 ? adam.batch <= plain : adam.batch < plain);
             if (adam.batch > 0)
                 QVERIFY(adam.peakBytes + 3 * weights <= memory);
+        }
+    }
+
+    // P35: optimizer.step() runs on what the step leaves and allocates its scratch there: the largest
+    // batch is the last one where both the plan's peak and that fit beside the weights and the state,
+    // found by a linear scan; a scratch that leaves no room after batch 1's step fits no batch.
+    void countsTheOptimizerStepsScratch()
+    {
+        const Graph g = recordedNetwork(true);
+        const std::int64_t weights = weightBytes(g);
+        const std::int64_t state = 2 * weights + 16;
+        auto atBatch = [&](std::int64_t batch) {
+            const Graph scaled = graphAtBatch(g, 2, batch);
+            return simulateMemory(scaled, runSolver("feng-acg", scaled, {}), MemoryModel::PyTorch, false);
+        };
+        const std::int64_t leftAtOne = atBatch(1).phases.back().endBytes;
+        QVERIFY(leftAtOne >= weights);  // the weights' gradients at least
+        for (std::int64_t memory : {4000, 9000, 30000})
+            for (std::int64_t scratch : {std::int64_t{0}, weights, 3 * weights, memory - weights - state - leftAtOne,
+                                         memory - weights - state - leftAtOne + 1}) {
+                const OptimizerMemory adam{"Adam", state, scratch, true};
+                std::int64_t expected = 0;
+                for (std::int64_t batch = 1; batch <= 100; ++batch) {
+                    const MemoryProfile m = atBatch(batch);
+                    if (m.peakBytes + weights + state <= memory &&
+                        m.phases.back().endBytes + scratch + weights + state <= memory)
+                        expected = batch;
+                }
+                const MaxBatchResult r = largestBatch(g, 2, memory, "feng-acg", {}, MemoryCount::Requested, adam);
+                QVERIFY2(r.batch == expected, qPrintable(QStringLiteral("%1 bytes, scratch %2: %3, linear scan %4")
+                                                             .arg(memory)
+                                                             .arg(scratch)
+                                                             .arg(r.batch)
+                                                             .arg(expected)));
+                if (scratch == memory - weights - state - leftAtOne + 1)
+                    QCOMPARE(r.batch, std::int64_t{0});
+                if (r.batch > 0)
+                    QCOMPARE(r.optimizerStepBytes, atBatch(r.batch).phases.back().endBytes + scratch);
+            }
+    }
+
+    void readsTheOptimizerAnExportMeasured()
+    {
+        QVERIFY(!measuredOptimizer(recordedNetwork(true)));
+        const Graph g = withMetadata(recordedNetwork(true), {{"optimizer", "\"AdamW\""},
+                                                             {"optimizer_state_bytes", "1624"},
+                                                             {"optimizer_step_workspace_bytes", "1200"}});
+        const std::optional<OptimizerMemory> m = measuredOptimizer(g);
+        QVERIFY(m && m->measured);
+        QCOMPARE(m->name, std::string("AdamW"));
+        QCOMPARE(m->stateBytes, std::int64_t{1624});
+        QCOMPARE(m->stepWorkspaceBytes, std::int64_t{1200});
+        for (const auto& [field, value, says] : std::vector<std::tuple<std::string, std::string, std::string>>{
+                 {"optimizer_state_bytes", "-1", "non-negative integer"},
+                 {"optimizer_step_workspace_bytes", "\"1 MB\"", "non-negative integer"},
+                 {"optimizer", "7", "string"}}) {
+            try {
+                measuredOptimizer(withMetadata(g, {{field, value}}));
+                QFAIL(qPrintable(QString::fromStdString(field + " = " + value + " accepted")));
+            } catch (const std::invalid_argument& e) {
+                QVERIFY2(std::string(e.what()).find("/metadata/" + field) != std::string::npos &&
+                             std::string(e.what()).find(says) != std::string::npos,
+                         e.what());
+            }
+        }
+        try {
+            measuredOptimizer(withMetadata(recordedNetwork(true), {{"optimizer", "\"SGD\""}}));
+            QFAIL("a half-written optimizer accepted");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(std::string(e.what()).find("optimizer_state_bytes: missing") != std::string::npos, e.what());
         }
     }
 
@@ -210,7 +281,8 @@ private Q_SLOTS:
         const auto adam = nlohmann::json::parse(r.out.toStdString());
         QCOMPARE(adam["optimizer_state_bytes"].get<std::int64_t>(), std::int64_t{1600});
         QCOMPARE(adam["max_batch"].get<std::int64_t>(),
-                 largestBatch(recordedNetwork(true), 2, 20000, "optimal", {}, MemoryCount::Requested, 2).batch);
+                 largestBatch(recordedNetwork(true), 2, 20000, "optimal", {}, MemoryCount::Requested, {"adam", 1600})
+                     .batch);
         QVERIFY(adam["max_batch"].get<std::int64_t>() < j["max_batch"].get<std::int64_t>());
         QVERIFY(!j["accumulate_gradients"].get<bool>());
         r = test::runCkptx({"max-batch", recorded, "--memory", "20000", "--accumulate", "--json"});
@@ -224,6 +296,31 @@ private Q_SLOTS:
                      .batch);
         r = test::runCkptx({"max-batch", recorded, "--memory", "20000", "--accumulate"});
         QVERIFY(r.out.contains("gradient accumulation"));
+        // P35: a graph exported with --optimizer brings its measured state and step scratch; --optimizer
+        // names one instead (its scratch unknown); a broken field is refused naming the file.
+        const QString measured = m_dir.filePath("measured.json"), broken = m_dir.filePath("broken.json");
+        const Graph withAdam = withMetadata(recordedNetwork(true), {{"optimizer", "\"Adam\""},
+                                                                    {"optimizer_state_bytes", "1624"},
+                                                                    {"optimizer_step_workspace_bytes", "3000"}});
+        writeGraphFile(measured.toStdString(), withAdam);
+        writeGraphFile(broken.toStdString(), withMetadata(withAdam, {{"optimizer_state_bytes", "-5"}}));
+        r = test::runCkptx({"max-batch", measured, "--memory", "20000", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto fromExport = nlohmann::json::parse(r.out.toStdString());
+        QVERIFY(fromExport["optimizer_measured"].get<bool>());
+        QCOMPARE(fromExport["optimizer"].get<std::string>(), std::string("Adam"));
+        QCOMPARE(fromExport["optimizer_state_bytes"].get<std::int64_t>(), std::int64_t{1624});
+        QCOMPARE(fromExport["optimizer_step_workspace_bytes"].get<std::int64_t>(), std::int64_t{3000});
+        QCOMPARE(fromExport["max_batch"].get<std::int64_t>(),
+                 largestBatch(withAdam, 2, 20000, "optimal", {}, MemoryCount::Requested, *measuredOptimizer(withAdam))
+                     .batch);
+        r = test::runCkptx({"max-batch", measured, "--memory", "20000"});
+        QVERIFY(r.out.contains("measured by the export") && r.out.contains("optimizer.step()"));
+        r = test::runCkptx({"max-batch", measured, "--memory", "20000", "--optimizer", "adam", "--json"});
+        QCOMPARE(nlohmann::json::parse(r.out.toStdString())["max_batch"], adam["max_batch"]);
+        r = test::runCkptx({"max-batch", broken, "--memory", "20000"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("broken.json") && r.err.contains("optimizer_state_bytes"), qPrintable(r.err));
         r = test::runCkptx({"max-batch", recorded, "--memory", "20000", "--optimizer", "lion"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains("--optimizer"));

@@ -9,6 +9,7 @@ import torch
 
 from .export import export_graph
 from .inputs import make_all, parse_input
+from .optimizer_step import OPTIMIZERS
 from .planned import PlanError
 from .program import ExportError
 
@@ -67,7 +68,8 @@ def _export(args):
     name = os.path.splitext(os.path.basename(args.model.rpartition(":")[0]))[0]
     try:
         document = export_graph(model, inputs, args.output, granularity=args.granularity, depth=args.depth, name=name,
-                                cost=args.cost, autocast=args.autocast, accumulate=args.accumulate)
+                                cost=args.cost, autocast=args.autocast, accumulate=args.accumulate,
+                                optimizer=args.optimizer)
     except ExportError as error:
         raise CliError(f"{args.model}: {error}") from None
     print(f"{args.output}: {len(document['vertices'])} vertices, {len(document['edges'])} edges "
@@ -111,6 +113,9 @@ def parser():
     e.add_argument("--accumulate", action="store_true",
                    help="predict a gradient-accumulation micro-batch: the step starts with the weights' gradients "
                         "of the one before and adds into them (profile then runs it so too)")
+    e.add_argument("--optimizer", choices=OPTIMIZERS, default=None,
+                   help="measure this optimizer's state and one step's scratch memory on --device, for "
+                        "ckptx max-batch (momentum: SGD with momentum 0.9; torch's defaults otherwise)")
     e.add_argument("-o", "--output", required=True, metavar="GRAPH.json")
     e.set_defaults(run=_export)
     f = commands.add_parser("profile", help="measure a regular and a planned training step")

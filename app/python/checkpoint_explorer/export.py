@@ -9,6 +9,7 @@ import torch
 from . import _compat, graph_file
 from .executor import Executor
 from .memory import TransientMeter, synchronize
+from .optimizer_step import measure_optimizer_step, optimizer_for
 from .program import ExportError, InputRef, OutputRef, failure_line, record
 from .vertices import VertexGraph, dtype_name
 
@@ -57,6 +58,8 @@ def measure_workspace(vertex_graph, inputs, timed=False):
     values = {}
     last_readers = _last_readers(vertex_graph)
     try:
+        for p, _ in saved_grads:
+            p.grad = None  # a backward here would add into the user's gradients in place
         executor.run_statics()
         with torch.no_grad():
             for i, t in enumerate(inputs):
@@ -441,7 +444,7 @@ def _autocast_for(device, autocast):
 
 
 def export_graph(model, example_inputs, path=None, granularity="module", depth=None, name=None, cost="flops",
-                 autocast=None, accumulate=False):
+                 autocast=None, accumulate=False, optimizer=None):
     """Records `model(*example_inputs)` as it really runs (training mode, with autograd) and writes the
     graph file `ckptx` reads to `path` (atomically). Returns the graph as a dict. Byte sizes hold for
     the example inputs' shapes: export at the batch you train with. `cost`: what each vertex's
@@ -449,7 +452,10 @@ def export_graph(model, example_inputs, path=None, granularity="module", depth=N
     the inputs' device). `autocast` ("bfloat16", "float16"): the forward runs in that mixed precision,
     as under `torch.autocast`; called inside `torch.autocast`, the export records that one. `accumulate`:
     the step to predict is a gradient-accumulation micro-batch after the first (or any step after
-    `zero_grad(set_to_none=False)`), which starts with the weights' gradients and adds into them."""
+    `zero_grad(set_to_none=False)`), which starts with the weights' gradients and adds into them.
+    `optimizer`: the torch.optim optimizer you train with (or "sgd", "momentum", "adam", "adamw" over the
+    model's weights): its state and one step's scratch memory are measured here (the weights, their
+    gradients and its state are left as they were), for `ckptx max-batch` (P35)."""
     if cost not in COMPUTE_UNITS:
         raise ExportError(f"cost must be one of {', '.join(COMPUTE_UNITS)}, got {cost!r}")
     inputs = check_inputs(example_inputs)
@@ -463,8 +469,12 @@ def export_graph(model, example_inputs, path=None, granularity="module", depth=N
             measure_workspace(vertex_graph, inputs, timed=cost == "time")
         finally:
             model.train(was_training)
-    document = graph_file.graph_json(vertex_graph, name or type(model).__name__,
-                                     metadata(vertex_graph, granularity, depth, device, cost, mixed, accumulate))
+    meta = metadata(vertex_graph, granularity, depth, device, cost, mixed, accumulate)
+    if optimizer is not None:
+        if isinstance(optimizer, str):
+            optimizer = optimizer_for(optimizer, model)
+        meta.update(measure_optimizer_step(optimizer, device))
+    document = graph_file.graph_json(vertex_graph, name or type(model).__name__, meta)
     document["metadata"]["fingerprint"] = graph_file.graph_fingerprint(vertex_graph)
     if path is not None:
         graph_file.write_atomically(path, graph_file.dumps(document))
