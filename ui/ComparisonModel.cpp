@@ -63,7 +63,10 @@ QString ComparisonModel::verdict(int row) const
         return tr("refused: %1").arg(QString::fromStdString(r.error));
     QStringList parts;
     if (row == m_recommended)
-        parts << tr("★ recommended (lowest pytorch peak)");
+        parts << (r.costs.optimizerStepBytes && *r.costs.optimizerStepBytes >= r.costs.peakPyTorch
+                      ? tr("★ recommended (the iteration peaks in optimizer.step(), %1: least recompute under it)")
+                            .arg(bytesText(*r.costs.optimizerStepBytes))
+                      : tr("★ recommended (lowest pytorch peak)"));
     if (m_reference)
         parts << (losesToReference(row) ? tr("✗ loses to %1 by %2")
                                               .arg(QString::fromStdString(m_referenceSolver),

@@ -64,14 +64,8 @@ int runMaxBatch(const std::vector<std::string>& argv)
             throw UsageError("--optimizer needs sgd, momentum, adam or adamw, got \"" + *named + "\"");
         optimizer = ckpt::OptimizerMemory{*named, *stateCopies * ckpt::weightBytes(graph), 0, false};
     } else {
-        try {
-            optimizer = ckpt::measuredOptimizer(graph);
-        } catch (const std::invalid_argument& e) {
-            throw std::runtime_error(path + ": " + e.what());
-        }
+        optimizer = ckpt::measuredOptimizer(graph).value_or(ckpt::OptimizerMemory{});
     }
-    if (!optimizer)
-        optimizer = ckpt::OptimizerMemory{};
     const ckpt::MemoryCount count = allocatorOption(args, ckpt::exportDeviceMemoryCount(graph));
     const bool blocks = count == ckpt::MemoryCount::CudaBlocks;
     const auto start = std::chrono::steady_clock::now();

@@ -51,6 +51,10 @@ nlohmann::json rowJson(const ckpt::ComparisonRow& row)
               {"notes", row.notes}});
     if (c.peakCudaBlocks)
         j["peak_pytorch_cuda_blocks"] = *c.peakCudaBlocks;
+    if (c.optimizerStepBytes) {
+        j["optimizer_step_bytes"] = *c.optimizerStepBytes;
+        j["peak_iteration"] = c.iterationPeak();
+    }
     return j;
 }
 
@@ -90,8 +94,16 @@ int runCompare(const std::vector<std::string>& argv)
                   << std::defaultfloat << "\n";
     }
     std::cout << "overhead: compute re-forwarded (each segment once, vertex compute) / compute of the forward\n";
-    if (recommended >= 0)
-        std::cout << "recommended: " << rows[recommended].solver << " (lowest pytorch-model peak, then least recompute)\n";
+    if (recommended >= 0) {
+        const ckpt::PlanCosts& best = rows[recommended].costs;
+        if (best.optimizerStepBytes)
+            std::cout << "optimizer.step(): " << *best.optimizerStepBytes
+                      << " on what the step leaves (measured by the export): a plan's iteration peaks at the larger "
+                         "of the two\n";
+        std::cout << "recommended: " << rows[recommended].solver
+                  << (best.optimizerStepBytes ? " (lowest iteration peak, then least recompute)\n"
+                                              : " (lowest pytorch-model peak, then least recompute)\n");
+    }
     return Ok;
 }
 

@@ -4,6 +4,7 @@
 #include "io/JsonAccess.h"
 #include "io/NetworkxJson.h"
 #include "io/TextFile.h"
+#include "memory/OptimizerStep.h"
 
 #include <algorithm>
 #include <span>
@@ -224,6 +225,7 @@ Graph graphFromOurJson(const json& root, StreamedGraphItems& items)
     items.throwEdgeError();
     Graph graph = std::move(builder).build();
     checkNamedVertices(graph);
+    measuredOptimizer(graph);  // every plan's costs read these: a bad one is the file's error (P35)
     return graph;
 }
 

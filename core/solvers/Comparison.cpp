@@ -1,6 +1,7 @@
 #include "solvers/Comparison.h"
 
 #include "memory/CudaStepMemory.h"
+#include "memory/OptimizerStep.h"
 #include "memory/PlanMemory.h"
 #include "memory/ScheduleMemory.h"
 #include "solvers/SolverRegistry.h"
@@ -50,7 +51,10 @@ PlanCosts planCosts(const Graph& graph, const Plan& plan)
     c.objective = plan.objective();
     c.isISPlan = plan.evaluation.isISPlan;
     c.peakChen = simulateMemory(graph, plan, MemoryModel::Chen, false).peakBytes;
-    c.peakPyTorch = simulateMemory(graph, plan, MemoryModel::PyTorch, false).peakBytes;
+    const MemoryProfile pytorch = simulateMemory(graph, plan, MemoryModel::PyTorch, false);
+    c.peakPyTorch = pytorch.peakBytes;
+    if (const std::optional<OptimizerMemory> optimizer = measuredOptimizer(graph))
+        c.optimizerStepBytes = optimizerStepBytes(pytorch, *optimizer);
     if (exportDeviceMemoryCount(graph) == MemoryCount::CudaBlocks && !plan.schedule)
         c.peakCudaBlocks = simulateMemory(graph, plan, MemoryModel::PyTorch, false, MemoryCount::CudaBlocks).peakBytes;
     return c;
@@ -58,12 +62,14 @@ PlanCosts planCosts(const Graph& graph, const Plan& plan)
 
 bool recommendedOver(const PlanCosts& a, const PlanCosts& b)
 {
-    if (a.peakPyTorch != b.peakPyTorch)
-        return a.peakPyTorch < b.peakPyTorch;
+    if (a.iterationPeak() != b.iterationPeak())
+        return a.iterationPeak() < b.iterationPeak();
     // Plans of one requested peak can differ in the blocks they hold (Inception-V3 on an H200: three
-    // such plans measured 297.3, 297.5 and 303.9 MB).
-    if (a.peakCudaBlocks && b.peakCudaBlocks && *a.peakCudaBlocks != *b.peakCudaBlocks)
-        return *a.peakCudaBlocks < *b.peakCudaBlocks;
+    // such plans measured 297.3, 297.5 and 303.9 MB); below the optimizer's step they tie.
+    const std::int64_t floor = a.optimizerStepBytes.value_or(0);
+    if (a.peakCudaBlocks && b.peakCudaBlocks &&
+        std::max(*a.peakCudaBlocks, floor) != std::max(*b.peakCudaBlocks, floor))
+        return std::max(*a.peakCudaBlocks, floor) < std::max(*b.peakCudaBlocks, floor);
     return a.recomputedCompute < b.recomputedCompute;
 }
 

@@ -5,6 +5,7 @@
 #include "solvers/Plan.h"
 #include "solvers/Solver.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,12 @@ struct PlanCosts : PlanRecompute {
     // A graph exported on CUDA: the pytorch-model peak in the caching allocator's blocks (rule A1),
     // what torch.cuda.memory_allocated() will read; nullopt elsewhere.
     std::optional<std::int64_t> peakCudaBlocks;
+    // A graph whose export measured the optimizer (P35): optimizer.step()'s peak, on what the step
+    // leaves, the same for every plan; nullopt elsewhere.
+    std::optional<std::int64_t> optimizerStepBytes;
+    // The training iteration's peak above the weights and the optimizer's state (P35): the step's, or
+    // the optimizer step's where that is larger; a plan cannot lower the latter.
+    std::int64_t iterationPeak() const { return std::max(peakPyTorch, optimizerStepBytes.value_or(0)); }
 };
 
 // A plan's memory under a model: the schedule's when it has one, else the checkpoint plan's. `count`
@@ -47,8 +54,9 @@ struct ComparisonRow {
     std::vector<std::string> notes;
 };
 
-// Whether a plan with costs `a` is recommended over one with `b`: a lower pytorch-model peak, or
-// the same peak and, on a CUDA export, fewer bytes in the allocator's blocks, then less recompute.
+// Whether a plan with costs `a` is recommended over one with `b`: a lower pytorch-model peak of the
+// iteration (with the optimizer's step where measured, P35), or the same and, on a CUDA export, fewer
+// bytes in the allocator's blocks, then less recompute.
 bool recommendedOver(const PlanCosts& a, const PlanCosts& b);
 // The row to recommend (recommendedOver; ties: the first row); -1 when every row failed.
 int recommendedRow(const std::vector<ComparisonRow>& rows);

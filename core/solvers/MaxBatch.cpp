@@ -7,9 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <stdexcept>
 
 namespace ckpt {
@@ -62,44 +60,6 @@ std::int64_t weightBytes(const Graph& graph)
     return sum;
 }
 
-std::optional<int> optimizerStateCopies(const std::string& optimizer)
-{
-    if (optimizer == "sgd")
-        return 0;
-    if (optimizer == "momentum")
-        return 1;
-    if (optimizer == "adam" || optimizer == "adamw")
-        return 2;
-    return std::nullopt;
-}
-
-std::optional<OptimizerMemory> measuredOptimizer(const Graph& graph)
-{
-    const auto& metadata = graph.metadata();
-    const char* fields[] = {"optimizer", "optimizer_state_bytes", "optimizer_step_workspace_bytes"};
-    if (std::none_of(std::begin(fields), std::end(fields), [&](const char* f) { return metadata.count(f); }))
-        return std::nullopt;
-    auto field = [&](const char* name) {
-        const auto it = metadata.find(name);
-        if (it == metadata.end())
-            throw std::invalid_argument(std::string("/metadata/") + name + ": missing (an export with --optimizer "
-                                        "writes optimizer, optimizer_state_bytes and optimizer_step_workspace_bytes)");
-        return nlohmann::json::parse(it->second, nullptr, false);
-    };
-    auto bytes = [&](const char* name) {
-        const nlohmann::json value = field(name);
-        if (!value.is_number_integer() || value.get<std::int64_t>() < 0)
-            throw std::invalid_argument(std::string("/metadata/") + name + ": must be a non-negative integer, got " +
-                                        metadata.at(name));
-        return value.get<std::int64_t>();
-    };
-    const nlohmann::json name = field("optimizer");
-    if (!name.is_string())
-        throw std::invalid_argument("/metadata/optimizer: must be a string, got " + metadata.at("optimizer"));
-    return OptimizerMemory{name.get<std::string>(), bytes("optimizer_state_bytes"),
-                           bytes("optimizer_step_workspace_bytes"), true};
-}
-
 MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::int64_t memoryBytes,
                             const std::string& solver, const SolverOptions& options, MemoryCount count,
                             const OptimizerMemory& optimizer)
@@ -132,8 +92,7 @@ MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::in
         const Graph& scaled = *atBatch;
         Plan plan = runSolver(solver, scaled, solveOptions);
         const MemoryProfile memory = simulateMemory(scaled, plan, MemoryModel::PyTorch, false, count);
-        // P35: optimizer.step() runs on what the step leaves (every plan leaves the same).
-        const std::int64_t optimizerStep = memory.phases.back().endBytes + optimizer.stepWorkspaceBytes;
+        const std::int64_t optimizerStep = optimizerStepBytes(memory, optimizer);
         if (memory.peakBytes > forStep || optimizerStep > forStep)
             return false;
         if (batch > result.batch) {

@@ -10,6 +10,7 @@
 // in the CUDA caching allocator's blocks (rule A1), as torch.cuda.memory_allocated() reads it.
 #include "graph/Graph.h"
 #include "memory/CudaStepMemory.h"
+#include "memory/OptimizerStep.h"
 #include "solvers/Solver.h"
 
 #include <cstdint>
@@ -27,27 +28,6 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
 
 // Sum of the vertices' parameter bytes: the weights, live through the step.
 std::int64_t weightBytes(const Graph& graph);
-
-// What a torch.optim optimizer keeps per weight from one step to the next, in copies of the
-// weights' bytes (each state tensor is `zeros_like(param)`): "sgd" none, "momentum" (SGD with
-// momentum: `momentum_buffer`) one, "adam" and "adamw" two (`exp_avg`, `exp_avg_sq`; their
-// per-parameter `step` counter is a scalar, not counted). nullopt for another name.
-std::optional<int> optimizerStateCopies(const std::string& optimizer);
-
-// What torch.optim takes beside the training step (P35): the state it keeps from step to step, and
-// the scratch memory one `optimizer.step()` allocates and frees. It runs after the backward, on top of
-// what the step leaves (the weights' gradients, the input, the loss).
-struct OptimizerMemory {
-    std::string name = "sgd";
-    std::int64_t stateBytes = 0;
-    std::int64_t stepWorkspaceBytes = 0;
-    bool measured = false;  // by the exporter (`export --optimizer`), not from optimizerStateCopies
-};
-
-// The optimizer an export measured: metadata `optimizer` (its class), `optimizer_state_bytes` and
-// `optimizer_step_workspace_bytes` (non-negative integers); nullopt when absent, std::invalid_argument
-// naming the field when one is missing or not such a value.
-std::optional<OptimizerMemory> measuredOptimizer(const Graph& graph);
 
 struct MaxBatchResult {
     std::int64_t batch = 0;          // 0: not even batch 1 fits

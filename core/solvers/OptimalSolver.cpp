@@ -1,5 +1,7 @@
 #include "solvers/OptimalSolver.h"
 
+#include "memory/OptimizerStep.h"
+#include "memory/PlanMemory.h"
 #include "milp/MilpModel.h"
 #include "solvers/FrontierDp.h"
 #include "solvers/PyTorchPeakSearch.h"
@@ -547,6 +549,31 @@ Plan OptimalSolver::solvePyTorchPeak(const Graph& graph, const SolverOptions& op
             try {
                 starts.push_back(s->solve(graph, {}).checkpoints());
             } catch (const SolverError&) {
+            }
+        }
+    // P35: where the export measured the optimizer, optimizer.step() peaks on what every plan leaves;
+    // a step peak below that buys nothing, so the plan that recomputes least under it is the least
+    // iteration peak. Only when none fits there does the step's own peak decide.
+    if (!settings.budget && !settings.enough && !starts.empty())
+        if (const std::optional<OptimizerMemory> optimizer = measuredOptimizer(graph)) {
+            const Plan any = makePlan(graph, *this, options, starts.front());
+            const std::int64_t floor =
+                optimizerStepBytes(simulatePlanMemory(graph, any.evaluation, MemoryModel::PyTorch, false), *optimizer);
+            PeakSearchSettings underFloor = settings;
+            underFloor.budget = floor;
+            const PeakSearchResult found = searchPyTorchPeak(graph, starts, underFloor, options);
+            if (found.fits) {
+                Plan plan = makePlan(graph, *this, options, found.best.checkpoints);
+                plan.options["pytorch-peak"] = std::to_string(found.best.peak);
+                plan.options["optimizer-step"] = std::to_string(floor);
+                plan.notes.push_back(found.method + " (" + std::to_string(found.evaluations) + " plans simulated)");
+                plan.notes.push_back("the iteration peaks in optimizer.step() (" + optimizer->name + ", measured): " +
+                                     formatBytes(floor) + " on what the step leaves, above the step's " +
+                                     formatBytes(found.best.peak) + "; no plan lowers it");
+                plan.notes.push_back(found.proven ? "proven: no checkpoint set under it recomputes less"
+                                                  : "not proven to recompute the least under it (time or size limit)");
+                plan.provenOptimal = found.proven;
+                return plan;
             }
         }
     const PeakSearchResult found = searchPyTorchPeak(graph, starts, settings, options);

@@ -66,8 +66,8 @@ def main():
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--time-limit", default="10")
     args = parser.parse_args()
-    print("| model | optimizer | plan | state | step scratch | predicted | measured | error | step alone |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    print("| model | optimizer | plan | recompute | state | step scratch | predicted | measured | error | step alone |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for spec in args.models.split(","):
         name, _, shape = spec.partition(":")
         for optimizer_name in args.optimizers.split(","):
@@ -90,7 +90,10 @@ def main():
                     left = memory["phases"][-1]["end_bytes"]
                     predicted = max(memory["peak_bytes"], left + meta["optimizer_step_workspace_bytes"])
                     measured = iteration_peak(apply_plan(model, plan), optimizer, inputs, args.device)
-                    print(f"| {name} {shape} | {optimizer_name} | {solver} | {meta['optimizer_state_bytes']:,} | "
+                    with open(plan) as f:
+                        overhead = json.load(f)["recompute"]["overhead"]
+                    print(f"| {name} {shape} | {optimizer_name} | {solver} | {100 * overhead:.0f} % | "
+                          f"{meta['optimizer_state_bytes']:,} | "
                           f"{meta['optimizer_step_workspace_bytes']:,} | {predicted:,} | {measured:,} | "
                           f"{100.0 * (predicted - measured) / measured:+.2f} % | "
                           f"{100.0 * (memory['peak_bytes'] - measured) / measured:+.2f} % |", flush=True)

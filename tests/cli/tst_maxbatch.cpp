@@ -6,6 +6,7 @@
 #include "ToolRun.h"
 
 #include "graph/GraphBuilder.h"
+#include "graph/GraphError.h"
 #include "io/GraphJson.h"
 #include "solvers/Comparison.h"
 #include "solvers/MaxBatch.h"
@@ -216,8 +217,8 @@ private Q_SLOTS:
             try {
                 measuredOptimizer(withMetadata(g, {{field, value}}));
                 QFAIL(qPrintable(QString::fromStdString(field + " = " + value + " accepted")));
-            } catch (const std::invalid_argument& e) {
-                QVERIFY2(std::string(e.what()).find("/metadata/" + field) != std::string::npos &&
+            } catch (const GraphError& e) {
+                QVERIFY2(e.where() == "/metadata/" + field &&
                              std::string(e.what()).find(says) != std::string::npos,
                          e.what());
             }
@@ -225,8 +226,8 @@ private Q_SLOTS:
         try {
             measuredOptimizer(withMetadata(recordedNetwork(true), {{"optimizer", "\"SGD\""}}));
             QFAIL("a half-written optimizer accepted");
-        } catch (const std::invalid_argument& e) {
-            QVERIFY2(std::string(e.what()).find("optimizer_state_bytes: missing") != std::string::npos, e.what());
+        } catch (const GraphError& e) {
+            QVERIFY2(e.where() == "/metadata/optimizer_state_bytes" && e.problem().find("missing") == 0, e.what());
         }
     }
 

@@ -1,4 +1,5 @@
 #include "TestData.h"
+#include "graph/GraphBuilder.h"
 #include "io/GraphJson.h"
 #include "io/PlanJson.h"
 #include "io/TextFile.h"
@@ -34,6 +35,28 @@ private Q_SLOTS:
         QVERIFY(j["rows"][1]["error"].get<std::string>().find("needs a chain") != std::string::npos);
         QVERIFY(j["rows"][2]["peak_pytorch"].get<std::int64_t>() > 0);
         QCOMPARE(runCkptx({"compare", graph, "--solvers", ""}).exitCode, 2);
+
+        // P35: where the optimizer's step (measured by the export) outgrows every plan's step, all
+        // iterations peak there, and the plan that recomputes least is recommended.
+        QTemporaryDir dir;
+        const QString measured = dir.filePath("measured.json");
+        writeGraphFile(measured.toStdString(),
+                       withMetadata(readGraphFile(graph.toStdString()), {{"optimizer", "\"AdamW\""},
+                                                                         {"optimizer_state_bytes", "0"},
+                                                                         {"optimizer_step_workspace_bytes", "1000000000"}}));
+        const QString solvers = QStringLiteral("hong-dynamic,feng-acg,checkpoint-all");
+        const auto plain = nlohmann::json::parse(runCkptx({"compare", graph, "--solvers", solvers, "--json"}).out.toStdString());
+        const auto withStep =
+            nlohmann::json::parse(runCkptx({"compare", measured, "--solvers", solvers, "--json"}).out.toStdString());
+        QVERIFY(plain["recommended"] != "checkpoint-all" && !plain["rows"][0].contains("peak_iteration"));
+        QCOMPARE(withStep["recommended"].get<std::string>(), std::string("checkpoint-all"));
+        for (const auto& row : withStep["rows"]) {
+            QVERIFY(row["optimizer_step_bytes"].get<std::int64_t>() > 1000000000);
+            QCOMPARE(row["peak_iteration"], row["optimizer_step_bytes"]);
+        }
+        const ToolRun text = runCkptx({"compare", measured, "--solvers", solvers});
+        QVERIFY2(text.out.contains("optimizer.step()") && text.out.contains("recommended: checkpoint-all (lowest iteration"),
+                 qPrintable(text.out));
     }
 
     void simulateAPlan()

@@ -127,6 +127,28 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 0);
     }
 
+    // P35: where every plan's iteration peaks in the optimizer's step, the least recompute is
+    // recommended, and the verdict says why.
+    void recommendsTheLeastRecomputeUnderTheOptimizerStep()
+    {
+        const Graph g = test::makeChain({1, 5, 1, 5, 1});
+        std::vector<SolverRun> runs;
+        runs.push_back({"exhaustive", test::planOf(g, {0, 2, 4}, "exhaustive"), {}, {}});
+        runs.push_back({"checkpoint-all", test::planOf(g, {0, 1, 2, 3, 4}, "checkpoint-all"), {}, {}});
+        runs[0].costs.peakPyTorch = 9;
+        runs[0].costs.recomputedCompute = 2;
+        runs[1].costs.peakPyTorch = 12;
+        ComparisonModel model;
+        model.setRuns(runs);
+        QVERIFY(model.index(0, ComparisonModel::Verdict).data().toString().contains("recommended (lowest pytorch peak)"));
+        for (SolverRun& run : runs)
+            run.costs.optimizerStepBytes = 20;
+        model.setRuns(runs);
+        QVERIFY(!model.index(0, ComparisonModel::Verdict).data().toString().contains("recommended"));
+        const QString verdict = model.index(1, ComparisonModel::Verdict).data().toString();
+        QVERIFY2(verdict.contains("recommended") && verdict.contains("optimizer.step()"), qPrintable(verdict));
+    }
+
     void runsSolversAndColoursTheSelectedPlan()
     {
         OpenWindow w("resources/examples/residual.json");

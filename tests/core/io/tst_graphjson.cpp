@@ -249,6 +249,12 @@ private Q_SLOTS:
         QTest::newRow("tied parameters beyond the vertex's")
             << R"({"vertices": [{"id": "a", "bytes": 1, "parameter_bytes": 4, "tied_parameter_bytes": 5}]})"
             << "test.json: /vertices/0/tied_parameter_bytes: tied_parameter_bytes (5) must be at most parameter_bytes (4)";
+        QTest::newRow("negative optimizer state")
+            << R"({"metadata": {"optimizer": "Adam", "optimizer_state_bytes": -8, "optimizer_step_workspace_bytes": 0}, "vertices": [{"id": "a", "bytes": 1}]})"
+            << "test.json: /metadata/optimizer_state_bytes: must be a non-negative integer, got -8";
+        QTest::newRow("optimizer without its step's scratch")
+            << R"({"metadata": {"optimizer": "Adam", "optimizer_state_bytes": 8}, "vertices": [{"id": "a", "bytes": 1}]})"
+            << "test.json: /metadata/optimizer_step_workspace_bytes: missing (an export with --optimizer writes optimizer, optimizer_state_bytes and optimizer_step_workspace_bytes)";
         QTest::newRow("negative released workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_released_bytes": -3}]})"
             << "test.json: /vertices/0/backward_workspace_released_bytes: backward_workspace_released_bytes must be >= 0";

@@ -10,6 +10,7 @@
 #include "RandomGraphs.h"
 #include "TestData.h"
 
+#include "graph/GraphBuilder.h"
 #include "io/GraphJson.h"
 #include "memory/CudaStepMemory.h"
 #include "memory/PlanMemory.h"
@@ -214,6 +215,43 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(SolverError, runSolver("optimal", g, unknown));
     }
 
+    // P35: on a graph whose export measured the optimizer, the least iteration peak, max(step peak,
+    // what the step leaves + the optimizer step's scratch), ties by least recompute: under a floor
+    // some plan reaches, the least recompute among them; above every plan, the least step peak.
+    void optimizerStepIsAFloor()
+    {
+        std::mt19937_64 rng(41);
+        for (int i = 0; i < graphCount(150); ++i) {
+            const Graph g = randomGraph(rng, i, 10);
+            const Truth range = bruteForce(g, 0);
+            const std::int64_t left =
+                simulatePlanMemory(g, evaluate(g, {}), MemoryModel::PyTorch, false).phases.back().endBytes;
+            const std::int64_t floor = std::max(left, range.leastPeak - 2 +
+                                                          static_cast<std::int64_t>(rng() % (range.mostPeak - range.leastPeak + 4)));
+            const Graph measured = withMetadata(g, {{"optimizer", "\"Adam\""},
+                                                    {"optimizer_state_bytes", "0"},
+                                                    {"optimizer_step_workspace_bytes", std::to_string(floor - left)}});
+            const Truth truth = bruteForce(g, floor);
+            const Plan plan = runSolver("optimal", measured, pytorchOptions());
+            const PlanCosts costs = planCosts(measured, plan);
+            QCOMPARE(costs.optimizerStepBytes, std::optional<std::int64_t>(floor));
+            const std::int64_t leastIteration = std::max(range.leastPeak, floor);
+            const double leastRecompute = truth.leastRecomputeWithin >= 0 ? truth.leastRecomputeWithin
+                                                                          : range.recomputeAtLeastPeak;
+            if (costs.iterationPeak() != leastIteration || std::abs(costs.recomputedCompute - leastRecompute) > 1e-9)
+                QFAIL(qPrintable(QStringLiteral("graph %1, optimizer step %2: iteration peak %3 recompute %4, "
+                                                "brute force %5 / %6")
+                                     .arg(i)
+                                     .arg(floor)
+                                     .arg(costs.iterationPeak())
+                                     .arg(costs.recomputedCompute)
+                                     .arg(leastIteration)
+                                     .arg(leastRecompute)));
+            QVERIFY(plan.provenOptimal && *plan.provenOptimal);
+            QCOMPARE(plan.options.count("optimizer-step"), std::size_t(range.leastPeak <= floor));
+        }
+    }
+
     // enough (max-batch's question): a plan within it when one exists, else proof that none is.
     void enoughStopsAtAFittingPlan()
     {
@@ -274,6 +312,13 @@ private Q_SLOTS:
         QCOMPARE(recommendedRow(rows), 2);
         rows[0].costs.peakCudaBlocks = 41;  // a higher requested peak loses, whatever its blocks
         QCOMPARE(recommendedRow(rows), 2);
+        // P35: below the optimizer's step every plan's iteration peaks there: least recompute wins.
+        for (auto& row : rows)
+            row.costs.optimizerStepBytes = 45;
+        QCOMPARE(recommendedRow(rows), 2);
+        for (auto& row : rows)
+            row.costs.optimizerStepBytes = 60;
+        QCOMPARE(recommendedRow(rows), 0);
     }
 
     // planCosts counts the blocks only for a graph exported on CUDA, and as simulate does.
