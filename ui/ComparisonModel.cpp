@@ -64,7 +64,7 @@ QString ComparisonModel::verdict(int row) const
     QStringList parts;
     if (row == m_recommended)
         parts << (r.costs.optimizerStepBytes && *r.costs.optimizerStepBytes >= r.costs.peakPyTorch
-                      ? tr("★ recommended (the iteration peaks in optimizer.step(), %1: least recompute under it)")
+                      ? tr("★ recommended: least recompute under optimizer.step()'s %1")
                             .arg(bytesText(*r.costs.optimizerStepBytes))
                       : tr("★ recommended (lowest pytorch peak)"));
     if (m_reference)
@@ -91,6 +91,8 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const
     }
     if (role == Qt::ToolTipRole) {
         QStringList lines;
+        if (index.column() == Verdict && p && !verdict(index.row()).isEmpty())
+            lines << verdict(index.row());  // a narrow column cuts it
         if (!r.error.empty())
             lines << QString::fromStdString(r.error);
         if (p)

@@ -147,6 +147,7 @@ private Q_SLOTS:
         QVERIFY(!model.index(0, ComparisonModel::Verdict).data().toString().contains("recommended"));
         const QString verdict = model.index(1, ComparisonModel::Verdict).data().toString();
         QVERIFY2(verdict.contains("recommended") && verdict.contains("optimizer.step()"), qPrintable(verdict));
+        QVERIFY(model.index(1, ComparisonModel::Verdict).data(Qt::ToolTipRole).toString().startsWith(verdict));
     }
 
     void runsSolversAndColoursTheSelectedPlan()
