@@ -27,6 +27,7 @@ from checkpoint_explorer.profiler import _loss  # noqa: E402
 
 MODELS = os.path.join(HERE, "..", "python", "models.py")
 OPTIMIZERS = {
+    "adamw-default": lambda params: torch.optim.AdamW(params),  # the implementation this torch picks
     "adamw": lambda params: torch.optim.AdamW(params, foreach=False),
     "adamw-foreach": lambda params: torch.optim.AdamW(params, foreach=True),
     "adam-decay-foreach": lambda params: torch.optim.Adam(params, weight_decay=0.01, foreach=True),
@@ -85,8 +86,10 @@ def main():
                     if solver_name == "optimal":
                         options += ["--option", f"time-limit={args.time_limit}"]
                     ckptx(args, "solve", graph, "--solver", solver_name, *options, "-o", plan)
+                    # On CUDA memory_allocated counts the caching allocator's blocks (rule A1).
+                    allocator = ["--allocator", "cuda" if args.device.startswith("cuda") else "requested"]
                     memory = json.loads(ckptx(args, "simulate", graph, "--plan", plan, "--model", "pytorch",
-                                              "--json"))
+                                              *allocator, "--json"))
                     left = memory["phases"][-1]["end_bytes"]
                     predicted = max(memory["peak_bytes"], left + meta["optimizer_step_workspace_bytes"])
                     measured = iteration_peak(apply_plan(model, plan), optimizer, inputs, args.device)

@@ -45,6 +45,10 @@ run)
     timeout $((budget / 6)) $suite --solvers $solvers --autocast bfloat16 \
         --models gpt_bench:8x128:int64:1000,resnet50:8x3x224x224 > "$out/autocast.log" 2>&1
     echo "autocast rc $?" >> "$out/autocast.log"
+    # P35 on CUDA, where torch 2.x's AdamW picks foreach by itself (measured on torch 1.13's CPU so far).
+    timeout $((budget / 10)) python3 "$here/tests/bench/bench_optimizer_step.py" --ckptx $ckptx --device cuda \
+        --optimizers adamw-default,adamw,momentum > "$out/optimizer.log" 2>&1
+    echo "optimizer rc $?" >> "$out/optimizer.log"
     # cuDNN's LSTM with dropout, re-forwarded (ap-sqrtn re-forwards the embedding with it): profile
     # refuses a plan whose step's gradients are not the regular step's.
     l=/tmp/k/lstm; mkdir -p $l
