@@ -6,6 +6,7 @@
 #include "io/PlanJson.h"
 #include "io/TextFile.h"
 #include "io/TraceJson.h"
+#include "memory/OptimizerStep.h"
 #include "memory/StepTimeComparison.h"
 #include "memory/TraceComparison.h"
 #include "solvers/Comparison.h"
@@ -185,6 +186,10 @@ int runSimulate(const std::vector<std::string>& argv)
         throw UsageError("--allocator cuda needs --model pytorch and a checkpoint plan (not a schedule)");
     const bool listLive = args.flag("--live") || graph.vertexCount() <= ckpt::kLiveListsUpTo;
     const auto profile = ckpt::simulateMemory(graph, plan, model, listLive, count);
+    // P35: the optimizer's step after the phases, where the export measured it (pytorch model).
+    std::optional<std::int64_t> optimizerStep;
+    if (const auto optimizer = ckpt::measuredOptimizer(graph); optimizer && model == ckpt::MemoryModel::PyTorch)
+        optimizerStep = ckpt::optimizerStepBytes(profile, *optimizer);
     std::optional<ckpt::TraceComparison> comparison;
     std::optional<ckpt::StepTimeComparison> stepTime;
     if (measured) {
@@ -202,6 +207,10 @@ int runSimulate(const std::vector<std::string>& argv)
                               {"peak_phase", profile.peakPhase},
                               {"live_listed", listLive},
                               {"phases", phases}};
+        if (optimizerStep) {
+            out["optimizer_step_bytes"] = *optimizerStep;
+            out["iteration_peak_bytes"] = std::max(profile.peakBytes, *optimizerStep);
+        }
         if (comparison)
             out["trace"] = comparisonJson(*comparison);
         if (stepTime)
@@ -224,6 +233,10 @@ int runSimulate(const std::vector<std::string>& argv)
     std::cout << "model " << ckpt::memoryModelName(model)
               << (count == ckpt::MemoryCount::CudaBlocks ? " (CUDA caching allocator's blocks)" : "") << ": peak "
               << profile.peakBytes << " bytes at phase " << profile.peakPhase << "\n";
+    if (optimizerStep)
+        std::cout << "optimizer.step() after the phases: " << *optimizerStep
+                  << " bytes (what the step leaves + its measured scratch); the iteration's peak "
+                  << std::max(profile.peakBytes, *optimizerStep) << " bytes\n";
     if (!listLive)
         std::cout << "live tensors not listed: the graph has more than " << ckpt::kLiveListsUpTo
                   << " vertices (--live lists them)\n";

@@ -1,8 +1,8 @@
 """The whole training iteration with its optimizer step (rule P35), not a test: per model and optimizer, the
 export measures the optimizer (`export_graph(..., optimizer=)`), each plan is applied (apply_plan) and one
 iteration — forward, backward, optimizer.step() — is measured from the weights and the optimizer's state;
-the prediction is max(the plan's `pytorch` peak, what the step leaves + the measured step scratch), as
-`ckptx max-batch` counts it, and beside it the step's peak alone (what was counted before P35).
+the prediction is `ckptx simulate`'s iteration peak, max(the plan's `pytorch` peak, what the step leaves +
+the measured step scratch), as `ckptx max-batch` counts it, and beside it the step's peak alone (what was counted before P35).
 
     PYTHONPATH=app/python OMP_NUM_THREADS=1 /usr/bin/python3 tests/bench/bench_optimizer_step.py
         [--ckptx build/bin/ckptx] [--models gpt_bench:8x128:int64:1000,...] [--module FILE.py]
@@ -90,8 +90,7 @@ def main():
                     allocator = ["--allocator", "cuda" if args.device.startswith("cuda") else "requested"]
                     memory = json.loads(ckptx(args, "simulate", graph, "--plan", plan, "--model", "pytorch",
                                               *allocator, "--json"))
-                    left = memory["phases"][-1]["end_bytes"]
-                    predicted = max(memory["peak_bytes"], left + meta["optimizer_step_workspace_bytes"])
+                    predicted = memory["iteration_peak_bytes"]
                     measured = iteration_peak(apply_plan(model, plan), optimizer, inputs, args.device)
                     with open(plan) as f:
                         overhead = json.load(f)["recompute"]["overhead"]
