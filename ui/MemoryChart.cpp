@@ -39,6 +39,13 @@ MemoryChart::MemoryChart(QWidget* parent) : QChartView(new QChart, parent)
     setTimelines({});
 }
 
+QString MemoryTimeline::passName(std::size_t phase) const
+{
+    if (endsWithOptimizerStep && phase + 1 == peakBytes.size())
+        return QStringLiteral("optimizer.step()");
+    return phase < backward.size() && backward[phase] ? QStringLiteral("backward") : QStringLiteral("forward");
+}
+
 void MemoryChart::setTimelines(std::vector<MemoryTimeline> timelines)
 {
     m_timelines = std::move(timelines);
@@ -169,7 +176,7 @@ void MemoryChart::showPointInfo(int timeline, const QPointF& point, bool state)
     QString text = tr("<b>%1</b><br>phase %2 (%3)<br>peak %4, at end %5")
                        .arg(t.label.toHtmlEscaped())
                        .arg(phase)
-                       .arg(phase < t.backward.size() && t.backward[phase] ? tr("backward") : tr("forward"))
+                       .arg(t.passName(phase))
                        .arg(QString::fromStdString(formatBytes(t.peakBytes[phase])),
                             QString::fromStdString(formatBytes(phase < t.endBytes.size() ? t.endBytes[phase] : 0)));
     if (phase < t.liveAtPeak.size() && !t.liveAtPeak[phase].isEmpty())
@@ -185,7 +192,7 @@ QByteArray MemoryChart::toCsv() const
             csv += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
                        .arg(csvField(t.label))
                        .arg(i)
-                       .arg(i < t.backward.size() && t.backward[i] ? QStringLiteral("backward") : QStringLiteral("forward"))
+                       .arg(t.passName(i))
                        .arg(i < t.endBytes.size() ? t.endBytes[i] : 0)
                        .arg(t.peakBytes[i])
                        .arg(csvField(i < t.liveAtPeak.size() ? t.liveAtPeak[i].join(QLatin1Char(' ')) : QString()));

@@ -21,6 +21,9 @@ struct MemoryTimeline {
     std::vector<QStringList> liveAtPeak;  // the tensors live at that peak
     bool measured = false;                // a profiled step, not a prediction
     QString counts;                       // what its bytes include, e.g. "chen counts activations only"
+    // P35: the last phase is optimizer.step() after the backward (where the export measured it).
+    bool endsWithOptimizerStep = false;
+    QString passName(std::size_t phase) const;  // "forward", "backward" or "optimizer.step()"
 
 };
 

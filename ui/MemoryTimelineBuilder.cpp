@@ -1,7 +1,9 @@
 #include "MemoryTimelineBuilder.h"
 
+#include "memory/OptimizerStep.h"
 #include "memory/PlanMemory.h"
 #include "solvers/Comparison.h"
+#include "util/Units.h"
 
 #include <QObject>
 
@@ -63,6 +65,21 @@ MemoryTimeline makeMemoryTimeline(const Graph& graph, const Plan& plan, MemoryMo
         for (const std::string& name : phase.live)
             live << QString::fromStdString(name);
         t.liveAtPeak.push_back(live);
+    }
+    // P35: where the export measured the optimizer, its step follows the backward on what it leaves.
+    if (const auto optimizer = measuredOptimizer(graph); optimizer && model == MemoryModel::PyTorch) {
+        t.label += QObject::tr(" · with optimizer.step()");
+        t.counts += QObject::tr(", then %1's optimizer.step() (its measured scratch; the weights and its state are "
+                                "not counted)")
+                        .arg(QString::fromStdString(optimizer->name));
+        const std::int64_t left = profile.phases.empty() ? 0 : profile.phases.back().endBytes;
+        t.endBytes.push_back(left);
+        t.peakBytes.push_back(optimizerStepBytes(profile, *optimizer));
+        t.backward.push_back(false);
+        t.liveAtPeak.push_back({QObject::tr("what the step left (%1)").arg(QString::fromStdString(formatBytes(left))),
+                                QObject::tr("optimizer.step() scratch (%1)")
+                                    .arg(QString::fromStdString(formatBytes(optimizer->stepWorkspaceBytes)))});
+        t.endsWithOptimizerStep = true;
     }
     return t;
 }

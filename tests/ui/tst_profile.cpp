@@ -155,6 +155,29 @@ private Q_SLOTS:
                      .label.contains(QStringLiteral("accumulating")));
     }
 
+    // P35: a graph whose export measured the optimizer: the pytorch line ends with optimizer.step(),
+    // on what the step left plus its scratch, named so in the tooltip's pass and the CSV.
+    void linesEndWithTheOptimizerStepWhereMeasured()
+    {
+        const Graph plain = test::makeChain({10, 20, 30});
+        const Graph measured = withMetadata(plain, {{"optimizer", "\"AdamW\""},
+                                                    {"optimizer_state_bytes", "64"},
+                                                    {"optimizer_step_workspace_bytes", "500"}});
+        const MemoryTimeline before = makeMemoryTimeline(plain, test::planOf(plain, {}), MemoryModel::PyTorch);
+        const MemoryTimeline line = makeMemoryTimeline(measured, test::planOf(measured, {}), MemoryModel::PyTorch);
+        QVERIFY2(line.label.endsWith(QStringLiteral(" · with optimizer.step()")), qPrintable(line.label));
+        QVERIFY(line.counts.contains(QStringLiteral("AdamW's optimizer.step()")));
+        QCOMPARE(line.peakBytes.size(), before.peakBytes.size() + 1);
+        QCOMPARE(line.peakBytes.back(), before.endBytes.back() + 500);
+        QCOMPARE(line.endBytes.back(), before.endBytes.back());
+        QCOMPARE(line.passName(line.peakBytes.size() - 1), QStringLiteral("optimizer.step()"));
+        QCOMPARE(line.passName(line.peakBytes.size() - 2), before.passName(before.peakBytes.size() - 1));
+        MemoryChart chart;
+        chart.setTimelines({line});
+        QVERIFY(chart.toCsv().contains(",optimizer.step(),"));
+        QVERIFY(!makeMemoryTimeline(measured, test::planOf(measured, {}), MemoryModel::Chen).endsWithOptimizerStep);
+    }
+
     // File ▸ Open profile trace…: a trace profiled where the model trains (here a CUDA one) is drawn
     // over the prediction of the plan it lists; files that are not such a trace, or not of this graph,
     // are refused with a message naming the file, and the window keeps what it showed.
