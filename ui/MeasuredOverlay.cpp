@@ -39,6 +39,16 @@ MeasuredOverlay makeMeasuredOverlay(const Graph& graph, const Plan& plan, const 
             t.endBytes[i] = t.peakBytes[i] = t.endBytes[i - 1];
     for (std::size_t i = 0; i < phases; ++i)
         t.backward[i] = int(i) > n && int(i) <= 2 * n;
+    // P35: the optimizer's step the profile measured after the step, as the pytorch line has it.
+    for (const ModelError& e : overlay.errors)
+        if (e.comparison.measuredOptimizerStep && trace.checkpointed.optimizerStep) {
+            const std::int64_t offset = trace.baselineBytes - graph.inputBytes();
+            t.endBytes.push_back(trace.checkpointed.optimizerStep->endBytes - offset);
+            t.peakBytes.push_back(*e.comparison.measuredOptimizerStep);
+            t.backward.push_back(false);
+            t.liveAtPeak.emplace_back();
+            t.endsWithOptimizerStep = true;
+        }
     return overlay;
 }
 
@@ -46,10 +56,15 @@ QString describeErrors(const std::vector<ModelError>& errors)
 {
     QStringList parts;
     for (const ModelError& e : errors)
-        parts << QObject::tr("%1: mean |error| %2 %, peak %3 %")
-                     .arg(QString::fromStdString(memoryModelName(e.model)))
-                     .arg(e.comparison.meanAbsErrorPercent, 0, 'f', 1)
-                     .arg(e.comparison.peakErrorPercent, 0, 'f', 1);
+    {
+        QString part = QObject::tr("%1: mean |error| %2 %, peak %3 %")
+                           .arg(QString::fromStdString(memoryModelName(e.model)))
+                           .arg(e.comparison.meanAbsErrorPercent, 0, 'f', 1)
+                           .arg(e.comparison.peakErrorPercent, 0, 'f', 1);
+        if (e.comparison.measuredOptimizerStep)
+            part += QObject::tr(", optimizer.step() %1 %").arg(e.comparison.optimizerStepErrorPercent, 0, 'f', 1);
+        parts << part;
+    }
     return parts.join(QStringLiteral(" · "));
 }
 

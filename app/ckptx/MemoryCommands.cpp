@@ -156,11 +156,16 @@ nlohmann::json comparisonJson(const ckpt::TraceComparison& c)
                           {"predicted_bytes", p.predicted},
                           {"measured_bytes", p.measured},
                           {"error_percent", p.errorPercent}});
-    return {{"mean_abs_error_percent", c.meanAbsErrorPercent},
-            {"predicted_peak_bytes", c.predictedPeak},
-            {"measured_peak_bytes", c.measuredPeak},
-            {"peak_error_percent", c.peakErrorPercent},
-            {"phases", phases}};
+    nlohmann::json out = {{"mean_abs_error_percent", c.meanAbsErrorPercent},
+                          {"predicted_peak_bytes", c.predictedPeak},
+                          {"measured_peak_bytes", c.measuredPeak},
+                          {"peak_error_percent", c.peakErrorPercent},
+                          {"phases", phases}};
+    if (c.measuredOptimizerStep)
+        out["optimizer_step"] = {{"predicted_bytes", *c.predictedOptimizerStep},
+                                 {"measured_bytes", *c.measuredOptimizerStep},
+                                 {"error_percent", c.optimizerStepErrorPercent}};
+    return out;
 }
 
 int runSimulate(const std::vector<std::string>& argv)
@@ -244,6 +249,11 @@ int runSimulate(const std::vector<std::string>& argv)
         std::cout << "vs trace: mean |error| " << std::fixed << std::setprecision(2) << comparison->meanAbsErrorPercent
                   << " % over " << comparison->phases.size() << " phases, peak error " << comparison->peakErrorPercent
                   << " % (measured " << comparison->measuredPeak << " bytes above the weights)\n"
+                  << std::defaultfloat;
+    if (comparison && comparison->measuredOptimizerStep)
+        std::cout << "vs trace: optimizer.step() predicted " << *comparison->predictedOptimizerStep << " bytes, measured "
+                  << *comparison->measuredOptimizerStep << " (" << std::fixed << std::setprecision(2) << std::showpos
+                  << comparison->optimizerStepErrorPercent << std::noshowpos << " %)\n"
                   << std::defaultfloat;
     if (stepTime)
         std::cout << "step time: predicted " << std::fixed << std::setprecision(1) << stepTime->predictedMs()

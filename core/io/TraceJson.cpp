@@ -18,6 +18,8 @@ json stepJson(const StepMemory& step)
     json out = {{"peak_bytes", step.peakBytes}, {"step_ms", step.stepMs}, {"phases", phases}};
     if (step.forwardMs > 0)
         out["forward_ms"] = step.forwardMs;
+    if (step.optimizerStep)
+        out["optimizer_step"] = {{"end_bytes", step.optimizerStep->endBytes}, {"peak_bytes", step.optimizerStep->peakBytes}};
     return out;
 }
 
@@ -43,6 +45,17 @@ StepMemory stepFromJson(const json& root, const std::string& key)
         phase.endBytes = requireByteCount(item, "end_bytes", where);
         phase.peakBytes = requireByteCount(item, "peak_bytes", where);
         step.phases.push_back(phase);
+    }
+    if (const json* optimizer = optionalMember(object, "optimizer_step")) {
+        const std::string where = at + "/optimizer_step";
+        const json& item = requireObject(*optimizer, where);
+        MeasuredPhase phase;
+        phase.index = step.phases.empty() ? 0 : step.phases.back().index + 1;
+        phase.endBytes = requireByteCount(item, "end_bytes", where);
+        phase.peakBytes = requireByteCount(item, "peak_bytes", where);
+        if (phase.peakBytes < phase.endBytes)
+            throw GraphError("peak_bytes must be at least end_bytes", where);
+        step.optimizerStep = phase;
     }
     return step;
 }

@@ -5,6 +5,7 @@
 // A trace imported from a PyTorch memory snapshot (ckptx import-snapshot) carries the allocated
 // bytes over the whole run as a timeline, and phases only when the run marked them.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct StepMemory {
     double stepMs = 0;     // mean over the iterations after the first (all of them when just one)
     double forwardMs = 0;  // the forward pass's part of stepMs, timed alike; 0 where not measured
     std::vector<MeasuredPhase> phases;
+    // P35: optimizer.step() after the last phase, where the profile ran the user's optimizer (its
+    // index is the last phase's + 1); absent elsewhere.
+    std::optional<MeasuredPhase> optimizerStep;
 };
 
 struct TimelineSample {

@@ -1,5 +1,7 @@
 #include "memory/TraceComparison.h"
 
+#include "memory/OptimizerStep.h"
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -95,6 +97,12 @@ TraceComparison compareWithTrace(const Graph& graph, const MemoryProfile& predic
     result.predictedPeak = predicted.peakBytes;
     result.measuredPeak = measured.peakBytes - offset;
     result.peakErrorPercent = percentError(result.predictedPeak, result.measuredPeak);
+    if (const auto optimizer = measuredOptimizer(graph);
+        optimizer && measured.optimizerStep && predicted.model == MemoryModel::PyTorch) {
+        result.predictedOptimizerStep = optimizerStepBytes(predicted, *optimizer);
+        result.measuredOptimizerStep = measured.optimizerStep->peakBytes - offset;
+        result.optimizerStepErrorPercent = percentError(*result.predictedOptimizerStep, *result.measuredOptimizerStep);
+    }
     return result;
 }
 

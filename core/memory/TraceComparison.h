@@ -20,6 +20,7 @@
 #include "memory/MemoryProfile.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace ckpt {
@@ -38,6 +39,10 @@ struct TraceComparison {
     std::int64_t predictedPeak = 0;  // simulated peak_bytes
     std::int64_t measuredPeak = 0;   // trace peak_bytes − (baseline − input bytes)
     double peakErrorPercent = 0;     // 100 · (predictedPeak − measuredPeak) / measuredPeak
+    // P35: optimizer.step()'s peak, where the graph's export measured the optimizer, the prediction
+    // is the pytorch model's and the trace measured the step (offset as the phases are).
+    std::optional<std::int64_t> predictedOptimizerStep, measuredOptimizerStep;
+    double optimizerStepErrorPercent = 0;
 };
 
 // How the trace counts memory: a CUDA profile reads torch.cuda.memory_allocated(), the caching

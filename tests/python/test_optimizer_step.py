@@ -12,6 +12,7 @@ import support
 from checkpoint_explorer import ExportError, export_graph
 from checkpoint_explorer.cli import main
 from checkpoint_explorer.memory import TransientMeter
+from checkpoint_explorer.profiler import profile_to_file
 
 MODELS = os.path.join(support.HERE, "models.py")
 
@@ -95,6 +96,29 @@ class OptimizerStep(unittest.TestCase):
                 measured, _ = TransientMeter("cpu").peak_and_end(iteration)
                 self.assertLess(abs(predicted - measured), 0.005 * measured, (predicted, measured))
 
+    def test_profile_measures_the_step_it_predicts(self):
+        # profile follows each measured step with the optimizer's (a copy of the user's, over the profiled
+        # copies of the model), and `ckptx simulate --trace` sets it against the prediction.
+        with support.scratch() as folder:
+            model = wide_mlp()
+            optimizer = torch.optim.AdamW(model.parameters(), foreach=True)
+            graph, plan, trace = (os.path.join(folder, f) for f in ("g.json", "p.json", "t.json"))
+            x = torch.randn(4, 1024)
+            export_graph(model, (x,), graph, optimizer=optimizer)
+            support.solve(graph, "feng-acg", plan)
+            weights = [p.detach().clone() for p in model.parameters()]
+            written = profile_to_file(model, (x,), graph, plan, trace, iterations=1, optimizer=optimizer)
+            self.assertEqual(written["optimizer"], "AdamW")
+            self.assertTrue(all(torch.equal(p, w) for p, w in zip(model.parameters(), weights)))
+            self.assertEqual(len(optimizer.state), 0)
+            for step in ("regular", "checkpointed"):
+                run = subprocess.run([support.CKPTX, "simulate", graph, "--plan", plan, "--model", "pytorch",
+                                      "--trace", trace, "--step", step, "--json"], check=True, capture_output=True,
+                                     text=True)
+                measured = json.loads(run.stdout)["trace"]["optimizer_step"]
+                self.assertLess(abs(measured["error_percent"]), 0.5, (step, measured))
+                self.assertGreater(measured["measured_bytes"], 2 * weight_bytes(model))
+
     def test_max_batch_counts_the_step(self):
         # The scratch leaves no room for batch 1 in 150 MB beside two moments, though the step itself fits.
         with support.scratch() as folder:
@@ -115,11 +139,21 @@ class OptimizerStep(unittest.TestCase):
             out = os.path.join(folder, "g.json")
             self.assertEqual(main(["export", f"{MODELS}:gpt", "--input", "2x16:int64:100", "--optimizer", "adamw",
                                    "-o", out]), 0)
-            meta = json.load(open(out))["metadata"]
+            with open(out) as f:
+                meta = json.load(f)["metadata"]
             self.assertEqual(meta["optimizer"], "AdamW")
             self.assertGreater(meta["optimizer_state_bytes"], 2 * meta["parameter_bytes"] - 1)
             with self.assertRaises(SystemExit):
                 main(["export", f"{MODELS}:gpt", "--input", "2x16:int64:100", "--optimizer", "lion", "-o", out])
+            plan, trace = os.path.join(folder, "p.json"), os.path.join(folder, "t.json")
+            support.solve(out, "checkpoint-all", plan)
+            self.assertEqual(main(["profile", f"{MODELS}:gpt", "--graph", out, "--plan", plan, "--input",
+                                   "2x16:int64:100", "--optimizer", "adamw", "--iterations", "1", "-o", trace]), 0)
+            with open(trace) as f:
+                measured = json.load(f)
+            self.assertEqual(measured["optimizer"], "AdamW")
+            step = measured["checkpointed"]
+            self.assertGreaterEqual(step["optimizer_step"]["peak_bytes"], step["phases"][-1]["end_bytes"])
         model = wide_mlp()
         with self.assertRaisesRegex(ExportError, "torch.optim.Optimizer"):
             export_graph(model, (torch.randn(4, 1024),), optimizer=object())

@@ -88,7 +88,7 @@ def _profile(args):
     model.to(args.device)
     try:
         profile_to_file(model, inputs, args.graph, args.plan, args.output, args.device, args.iterations,
-                        model_name=args.model, snapshot=args.snapshot)
+                        model_name=args.model, snapshot=args.snapshot, optimizer=args.optimizer)
     except (ExportError, PlanError) as error:
         raise CliError(f"{args.model}: {error}") from None
 
@@ -127,6 +127,8 @@ def parser():
     f.add_argument("--iterations", type=int, default=3)
     f.add_argument("--snapshot", metavar="SNAPSHOT.pickle",
                    help="CUDA: also save the allocator's history of the measured steps (ckptx import-snapshot)")
+    f.add_argument("--optimizer", choices=OPTIMIZERS, default=None,
+                   help="follow each measured step with this optimizer's step and measure it too")
     f.add_argument("-o", "--output", required=True, metavar="TRACE.json")
     f.set_defaults(run=_profile)
     return p

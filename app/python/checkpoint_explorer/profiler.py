@@ -11,7 +11,8 @@ import time
 import torch
 
 from . import _compat, graph_file
-from .memory import PhaseMeter, synchronize
+from .memory import PhaseMeter, TransientMeter, synchronize
+from .optimizer_step import optimizer_for
 from .planned import PlanError, PlannedModule, apply_plan
 from .vertices import dtype_name
 
@@ -172,6 +173,29 @@ def _unreproducible(regular, model, inputs, state, device, autocast=None, accumu
     return _first_difference(first, _gradients(model), ("first", "second"))
 
 
+def _optimizer_like(optimizer, model, copied):
+    """`optimizer` (the user's, over `model`'s weights, or a name export --optimizer knows) over the weights
+    of `copied`, a deep copy of `model`: the same class and parameter groups, each weight mapped to the
+    copy's by its position in model.parameters()."""
+    if isinstance(optimizer, str):
+        return optimizer_for(optimizer, copied)
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise PlanError(f"optimizer must be a torch.optim.Optimizer or a name, got {type(optimizer).__name__}")
+    position = {id(p): i for i, p in enumerate(model.parameters())}
+    weights = list(copied.parameters())
+    groups = []
+    for group in optimizer.param_groups:
+        if any(id(p) not in position for p in group["params"]):
+            raise PlanError("the optimizer holds tensors that are not the model's weights")
+        groups.append({**{k: v for k, v in group.items() if k != "params"},
+                       "params": [weights[position[id(p)]] for p in group["params"]]})
+    try:
+        return type(optimizer)(groups)
+    except (TypeError, ValueError) as error:
+        raise PlanError(f"cannot make a {type(optimizer).__name__} for the profiled copies of the model from its "
+                        f"parameter groups ({error}); profile with an optimizer's name instead") from None
+
+
 HISTORY_ENTRIES = 1_000_000
 
 
@@ -197,9 +221,13 @@ def allocator_history(path):
         torch.cuda.memory._record_memory_history(enabled=None)
 
 
-def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, model_name=None, snapshot=None):
+def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, model_name=None, snapshot=None,
+            optimizer=None):
     """Runs and measures the steps; returns the trace (a dict). Raises PlanError when the graph or the
-    plan is not this model's, or when the planned step's gradients differ from the regular step's."""
+    plan is not this model's, or when the planned step's gradients differ from the regular step's.
+    `optimizer` (the one you train with, over `model`'s weights, or "sgd", "momentum", "adam", "adamw"):
+    each measured step is followed by its optimizer.step(), from the state a step before left, measured
+    on what the step leaves (P35); the model's weights and the optimizer are not touched."""
     with open(graph_path, encoding="utf-8") as f:
         graph = json.load(f)
     ids = [v["id"] for v in graph.get("vertices", [])]
@@ -225,10 +253,17 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
     n = len(ids)
     position = {vid: i for i, vid in enumerate(ids)}
     how = {"device": device, "autocast": autocast, "accumulate": accumulate}
+    optimizers = None
+    if optimizer is not None:
+        optimizers = {"regular": _optimizer_like(optimizer, model, reference_model),
+                      "checkpointed": _optimizer_like(optimizer, model, planned_model)}
     # Warm-up, then K timed steps of each, alternating; then one measured step of each.
     state = copy.deepcopy(planned_model.state_dict())
     _step(regular, reference_model, inputs, "regular", **how)
     _step(planned, planned_model, inputs, "checkpointed", **how)
+    if optimizers is not None:
+        for o in optimizers.values():
+            o.step()  # its state exists before the measured step, as in every step after the first
     times = {"regular": [], "checkpointed": []}
     for _ in range(max(1, iterations)):
         times["regular"].append(_step(regular, reference_model, inputs, "regular", **how)[0])
@@ -258,6 +293,13 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
             mismatch += (f"; but two regular steps from the same weights and seed differ too ({unreproducible}): "
                          f"torch {torch.__version__} does not compute this model's gradients reproducibly, so no plan "
                          "can be checked against them")
+    if optimizers is not None:
+        # After the gradients were compared: a step may change them in place (Adam's weight decay).
+        meter = TransientMeter(device)
+        for name, o in optimizers.items():
+            peak, end = meter.peak_and_end(o.step)
+            left = results[name]["phases"][-1]["end_bytes"]
+            results[name]["optimizer_step"] = {"end_bytes": left + end, "peak_bytes": left + peak}
     with open(plan_path, encoding="utf-8") as f:
         checkpoints = set(json.load(f)["checkpoints"])
     checkpoints.update(ids[i] for i in vertex_graph.sinks)
@@ -278,14 +320,16 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
         trace["autocast"] = autocast
     if accumulate:
         trace["accumulate_gradients"] = True
+    if optimizers is not None:
+        trace["optimizer"] = type(optimizers["regular"]).__name__
     if mismatch is not None:
         trace["mismatch"] = mismatch
     return trace
 
 
 def profile_to_file(model, inputs, graph_path, plan_path, output, device="cpu", iterations=3, model_name=None,
-                    snapshot=None):
-    trace = profile(model, inputs, graph_path, plan_path, device, iterations, model_name, snapshot)
+                    snapshot=None, optimizer=None):
+    trace = profile(model, inputs, graph_path, plan_path, device, iterations, model_name, snapshot, optimizer)
     if not trace["gradients_match"]:
         raise PlanError(f"the planned step's gradients differ from the regular step's: {trace['mismatch']}")
     graph_file.write_atomically(output, json.dumps(trace, indent=1) + "\n")

@@ -29,8 +29,8 @@ void TraceJsonTest::roundTrip()
     trace.rtol = 1e-4;
     trace.atol = 1e-5;
     trace.baselineBytes = 100;
-    trace.regular = {300, 1.5, 0.5, {{0, 100, 100}, {1, 150, 160}}};
-    trace.checkpointed = {250, 2.5, 0, {{0, 100, 100}, {1, 120, 250}}};
+    trace.regular = {300, 1.5, 0.5, {{0, 100, 100}, {1, 150, 160}}, std::nullopt};
+    trace.checkpointed = {250, 2.5, 0, {{0, 100, 100}, {1, 120, 250}}, MeasuredPhase{2, 120, 400}};
     const ProfileTrace back = parseTraceJson(toTraceJson(trace));
     QCOMPARE(back.vertices, trace.vertices);
     QCOMPARE(back.checkpoints, trace.checkpoints);
@@ -47,6 +47,12 @@ void TraceJsonTest::roundTrip()
     QCOMPARE(int(back.checkpointed.phases.size()), 2);
     QCOMPARE(back.checkpointed.phases[1].peakBytes, 250);
     QCOMPARE(back.rtol, 1e-4);
+    // P35: optimizer.step() after the last phase, where the profile ran the optimizer.
+    QVERIFY(!back.regular.optimizerStep);
+    QVERIFY(back.checkpointed.optimizerStep);
+    QCOMPARE(back.checkpointed.optimizerStep->index, 2);
+    QCOMPARE(back.checkpointed.optimizerStep->peakBytes, 400);
+    QCOMPARE(back.checkpointed.optimizerStep->endBytes, 120);
 }
 
 void TraceJsonTest::badInput_data()
@@ -65,6 +71,14 @@ void TraceJsonTest::badInput_data()
         << "{\"device\": \"cpu\", \"gradients_match\": true, \"baseline_bytes\": 0, \"regular\": {\"peak_bytes\": 1, "
            "\"step_ms\": 2, \"forward_ms\": 3, \"phases\": []}}"
         << "/regular";
+    QTest::newRow("optimizer step peak below its end")
+        << "{\"device\": \"cpu\", \"gradients_match\": true, \"baseline_bytes\": 0, \"regular\": {\"peak_bytes\": 1, "
+           "\"phases\": [], \"optimizer_step\": {\"end_bytes\": 9, \"peak_bytes\": 8}}}"
+        << "/regular/optimizer_step";
+    QTest::newRow("optimizer step without its peak")
+        << "{\"device\": \"cpu\", \"gradients_match\": true, \"baseline_bytes\": 0, \"regular\": {\"peak_bytes\": 1, "
+           "\"phases\": [], \"optimizer_step\": {\"end_bytes\": 9}}}"
+        << "/regular/optimizer_step/peak_bytes";
 }
 
 void TraceJsonTest::badInput()
