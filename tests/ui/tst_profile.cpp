@@ -108,6 +108,30 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeMeasuredOverlay(other, test::planOf(other, {}), traceMatching(g, plan, 0)));
     }
 
+    // P35: a trace that measured the optimizer's step, of a graph whose export measured the optimizer:
+    // the measured line ends with it, on the phases' offset, and its error is named.
+    void overlayEndsWithTheMeasuredOptimizerStep()
+    {
+        const Graph g = withMetadata(test::makeGraph({100, 400, 200, 300}, {{0, 1}, {1, 2}, {2, 3}, {0, 2}}),
+                                     {{"optimizer", "\"Adam\""},
+                                      {"optimizer_state_bytes", "0"},
+                                      {"optimizer_step_workspace_bytes", "900"}});
+        const Plan plan = test::planOf(g, {1});
+        ProfileTrace trace = traceMatching(g, plan, 5000);
+        QVERIFY(!makeMeasuredOverlay(g, plan, trace).measured.endsWithOptimizerStep);
+        const MeasuredPhase last = trace.checkpointed.phases.back();
+        trace.checkpointed.optimizerStep = MeasuredPhase{last.index + 1, last.endBytes, last.endBytes + 990};
+        const MeasuredOverlay overlay = makeMeasuredOverlay(g, plan, trace);
+        const MemoryTimeline predicted = makeMemoryTimeline(g, plan, MemoryModel::PyTorch);
+        QVERIFY(overlay.measured.endsWithOptimizerStep);
+        QCOMPARE(overlay.measured.peakBytes.size(), predicted.peakBytes.size());
+        const TraceComparison& pytorch = overlay.errors.back().comparison;
+        QCOMPARE(*pytorch.predictedOptimizerStep, predicted.peakBytes.back());
+        QCOMPARE(overlay.measured.peakBytes.back(), *pytorch.measuredOptimizerStep);
+        QCOMPARE(overlay.measured.endBytes.back(), overlay.measured.endBytes[overlay.measured.endBytes.size() - 2]);
+        QVERIFY(describeErrors(overlay.errors).contains(QStringLiteral(", optimizer.step() ")));
+    }
+
     // A CUDA profile measured torch.cuda.memory_allocated(): the overlay and the predicted lines
     // beside it count the caching allocator's blocks (rule A1), and the pytorch error says so.
     void overlayOfACudaProfileCountsBlocks()
