@@ -57,19 +57,17 @@ int runMaxBatch(const std::vector<std::string>& argv)
                                  "pass --batch-size N, the batch its sizes were recorded for");
     // P35: what the export measured of the user's optimizer, unless --optimizer names one (whose state
     // is known from its kind, its step's scratch memory is not).
-    std::optional<ckpt::OptimizerMemory> optimizer;
+    ckpt::OptimizerMemory optimizer = ckpt::measuredOptimizer(graph).value_or(ckpt::OptimizerMemory{});
     if (auto named = args.option("--optimizer")) {
         const std::optional<int> stateCopies = ckpt::optimizerStateCopies(*named);
         if (!stateCopies)
             throw UsageError("--optimizer needs sgd, momentum, adam or adamw, got \"" + *named + "\"");
         optimizer = ckpt::OptimizerMemory{*named, *stateCopies * ckpt::weightBytes(graph), 0, false};
-    } else {
-        optimizer = ckpt::measuredOptimizer(graph).value_or(ckpt::OptimizerMemory{});
     }
     const ckpt::MemoryCount count = allocatorOption(args, ckpt::exportDeviceMemoryCount(graph));
     const bool blocks = count == ckpt::MemoryCount::CudaBlocks;
     const auto start = std::chrono::steady_clock::now();
-    const ckpt::MaxBatchResult r = ckpt::largestBatch(graph, *batch, *memory, solver, options, count, *optimizer);
+    const ckpt::MaxBatchResult r = ckpt::largestBatch(graph, *batch, *memory, solver, options, count, optimizer);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (args.flag("--json")) {
         nlohmann::json out = {{"graph", graph.name()},
@@ -80,10 +78,10 @@ int runMaxBatch(const std::vector<std::string>& argv)
                               {"max_batch", r.batch},
                               {"peak_bytes", r.peakBytes},
                               {"weight_bytes", r.weightBytes},
-                              {"optimizer", optimizer->name},
-                              {"optimizer_measured", optimizer->measured},
+                              {"optimizer", optimizer.name},
+                              {"optimizer_measured", optimizer.measured},
                               {"optimizer_state_bytes", r.optimizerStateBytes},
-                              {"optimizer_step_workspace_bytes", optimizer->stepWorkspaceBytes},
+                              {"optimizer_step_workspace_bytes", optimizer.stepWorkspaceBytes},
                               {"optimizer_step_bytes", r.optimizerStepBytes},
                               {"accumulate_gradients", accumulates},
                               {"kept_gradient_bytes", r.keptGradientBytes},
@@ -101,12 +99,13 @@ int runMaxBatch(const std::vector<std::string>& argv)
     std::cout << "\nmemory:        " << ckpt::formatBytes(*memory)
               << " = weights + optimizer state" << (accumulates ? " + the weights' gradients" : "")
               << " + the plan's pytorch-model peak"
+              << (optimizer.stepWorkspaceBytes ? " (or optimizer.step()'s, if larger)" : "")
               << (blocks ? " in CUDA caching allocator blocks" : "") << "\n"
               << "weights:       " << ckpt::formatBytes(r.weightBytes) << "\n"
-              << "optimizer:     " << ckpt::formatBytes(r.optimizerStateBytes) << " (" << optimizer->name;
-    if (optimizer->measured)
+              << "optimizer:     " << ckpt::formatBytes(r.optimizerStateBytes) << " (" << optimizer.name;
+    if (optimizer.measured)
         std::cout << ", measured by the export; each step's scratch "
-                  << ckpt::formatBytes(optimizer->stepWorkspaceBytes) << ")\n";
+                  << ckpt::formatBytes(optimizer.stepWorkspaceBytes) << ")\n";
     else
         std::cout << (r.optimizerStateBytes ? ": its state; its step's scratch is counted when exported with --optimizer"
                                             : ": no state; --optimizer momentum|adam|adamw")
@@ -117,7 +116,7 @@ int runMaxBatch(const std::vector<std::string>& argv)
     if (r.plan)
         std::cout << "peak:          " << ckpt::formatBytes(r.peakBytes) << " (" << solver << ", "
                   << r.plan->checkpoints().size() << " checkpoints)\n";
-    if (r.plan && optimizer->stepWorkspaceBytes)
+    if (r.plan && optimizer.stepWorkspaceBytes)
         std::cout << "step:          " << ckpt::formatBytes(r.optimizerStepBytes)
                   << " (what the step leaves + optimizer.step()'s scratch)\n";
     if (r.firstTooLarge > 0)
