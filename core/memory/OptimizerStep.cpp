@@ -1,5 +1,6 @@
 #include "memory/OptimizerStep.h"
 
+#include "graph/GraphBuilder.h"
 #include "graph/GraphError.h"
 
 #include <nlohmann/json.hpp>
@@ -36,8 +37,14 @@ std::optional<OptimizerMemory> measuredOptimizer(const Graph& graph)
     };
     auto bytes = [&](const char* name) {
         const nlohmann::json value = field(name);
-        if (!value.is_number_integer() || value.get<std::int64_t>() < 0)
-            throw GraphError("must be a non-negative integer, got " + metadata.at(name), std::string("/metadata/") + name);
+        // At most a graph's byte count, so that the sums beside the weights cannot overflow.
+        const bool byteCount = value.is_number_unsigned()
+                                   ? value.get<std::uint64_t>() <= std::uint64_t(kMaxGraphBytes)
+                                   : value.is_number_integer() && value.get<std::int64_t>() >= 0 &&
+                                         value.get<std::int64_t>() <= kMaxGraphBytes;
+        if (!byteCount)
+            throw GraphError("must be a non-negative integer of at most 2^53, got " + metadata.at(name),
+                             std::string("/metadata/") + name);
         return value.get<std::int64_t>();
     };
     const nlohmann::json name = field("optimizer");

@@ -213,6 +213,8 @@ private Q_SLOTS:
         for (const auto& [field, value, says] : std::vector<std::tuple<std::string, std::string, std::string>>{
                  {"optimizer_state_bytes", "-1", "non-negative integer"},
                  {"optimizer_step_workspace_bytes", "\"1 MB\"", "non-negative integer"},
+                 {"optimizer_step_workspace_bytes", "18446744073709551615", "at most 2^53"},
+                 {"optimizer_state_bytes", "9007199254740993", "at most 2^53"},
                  {"optimizer", "7", "string"}}) {
             try {
                 measuredOptimizer(withMetadata(g, {{field, value}}));

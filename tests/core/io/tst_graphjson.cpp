@@ -251,7 +251,7 @@ private Q_SLOTS:
             << "test.json: /vertices/0/tied_parameter_bytes: tied_parameter_bytes (5) must be at most parameter_bytes (4)";
         QTest::newRow("negative optimizer state")
             << R"({"metadata": {"optimizer": "Adam", "optimizer_state_bytes": -8, "optimizer_step_workspace_bytes": 0}, "vertices": [{"id": "a", "bytes": 1}]})"
-            << "test.json: /metadata/optimizer_state_bytes: must be a non-negative integer, got -8";
+            << "test.json: /metadata/optimizer_state_bytes: must be a non-negative integer of at most 2^53, got -8";
         QTest::newRow("optimizer without its step's scratch")
             << R"({"metadata": {"optimizer": "Adam", "optimizer_state_bytes": 8}, "vertices": [{"id": "a", "bytes": 1}]})"
             << "test.json: /metadata/optimizer_step_workspace_bytes: missing (an export with --optimizer writes optimizer, optimizer_state_bytes and optimizer_step_workspace_bytes)";
