@@ -2,6 +2,8 @@
 
 #include "solvers/Comparison.h"
 
+#include <algorithm>
+
 namespace ckpt::ui {
 
 MeasuredOverlay makeMeasuredOverlay(const Graph& graph, const Plan& plan, const ProfileTrace& trace)
@@ -39,16 +41,18 @@ MeasuredOverlay makeMeasuredOverlay(const Graph& graph, const Plan& plan, const 
             t.endBytes[i] = t.peakBytes[i] = t.endBytes[i - 1];
     for (std::size_t i = 0; i < phases; ++i)
         t.backward[i] = int(i) > n && int(i) <= 2 * n;
-    // P35: the optimizer's step the profile measured after the step, as the pytorch line has it.
-    for (const ModelError& e : overlay.errors)
-        if (e.comparison.measuredOptimizerStep && trace.checkpointed.optimizerStep) {
-            const std::int64_t offset = trace.baselineBytes - graph.inputBytes();
-            t.endBytes.push_back(trace.checkpointed.optimizerStep->endBytes - offset);
-            t.peakBytes.push_back(*e.comparison.measuredOptimizerStep);
-            t.backward.push_back(false);
-            t.liveAtPeak.emplace_back();
-            t.endsWithOptimizerStep = true;
-        }
+    // P35: the optimizer's step the profile measured after the step, as the pytorch line has it (only
+    // the pytorch comparison has one).
+    const auto withStep = std::find_if(overlay.errors.begin(), overlay.errors.end(),
+                                       [](const ModelError& e) { return e.comparison.measuredOptimizerStep.has_value(); });
+    if (withStep != overlay.errors.end()) {
+        const std::int64_t offset = trace.baselineBytes - graph.inputBytes();  // as compareWithTrace's
+        t.endBytes.push_back(trace.checkpointed.optimizerStep->endBytes - offset);
+        t.peakBytes.push_back(*withStep->comparison.measuredOptimizerStep);
+        t.backward.push_back(false);
+        t.liveAtPeak.emplace_back();
+        t.endsWithOptimizerStep = true;
+    }
     return overlay;
 }
 
