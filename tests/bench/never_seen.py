@@ -2,7 +2,8 @@
 LM whose selective scan is a loop over time (docs/BENCHMARKS.md, "P31"); then a Llama-style LM, ShuffleNet-V2,
 ConvNeXt-T, a tagger on the built-in nn.LSTM and an MLP-Mixer (BENCHMARKS.md, "Never-seen models, second set");
 ResNeXt-50, EfficientNet-V2-S, a BERT-style encoder, a convolutional VAE and a wav2vec-style audio encoder (the
-third set). For bench_acceptance.py --module."""
+third set); Swin-T, RegNetY-400MF, a diffusion U-Net, a GPT-NeoX-style LM and a T5-style encoder-decoder (the fourth
+set, 2026-11-29, "Never-seen models, fourth set"). For bench_acceptance.py and bench_optimizer_step.py --module."""
 import math
 import os
 import sys
@@ -343,3 +344,206 @@ class Wav2Vec(nn.Module):
 
 
 wav2vec = seeded(Wav2Vec)
+
+
+# The fourth set (2026-11-29): Swin-T (shifted windows: torch.roll, a relative position bias gathered by an
+# index buffer, stochastic depth), RegNetY-400MF (grouped convolutions, squeeze-excitation), a diffusion
+# U-Net fed images and int64 timesteps (GroupNorm, SiLU, attention at 8x8, concatenated skips), a
+# GPT-NeoX-style LM (parallel residual, partial rotary, embedding tied to the head) and a T5-style
+# encoder-decoder fed two int64 sequences (relative position buckets computed in the forward, RMSNorm,
+# gated GELU, cross-attention).
+def swin():
+    return torchvision.models.swin_t(num_classes=100)
+
+
+def regnet():
+    return torchvision.models.regnet_y_400mf()
+
+
+def timestep_embedding(t, dim):
+    half = dim // 2
+    freqs = torch.exp(-math.log(10000.0) * torch.arange(half, device=t.device).float() / half)
+    angles = t.float()[:, None] * freqs[None]
+    return torch.cat((angles.sin(), angles.cos()), dim=1)
+
+
+class ResBlock(nn.Module):
+    def __init__(self, cin, cout, tdim):
+        super().__init__()
+        self.norm1, self.conv1 = nn.GroupNorm(8, cin), nn.Conv2d(cin, cout, 3, padding=1)
+        self.temb = nn.Linear(tdim, cout)
+        self.norm2, self.conv2 = nn.GroupNorm(8, cout), nn.Conv2d(cout, cout, 3, padding=1)
+        self.drop = nn.Dropout(0.1)
+        self.skip = nn.Conv2d(cin, cout, 1) if cin != cout else nn.Identity()
+
+    def forward(self, x, temb):
+        h = self.conv1(F.silu(self.norm1(x))) + self.temb(temb)[:, :, None, None]
+        h = self.conv2(self.drop(F.silu(self.norm2(h))))
+        return self.skip(x) + h
+
+
+class SpatialAttention(nn.Module):
+    def __init__(self, c, heads=4):
+        super().__init__()
+        self.norm = nn.GroupNorm(8, c)
+        self.attn = nn.MultiheadAttention(c, heads, batch_first=True)
+
+    def forward(self, x):
+        b, c, h, w = x.shape
+        y = self.norm(x).flatten(2).transpose(1, 2)
+        return x + self.attn(y, y, y, need_weights=False)[0].transpose(1, 2).reshape(b, c, h, w)
+
+
+class DiffusionUNet(nn.Module):
+    def __init__(self, ch=64, tdim=256):
+        super().__init__()
+        self.tdim = tdim
+        self.time = nn.Sequential(nn.Linear(ch, tdim), nn.SiLU(), nn.Linear(tdim, tdim))
+        self.stem = nn.Conv2d(3, ch, 3, padding=1)
+        self.down1, self.down2 = ResBlock(ch, ch, tdim), ResBlock(ch, 2 * ch, tdim)
+        self.pool1, self.pool2 = nn.Conv2d(ch, ch, 3, 2, 1), nn.Conv2d(2 * ch, 2 * ch, 3, 2, 1)
+        self.mid1, self.mid_attn, self.mid2 = ResBlock(2 * ch, 2 * ch, tdim), SpatialAttention(2 * ch), \
+            ResBlock(2 * ch, 2 * ch, tdim)
+        self.up2, self.up1 = ResBlock(4 * ch, ch, tdim), ResBlock(2 * ch, ch, tdim)
+        self.out = nn.Sequential(nn.GroupNorm(8, ch), nn.SiLU(), nn.Conv2d(ch, 3, 3, padding=1))
+
+    def forward(self, x, t):
+        temb = self.time(timestep_embedding(t, self.stem.out_channels))
+        h0 = self.down1(self.stem(x), temb)                     # 32x32
+        h1 = self.down2(self.pool1(h0), temb)                   # 16x16
+        h = self.mid2(self.mid_attn(self.mid1(self.pool2(h1), temb)), temb)  # 8x8
+        h = self.up2(torch.cat((F.interpolate(h, scale_factor=2.0), h1), 1), temb)
+        h = self.up1(torch.cat((F.interpolate(h, scale_factor=2.0), h0), 1), temb)
+        return self.out(h)
+
+
+diffusion_unet = seeded(DiffusionUNet)
+
+
+class NeoXBlock(nn.Module):
+    def __init__(self, d, heads, rotary):
+        super().__init__()
+        self.heads, self.rotary = heads, rotary
+        self.ln_attn, self.ln_mlp = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.dense = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.up, self.down = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x, cos, sin, mask):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln_attn(x)).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        r = self.rotary
+        q = torch.cat((rotate(q[..., :r], cos, sin), q[..., r:]), -1)
+        k = torch.cat((rotate(k[..., :r], cos, sin), k[..., r:]), -1)
+        att = ((q @ k.transpose(-2, -1)) / math.sqrt(d // self.heads)).masked_fill(mask, float("-inf"))
+        y = (att.softmax(-1) @ v).transpose(1, 2).reshape(b, t, d)
+        return x + self.dense(y) + self.down(F.gelu(self.up(self.ln_mlp(x))))  # the parallel residual
+
+
+class NeoXLM(nn.Module):
+    def __init__(self, vocab=2000, d=128, heads=4, layers=4, seq=128):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        rotary = d // heads // 4
+        self.blocks = nn.ModuleList(NeoXBlock(d, heads, rotary) for _ in range(layers))
+        self.norm = nn.LayerNorm(d)
+        freqs = 1.0 / (10000 ** (torch.arange(rotary // 2).float() / (rotary // 2)))
+        angles = torch.outer(torch.arange(seq).float(), freqs)
+        self.register_buffer("cos", angles.cos(), persistent=False)
+        self.register_buffer("sin", angles.sin(), persistent=False)
+        self.register_buffer("mask", torch.ones(seq, seq, dtype=torch.bool).triu(1), persistent=False)
+
+    def forward(self, idx):
+        t = idx.shape[1]
+        x = self.embed(idx)
+        for block in self.blocks:
+            x = block(x, self.cos[:t], self.sin[:t], self.mask[:t, :t])
+        return F.linear(self.norm(x), self.embed.weight)  # tied to the embedding
+
+
+neox_lm = seeded(NeoXLM)
+
+
+def relative_buckets(q_len, k_len, buckets=32, max_distance=128, bidirectional=True, device=None):
+    """T5's relative position buckets: exact for small distances, logarithmic beyond."""
+    rel = torch.arange(k_len, device=device)[None, :] - torch.arange(q_len, device=device)[:, None]
+    if bidirectional:
+        buckets //= 2
+        out = (rel > 0).long() * buckets
+        rel = rel.abs()
+    else:
+        out = torch.zeros_like(rel)
+        rel = -torch.clamp(rel, max=0)
+    exact = buckets // 2
+    large = exact + (torch.log(rel.float().clamp(min=1) / exact) / math.log(max_distance / exact)
+                     * (buckets - exact)).long()
+    large = torch.clamp(large, max=buckets - 1)
+    return out + torch.where(rel < exact, rel, large)
+
+
+class T5Attention(nn.Module):
+    def __init__(self, d, heads, bias=False, bidirectional=True):
+        super().__init__()
+        self.heads, self.bidirectional = heads, bidirectional
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=False) for _ in range(4))
+        self.bias = nn.Embedding(32, heads) if bias else None
+
+    def position_bias(self, q_len, k_len, device):
+        buckets = relative_buckets(q_len, k_len, bidirectional=self.bidirectional, device=device)
+        return self.bias(buckets).permute(2, 0, 1)[None]
+
+    def forward(self, x, kv, bias):
+        b, t, d = x.shape
+        split = lambda y: y.view(b, -1, self.heads, d // self.heads).transpose(1, 2)  # noqa: E731
+        q, k, v = split(self.q(x)), split(self.k(kv)), split(self.v(kv))
+        att = (q @ k.transpose(-2, -1) + bias).softmax(-1)  # T5 folds the scale into the weights
+        return self.o((att @ v).transpose(1, 2).reshape(b, t, d))
+
+
+class GatedFF(nn.Module):
+    def __init__(self, d, hidden):
+        super().__init__()
+        self.norm = RMSNorm(d)
+        self.wi0, self.wi1, self.wo = nn.Linear(d, hidden, bias=False), nn.Linear(d, hidden, bias=False), \
+            nn.Linear(hidden, d, bias=False)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x):
+        h = self.norm(x)
+        return x + self.drop(self.wo(F.gelu(self.wi0(h)) * self.wi1(h)))
+
+
+class T5(nn.Module):
+    def __init__(self, vocab=1000, d=128, heads=4, layers=2, hidden=256):
+        super().__init__()
+        self.shared = nn.Embedding(vocab, d)
+        self.enc_attn = nn.ModuleList(T5Attention(d, heads, bias=i == 0) for i in range(layers))
+        self.enc_norm = nn.ModuleList(RMSNorm(d) for _ in range(layers))
+        self.enc_ff = nn.ModuleList(GatedFF(d, hidden) for _ in range(layers))
+        self.dec_self = nn.ModuleList(T5Attention(d, heads, bias=i == 0, bidirectional=False) for i in range(layers))
+        self.dec_cross = nn.ModuleList(T5Attention(d, heads) for _ in range(layers))
+        self.dec_norm1 = nn.ModuleList(RMSNorm(d) for _ in range(layers))
+        self.dec_norm2 = nn.ModuleList(RMSNorm(d) for _ in range(layers))
+        self.dec_ff = nn.ModuleList(GatedFF(d, hidden) for _ in range(layers))
+        self.enc_final, self.dec_final = RMSNorm(d), RMSNorm(d)
+        self.d = d
+
+    def forward(self, src, tgt):
+        x = self.shared(src)
+        bias = self.enc_attn[0].position_bias(src.shape[1], src.shape[1], src.device)
+        for attn, norm, ff in zip(self.enc_attn, self.enc_norm, self.enc_ff):
+            h = norm(x)
+            x = ff(x + attn(h, h, bias))
+        memory = self.enc_final(x)
+        t = tgt.shape[1]
+        causal = torch.full((t, t), float("-inf"), device=tgt.device).triu(1)
+        self_bias = self.dec_self[0].position_bias(t, t, tgt.device) + causal
+        y = self.shared(tgt)
+        for attn, cross, n1, n2, ff in zip(self.dec_self, self.dec_cross, self.dec_norm1, self.dec_norm2,
+                                           self.dec_ff):
+            h = n1(y)
+            y = y + attn(h, h, self_bias)
+            y = ff(y + cross(n2(y), memory, 0.0))
+        return F.linear(self.dec_final(y) * self.d ** -0.5, self.shared.weight)
+
+
+t5 = seeded(T5)
