@@ -3,7 +3,8 @@ LM whose selective scan is a loop over time (docs/BENCHMARKS.md, "P31"); then a 
 ConvNeXt-T, a tagger on the built-in nn.LSTM and an MLP-Mixer (BENCHMARKS.md, "Never-seen models, second set");
 ResNeXt-50, EfficientNet-V2-S, a BERT-style encoder, a convolutional VAE and a wav2vec-style audio encoder (the
 third set); Swin-T, RegNetY-400MF, a diffusion U-Net, a GPT-NeoX-style LM and a T5-style encoder-decoder (the fourth
-set, 2026-11-29, "Never-seen models, fourth set"). For bench_acceptance.py and bench_optimizer_step.py --module."""
+set, 2026-11-29, "Never-seen models, fourth set"); MaxViT, torchvision's ViT and GoogLeNet with its aux heads (the
+fifth set, same section). For bench_acceptance.py and bench_optimizer_step.py --module."""
 import math
 import os
 import sys
@@ -547,3 +548,22 @@ class T5(nn.Module):
 
 
 t5 = seeded(T5)
+
+
+# The fifth set (2026-11-29): torchvision's MaxViT at a small size (MBConv, block and grid attention
+# through window partitions, stochastic depth), torchvision's VisionTransformer (the class token, the
+# position embedding as a parameter, nn.MultiheadAttention's fused path, dropout) and GoogLeNet with its
+# two auxiliary heads (three outputs, concatenated inception branches, max pooling).
+def maxvit():
+    return torchvision.models.MaxVit(input_size=(64, 64), stem_channels=32, partition_size=4,
+                                     block_channels=[32, 64], block_layers=[1, 1], head_dim=16,
+                                     stochastic_depth_prob=0.1, num_classes=100)
+
+
+def vit_tv():
+    return torchvision.models.VisionTransformer(image_size=64, patch_size=8, num_layers=4, num_heads=4,
+                                                hidden_dim=192, mlp_dim=768, num_classes=100, dropout=0.1)
+
+
+def googlenet():
+    return torchvision.models.googlenet(weights=None, aux_logits=True, init_weights=True)
