@@ -86,6 +86,7 @@ int runMaxBatch(const std::vector<std::string>& argv)
                               {"accumulate_gradients", accumulates},
                               {"kept_gradient_bytes", r.keptGradientBytes},
                               {"first_too_large", r.firstTooLarge},
+                              {"first_too_large_proven", r.firstTooLargeProven},
                               {"solves", r.solves},
                               {"seconds", seconds}};
         if (r.plan)
@@ -119,8 +120,12 @@ int runMaxBatch(const std::vector<std::string>& argv)
     if (r.plan && optimizer.stepWorkspaceBytes)
         std::cout << "step:          " << ckpt::formatBytes(r.optimizerStepBytes)
                   << " (what the step leaves + optimizer.step()'s scratch)\n";
-    if (r.firstTooLarge > 0)
+    if (r.firstTooLarge > 0 && r.firstTooLargeProven)
         std::cout << "batch " << r.firstTooLarge << " does not fit\n";
+    else if (r.firstTooLarge > 0)
+        std::cout << "batch " << r.firstTooLarge
+                  << ": no plan found that fits, not proven that none does (the search's time or size limit; "
+                     "a larger batch may fit)\n";
     std::cout << "searched:      " << r.solves << " solves in " << seconds << " s (graph recorded at batch " << *batch
               << ")\n";
     return Ok;

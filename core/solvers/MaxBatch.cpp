@@ -76,9 +76,11 @@ MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::in
     const std::int64_t forStep =
         memoryBytes - result.weightBytes - result.optimizerStateBytes - result.keptGradientBytes;
     // The question is whether any plan fits: the search may stop at the first that does.
-    if (solver == "optimal" && solveOptions.text("memory-model", "") == "pytorch" &&
-        !solveOptions.values.count("budget") && !solveOptions.values.count("enough"))
+    const bool leastPeakSearch = solver == "optimal" && solveOptions.text("memory-model", "") == "pytorch" &&
+                                 !solveOptions.values.count("budget");
+    if (leastPeakSearch && !solveOptions.values.count("enough"))
         solveOptions.values["enough"] = std::to_string(std::max<std::int64_t>(0, forStep));
+    bool lastMissProven = true;  // whether no plan fits the batch that last did not
     // The solver's plan at `batch`, kept in `result` when it fits.
     auto fits = [&](std::int64_t batch) {
         options.checkCancelled();
@@ -87,14 +89,19 @@ MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::in
         try {
             atBatch = graphAtBatch(graph, graphBatch, batch);
         } catch (const std::exception&) {
+            lastMissProven = true;
             return false;  // sizes beyond 64 bits: far too large
         }
         const Graph& scaled = *atBatch;
         Plan plan = runSolver(solver, scaled, solveOptions);
         const MemoryProfile memory = simulateMemory(scaled, plan, MemoryModel::PyTorch, false, count);
         const std::int64_t optimizerStep = optimizerStepBytes(memory, optimizer);
-        if (memory.peakBytes > forStep || optimizerStep > forStep)
+        if (memory.peakBytes > forStep || optimizerStep > forStep) {
+            // What the step leaves does not depend on the plan (P35: the weights' gradients).
+            lastMissProven = optimizerStep > forStep || !leastPeakSearch || plan.provenOptimal.value_or(false) ||
+                             (plan.lowerBound && *plan.lowerBound > static_cast<double>(forStep));
             return false;
+        }
         if (batch > result.batch) {
             result.batch = batch;
             result.plan = std::move(plan);
@@ -120,7 +127,8 @@ MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::in
         else
             high = mid;
     }
-    result.firstTooLarge = high;
+    result.firstTooLarge = high;  // the last batch tried that did not fit
+    result.firstTooLargeProven = lastMissProven;
     return result;
 }
 

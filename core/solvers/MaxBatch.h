@@ -38,6 +38,11 @@ struct MaxBatchResult {
     std::int64_t optimizerStepBytes = 0;  // what the step leaves plus optimizer.step()'s scratch (P35)
     std::int64_t keptGradientBytes = 0;  // the weights' gradients an accumulation step starts with (P33)
     std::int64_t firstTooLarge = 0;  // the smallest batch found not to fit
+    // Whether no plan at all fits at firstTooLarge. False where the least-peak search (optimal,
+    // memory-model=pytorch) found none but did not prove it (its time or size limit; a Python
+    // export's checkpoint functions leave it only plan-independent bounds): a larger batch may fit.
+    // Another solver's answer is about its own plan, so always true there.
+    bool firstTooLargeProven = true;
     int solves = 0;
 };
 

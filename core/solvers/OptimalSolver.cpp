@@ -595,11 +595,15 @@ Plan OptimalSolver::solvePyTorchPeak(const Graph& graph, const SolverOptions& op
                                                    formatBytes(*settings.enough)
                                              : "none found within " + formatBytes(*settings.enough) +
                                                    " (time or size limit)");
+    // A search that ran out of sets within `enough` has proven the least peak above it.
+    const std::int64_t lowerBound = settings.enough && found.exhausted && found.best.peak > *settings.enough
+                                        ? std::max(found.lowerBound, *settings.enough + 1)
+                                        : found.lowerBound;
     plan.provenOptimal = found.proven;
-    plan.lowerBound = static_cast<double>(found.lowerBound);
+    plan.lowerBound = static_cast<double>(lowerBound);
     plan.notes.push_back(found.proven ? "proven: no checkpoint set has a smaller pytorch-model peak"
-                                      : "not proven: lower bound " + formatBytes(found.lowerBound) + " on the peak, gap " +
-                                            std::to_string(100.0 * double(found.best.peak - found.lowerBound) /
+                                      : "not proven: lower bound " + formatBytes(lowerBound) + " on the peak, gap " +
+                                            std::to_string(100.0 * double(found.best.peak - lowerBound) /
                                                            double(std::max<std::int64_t>(1, found.best.peak))) +
                                             "%");
     if (found.proven && !found.settled)

@@ -95,7 +95,65 @@ private Q_SLOTS:
                                                              .arg(expected)));
                 QCOMPARE(r.firstTooLarge, expected + 1);
                 QCOMPARE(r.plan.has_value(), expected > 0);
+                QVERIFY(r.firstTooLargeProven);  // six vertices: the least-peak search visits every set
             }
+    }
+
+    // Beside torch.utils.checkpoint functions (a Python export) the least-peak search has only the
+    // plan-independent bounds past 20 free vertices: a batch it finds no plan for is not proven too
+    // large, and the answer says so; the solve at that batch has a lower bound within the memory.
+    // A small graph's miss is proven and said plainly.
+    void aMissTheSearchCannotProveIsSaid()
+    {
+        auto chainOfFunctions = [](int length) {
+            GraphBuilder b;
+            b.setMetadata("batch_size", "2");
+            b.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+            for (int i = 0; i < length; ++i) {
+                Vertex v;
+                v.id = "v" + std::to_string(i);
+                v.bytes = 1000 + 300 * (i % 4);
+                b.addVertex(v);
+                if (i)
+                    b.addEdge("v" + std::to_string(i - 1), v.id);
+            }
+            return b.build();
+        };
+        const Graph functions = chainOfFunctions(26);
+        const std::int64_t memory = 100000;
+        // Fourteen vertices: every set is visited, and a search that ends without a plan within the
+        // memory proves that none exists, though its plan-independent bound stays below the memory.
+        QVERIFY(largestBatch(chainOfFunctions(14), 2, memory, "optimal", {}).firstTooLargeProven);
+        const MaxBatchResult r = largestBatch(functions, 2, memory, "optimal", {});
+        QVERIFY(r.batch > 0);
+        QVERIFY(!r.firstTooLargeProven);
+        SolverOptions options;
+        options.values["memory-model"] = "pytorch";
+        options.values["enough"] = std::to_string(memory);
+        const Plan miss = runSolver("optimal", graphAtBatch(functions, 2, r.firstTooLarge), options);
+        QVERIFY(miss.lowerBound && *miss.lowerBound <= memory && !*miss.provenOptimal);
+        // feng-acg's answer is about its own plan.
+        QVERIFY(largestBatch(functions, 2, memory, "feng-acg", {}).firstTooLargeProven);
+
+        if (!QFileInfo::exists(test::binPath("ckptx")))
+            QSKIP("ckptx is not built");
+        const QString path = m_dir.filePath("functions.json");
+        writeGraphFile(path.toStdString(), functions);
+        test::ToolRun run = test::runCkptx({"max-batch", path, "--memory", QString::number(memory), "--json"});
+        QCOMPARE(run.exitCode, 0);
+        const auto j = nlohmann::json::parse(run.out.toStdString());
+        QCOMPARE(j["first_too_large"].get<std::int64_t>(), r.firstTooLarge);
+        QVERIFY(!j["first_too_large_proven"].get<bool>());
+        run = test::runCkptx({"max-batch", path, "--memory", QString::number(memory)});
+        QVERIFY2(run.out.contains(QStringLiteral("batch %1: no plan found that fits, not proven").arg(r.firstTooLarge).toUtf8()),
+                 qPrintable(run.out));
+        const QString recorded = m_dir.filePath("proven.json");
+        writeGraphFile(recorded.toStdString(), recordedNetwork(true));
+        run = test::runCkptx({"max-batch", recorded, "--memory", "20000"});
+        QVERIFY2(run.out.contains(" does not fit\n") && !run.out.contains("not proven"), qPrintable(run.out));
+        QVERIFY(nlohmann::json::parse(test::runCkptx({"max-batch", recorded, "--memory", "20000", "--json"}).out.toStdString())
+                    ["first_too_large_proven"]
+                        .get<bool>());
     }
 
     // A1 on a GPU: a graph exported on CUDA is judged in the caching allocator's blocks, which never
