@@ -590,15 +590,15 @@ Plan OptimalSolver::solvePyTorchPeak(const Graph& graph, const SolverOptions& op
                                           : "not proven to recompute the least within the budget (time or size limit)");
         return plan;
     }
-    if (settings.enough && found.best.peak > *settings.enough)
+    const bool noneWithinEnough = settings.enough && found.best.peak > *settings.enough;
+    if (noneWithinEnough)
         plan.notes.push_back(found.exhausted ? "proven: no checkpoint set has a pytorch-model peak within " +
                                                    formatBytes(*settings.enough)
                                              : "none found within " + formatBytes(*settings.enough) +
                                                    " (time or size limit)");
     // A search that ran out of sets within `enough` has proven the least peak above it.
-    const std::int64_t lowerBound = settings.enough && found.exhausted && found.best.peak > *settings.enough
-                                        ? std::max(found.lowerBound, *settings.enough + 1)
-                                        : found.lowerBound;
+    const std::int64_t lowerBound =
+        noneWithinEnough && found.exhausted ? std::max(found.lowerBound, *settings.enough + 1) : found.lowerBound;
     plan.provenOptimal = found.proven;
     plan.lowerBound = static_cast<double>(lowerBound);
     plan.notes.push_back(found.proven ? "proven: no checkpoint set has a smaller pytorch-model peak"
