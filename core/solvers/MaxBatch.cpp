@@ -97,8 +97,15 @@ MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::in
         const MemoryProfile memory = simulateMemory(scaled, plan, MemoryModel::PyTorch, false, count);
         const std::int64_t optimizerStep = optimizerStepBytes(memory, optimizer);
         if (memory.peakBytes > forStep || optimizerStep > forStep) {
+            // The search minimises requested bytes and blocks hold at least those (A1): in blocks a
+            // plan whose requested bytes fit may miss where another fits, so only a miss in requested
+            // bytes proves anything.
+            const std::int64_t requestedPeak =
+                count == MemoryCount::Requested ? memory.peakBytes
+                                                : simulateMemory(scaled, plan, MemoryModel::PyTorch, false).peakBytes;
             // What the step leaves does not depend on the plan (P35: the weights' gradients).
-            lastMissProven = optimizerStep > forStep || !leastPeakSearch || plan.provenOptimal.value_or(false) ||
+            lastMissProven = optimizerStep > forStep || !leastPeakSearch ||
+                             (requestedPeak > forStep && plan.provenOptimal.value_or(false)) ||
                              (plan.lowerBound && *plan.lowerBound > static_cast<double>(forStep));
             return false;
         }

@@ -40,8 +40,9 @@ struct MaxBatchResult {
     std::int64_t firstTooLarge = 0;  // the smallest batch found not to fit
     // Whether no plan at all fits at firstTooLarge. False where the least-peak search (optimal,
     // memory-model=pytorch) found none but did not prove it (its time or size limit; a Python
-    // export's checkpoint functions leave it only plan-independent bounds): a larger batch may fit.
-    // Another solver's answer is about its own plan, so always true there.
+    // export's checkpoint functions leave it only plan-independent bounds; counted in CUDA blocks,
+    // where it proves only what misses in requested bytes): a larger batch may fit. Another
+    // solver's answer is about its own plan, so always true there.
     bool firstTooLargeProven = true;
     int solves = 0;
 };

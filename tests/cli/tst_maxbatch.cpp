@@ -195,6 +195,40 @@ private Q_SLOTS:
         }
     }
 
+    // In blocks the least-peak search, which minimises requested bytes, proves a miss only when the
+    // requested bytes miss too: a plan with more requested bytes may hold fewer blocks.
+    void aMissInBlocksIsProvenOnlyByRequestedBytes()
+    {
+        GraphBuilder b;
+        b.setMetadata("batch_size", "1");
+        b.setMetadata("device", "\"cuda:0\"");
+        for (int i = 0; i < 3; ++i) {
+            Vertex v;
+            v.id = "v" + std::to_string(i);
+            v.bytes = 300;  // blocks round each up to 512 B
+            v.autograd.write().forwardWorkspaceBytes = i == 1 ? 5000 : 0;
+            b.addVertex(v);
+            if (i)
+                b.addEdge("v" + std::to_string(i - 1), v.id);
+        }
+        const Graph g = b.build();
+        // The forward workspace is every plan's floor, so the search proves its requested peak least
+        // even when it stops at the first plan within the memory.
+        SolverOptions leastPeak;
+        leastPeak.values["memory-model"] = "pytorch";
+        const Plan least = runSolver("optimal", g, leastPeak);
+        QVERIFY(*least.provenOptimal);
+        const std::int64_t requested = simulateMemory(g, least, MemoryModel::PyTorch, false).peakBytes;
+        const std::int64_t blocks =
+            simulateMemory(g, least, MemoryModel::PyTorch, false, MemoryCount::CudaBlocks).peakBytes;
+        QVERIFY(requested < blocks);
+        const MaxBatchResult between = largestBatch(g, 1, (requested + blocks) / 2, "optimal", {}, MemoryCount::CudaBlocks);
+        QCOMPARE(between.batch, std::int64_t{0});
+        QCOMPARE(between.firstTooLarge, std::int64_t{1});
+        QVERIFY(!between.firstTooLargeProven);
+        QVERIFY(largestBatch(g, 1, requested - 1, "optimal", {}, MemoryCount::CudaBlocks).firstTooLargeProven);
+    }
+
     void countsTheOptimizersState()
     {
         // Adam keeps two moments per weight through every step: the step has the memory less three
