@@ -79,7 +79,7 @@ void ProfileDialog::sourceChanged()
     const bool python = m_source->currentIndex() == 1;
     m_python->setEnabled(python);
     m_model->setPlaceholderText(python ? QStringLiteral("model.py:make_model") : QStringLiteral("model.pt"));
-    m_input->setPlaceholderText(python ? QStringLiteral("8x128:int64:50257  (one per forward argument)")
+    m_input->setPlaceholderText(python ? QStringLiteral("8x128:int64:50257 or input_ids=8x128:int64:50257 (one per argument)")
                                        : QStringLiteral("1x3x224x224"));
 }
 

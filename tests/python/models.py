@@ -129,6 +129,28 @@ def gpt():
     return GPT()
 
 
+class KeywordLM(nn.Module):
+    """Called as Hugging Face causal LMs are, `model(input_ids=..., attention_mask=..., labels=...)` or
+    `model(**batch)`, returning a mapping with the loss where labels are given (a tuple for
+    `return_dict=False`); padded positions (mask 0) predict nothing."""
+
+    def __init__(self):
+        super().__init__()
+        self.gpt = GPT(vocab=1000, block=64, layers=2, heads=4, dim=64)
+
+    def forward(self, input_ids, attention_mask=None, labels=None, return_dict=True):
+        logits = self.gpt(input_ids)
+        if attention_mask is not None:
+            logits = logits * attention_mask[..., None]
+        out = {"logits": logits}
+        if labels is not None:
+            out = {"loss": F.cross_entropy(logits.flatten(0, 1), labels.flatten()), "logits": logits}
+        return out if return_dict else tuple(out.values())
+
+
+keyword_lm = seeded(KeywordLM)
+
+
 def gpt_bench():
     """Benchmark size (BENCHMARKS.md): 4 layers, d=128, 128 tokens, vocab 1000."""
     return GPT(vocab=1000, block=128, layers=4, heads=4, dim=128)

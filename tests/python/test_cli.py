@@ -16,7 +16,7 @@ import torchvision
 
 import support
 import models
-from checkpoint_explorer import PlanError, apply_plan, export_graph, profiler
+from checkpoint_explorer import ExportError, PlanError, apply_plan, export_graph, profiler
 from checkpoint_explorer.cli import make_inputs
 from checkpoint_explorer.memory import TransientMeter
 from checkpoint_explorer.program import record
@@ -413,6 +413,42 @@ class Cli(unittest.TestCase):
                 support.solve(graph, solver, plan)
                 planned = step_peak(apply_plan(model, plan, example_inputs=inputs), inputs)
                 self.assertLess(planned, ratio * plain, f"{solver}: {planned} bytes against the plain step's {plain}")
+
+    def test_keyword_inputs_as_hugging_face_models_take_them(self):
+        # `model(**batch)`: the graph's inputs are the positional tensors, then the keyword ones by name;
+        # the planned module takes the same call, plain keyword values included, and trains as the model.
+        model = models.keyword_lm().train()
+        ids = torch.randint(0, 1000, (4, 64))
+        batch = {"labels": ids.roll(-1, 1), "input_ids": ids, "attention_mask": torch.ones_like(ids)}
+        with support.scratch() as folder:
+            graph, plan = os.path.join(folder, "graph.json"), os.path.join(folder, "plan.json")
+            document = export_graph(model, batch, graph)
+            self.assertEqual([i.get("keyword") for i in document["metadata"]["inputs"]],
+                             ["attention_mask", "input_ids", "labels"])
+            support.solve(graph, "feng-acg", plan)
+            planned = apply_plan(copy.deepcopy(model), plan, example_inputs=batch)
+            for module in (model, planned):
+                module.zero_grad(set_to_none=True)
+                torch.manual_seed(1)
+                loss = module(**batch)["loss"]
+                loss.backward()
+            self.assertEqual(support.first_difference(model, planned.model), None)
+            # A plain value is passed as it is; a call with other tensors is another graph than the plan's.
+            loss, logits = planned(**batch, return_dict=False)
+            self.assertEqual(tuple(logits.shape), (4, 64, 1000))
+            with self.assertRaises(PlanError) as refused:
+                planned(input_ids=ids)
+            self.assertIn("this call makes a different graph", str(refused.exception))
+            with self.assertRaises(PlanError) as refused:
+                planned(input_ids=ids, labels=[ids])
+            self.assertIn("keyword input 'labels' is a list", str(refused.exception))
+            with self.assertRaises(ExportError) as refused:
+                export_graph(model, {"input_ids": ids, "labels": [ids]})
+            self.assertIn("keyword input 'labels' is a list", str(refused.exception))
+            run = export(f"{MODELS}:keyword_lm", "--input", "input_ids=4x64:int64:1000", "--input", "ids=4x64:int64",
+                         "--input", "input_ids=4x64:int64", output=os.path.join(folder, "twice.json"))
+            self.assertEqual(run.returncode, 1, run.stderr)
+            self.assertIn("keyword 'input_ids' given twice", run.stderr)
 
     def test_plan_for_another_model_is_refused(self):
         with support.scratch() as folder:

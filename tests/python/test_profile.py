@@ -151,6 +151,14 @@ class Profile(unittest.TestCase):
         # the step holds both inputs from its first phase to its last (P21).
         self.check_within("masked_encoder", ["8x128:int64:1000", "8x128:int64:2"], 2.0)
 
+    def test_keyword_inputs(self):
+        # Called as Hugging Face LMs are (input_ids=, attention_mask=, labels=), returning a mapping
+        # with the loss: export and profile pass the inputs by keyword, and the step back-propagates
+        # the returned loss.
+        document = self.check_within("keyword_lm", ["input_ids=8x64:int64:1000", "attention_mask=8x64:int64:2",
+                                                    "labels=8x64:int64:1000"], 2.0, steps=("regular", "checkpointed"))
+        self.assertEqual([i["keyword"] for i in document["trace"]["inputs"]], ["attention_mask", "input_ids", "labels"])
+
     def test_several_outputs(self):
         # Two heads: the graph joins the outputs with a virtual sink, which the trace does not list;
         # ckptx leaves its phases out and matches the others. (It was refused.)

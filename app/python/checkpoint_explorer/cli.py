@@ -56,6 +56,9 @@ def make_inputs(texts, device):
         specs = [parse_input(t) for t in texts]
     except ValueError as error:
         raise CliError(str(error)) from None
+    keywords = [s.keyword for s in specs if s.keyword is not None]
+    if len(set(keywords)) < len(keywords):
+        raise CliError(f"--input: keyword {next(k for k in keywords if keywords.count(k) > 1)!r} given twice")
     if device == "cuda" and not torch.cuda.is_available():
         raise CliError("--device cuda: this torch has no CUDA device")
     return make_all(specs, device)
@@ -100,8 +103,9 @@ def parser():
     commands = p.add_subparsers(dest="command", required=True)
     e = commands.add_parser("export", help="record a model and write its graph file")
     e.add_argument("model", metavar="FILE.py:FACTORY", help="a zero-argument function returning the nn.Module")
-    e.add_argument("--input", action="append", required=True, metavar="SHAPE[:DTYPE[:HIGH]]",
-                   help="one per forward argument, e.g. 8x3x224x224 or 4x64:int64 (ids in [0, HIGH), HIGH=2)")
+    e.add_argument("--input", action="append", required=True, metavar="[NAME=]SHAPE[:DTYPE[:HIGH]]",
+                   help="one per forward argument, e.g. 8x3x224x224 or 4x64:int64 (ids in [0, HIGH), HIGH=2); "
+                        "NAME= passes it by keyword, e.g. input_ids=8x128:int64:50257")
     e.add_argument("--granularity", choices=("module", "op"), default="module")
     e.add_argument("--depth", type=int, default=None, help="module granularity: cut at module paths of N parts")
     e.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
@@ -122,7 +126,7 @@ def parser():
     f.add_argument("model", metavar="FILE.py:FACTORY")
     f.add_argument("--graph", required=True, metavar="GRAPH.json")
     f.add_argument("--plan", required=True, metavar="PLAN.json")
-    f.add_argument("--input", action="append", required=True, metavar="SHAPE[:DTYPE[:HIGH]]")
+    f.add_argument("--input", action="append", required=True, metavar="[NAME=]SHAPE[:DTYPE[:HIGH]]")
     f.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     f.add_argument("--iterations", type=int, default=3)
     f.add_argument("--snapshot", metavar="SNAPSHOT.pickle",

@@ -9,6 +9,7 @@ import torch
 from . import _compat, graph_file
 from .executor import Executor
 from .memory import TransientMeter, synchronize
+from .model_inputs import InputError, ModelInputs
 from .optimizer_step import measure_optimizer_step, optimizer_for
 from .program import ExportError, InputRef, OutputRef, failure_line, record
 from .vertices import VertexGraph, dtype_name
@@ -20,16 +21,16 @@ def check_module(model):
 
 
 def check_inputs(inputs):
-    if isinstance(inputs, torch.Tensor):
-        inputs = (inputs,)
-    inputs = tuple(inputs)
-    if not inputs or not all(isinstance(t, torch.Tensor) for t in inputs):
-        raise ExportError("example inputs must be one tensor or a sequence of tensors")
-    return inputs
+    """The example inputs as a ModelInputs (one tensor, a sequence of them, or a mapping of keyword arguments)."""
+    try:
+        return ModelInputs.of_example(inputs)
+    except InputError as error:
+        raise ExportError(f"example inputs must be one tensor, a sequence of tensors or a mapping of keyword "
+                          f"arguments: {error}") from None
 
 
 def trace(model, inputs, granularity="module", depth=None):
-    """Records model(*inputs) in training mode and cuts it into vertices (a VertexGraph)."""
+    """Records the model called with `inputs` in training mode and cuts it into vertices (a VertexGraph)."""
     check_module(model)
     inputs = check_inputs(inputs)
     was_training = model.training
@@ -395,11 +396,20 @@ def _slices_a_copy(grad, own):
 COMPUTE_UNITS = {"flops": "flops", "time": "microseconds"}
 
 
+def input_entries(tensors, keywords):
+    """The graph's and the trace's `inputs`: shape and dtype per input, and the keyword a keyword input
+    was passed by (ModelInputs)."""
+    entries = [{"shape": list(t.shape), "dtype": dtype_name(t.dtype)} for t in tensors]
+    for entry, keyword in zip(entries[len(entries) - len(keywords):], keywords):
+        entry["keyword"] = keyword
+    return entries
+
+
 def metadata(vertex_graph, granularity, depth, device="cpu", cost="flops", autocast=None, accumulate=False):
     program = vertex_graph.program
     params = sum(b for _, b in program.parameters.values())
     buffers = sum(b for _, b in program.buffers.values())
-    inputs = [{"shape": list(t.shape), "dtype": dtype_name(t.dtype)} for t in program.inputs]
+    inputs = input_entries(program.inputs, program.keywords)
     meta = {"source_format": "pytorch", "granularity": granularity, "inputs": inputs,
             "input_shape": inputs[0]["shape"], "input_dtype": inputs[0]["dtype"],
             "batch_dim": 0, "batch_size": inputs[0]["shape"][0] if inputs[0]["shape"] else 1,
@@ -446,7 +456,9 @@ def _autocast_for(device, autocast):
 def export_graph(model, example_inputs, path=None, granularity="module", depth=None, name=None, cost="flops",
                  autocast=None, accumulate=False, optimizer=None):
     """Records `model(*example_inputs)` as it really runs (training mode, with autograd) and writes the
-    graph file `ckptx` reads to `path` (atomically). Returns the graph as a dict. Byte sizes hold for
+    graph file `ckptx` reads to `path` (atomically); `example_inputs` may also be a mapping, the keyword
+    arguments the model is called with (`model(**batch)`, Hugging Face's `input_ids=`, `attention_mask=`,
+    `labels=`). Returns the graph as a dict. Byte sizes hold for
     the example inputs' shapes: export at the batch you train with. `cost`: what each vertex's
     `compute` (the price of recomputing it) counts, "flops" or "time" (its forward measured here, on
     the inputs' device). `autocast` ("bfloat16", "float16"): the forward runs in that mixed precision,

@@ -15,6 +15,7 @@ import torch
 
 from . import _compat, graph_file
 from .executor import Executor
+from .model_inputs import InputError, ModelInputs
 from .program import ConstantRef, ExportError, InputRef, OutputRef, record
 from .vertices import VertexGraph
 
@@ -163,30 +164,29 @@ class PlannedModule(torch.nn.Module):
         return f"plan={self.plan['path']!r}, checkpoints={len(self.plan['checkpoints'])}"
 
     def vertex_graph(self, inputs):
-        """The recorded graph for these inputs (recorded now if this signature is new)."""
-        return self._prepared(inputs)["graph"]
+        """The recorded graph for these inputs (as export_graph takes them; recorded now if this
+        signature is new)."""
+        return self._prepared(planned_inputs(inputs))["graph"]
 
     def _prepared(self, inputs):
         # Autocast changes the recorded program (each weight cast to the lower precision first).
-        device = next((t.device.type for t in inputs if isinstance(t, torch.Tensor)), "cpu")
-        key = (self.model.training, _compat.ambient_autocast(device)) + tuple(
-            (tuple(t.shape), t.dtype, str(t.device)) if isinstance(t, torch.Tensor) else (type(t).__name__, t)
-            for t in inputs)
+        device = inputs[0].device.type
+        key = (self.model.training, _compat.ambient_autocast(device), inputs.signature()) + tuple(
+            (tuple(t.shape), t.dtype, str(t.device)) for t in inputs)
         prepared = self._signatures.get(key)
         if prepared is None:
             prepared = self._prepare(inputs)
             self._signatures[key] = prepared
         return prepared
 
-    def forward(self, *inputs):
+    def forward(self, *args, **kwargs):
         if not torch.is_grad_enabled() or not any(p.requires_grad for p in self.model.parameters()):
-            return self.model(*inputs)
+            return self.model(*args, **kwargs)
+        inputs = planned_inputs(args, kwargs)
         return self._run(self._prepared(inputs), inputs)
 
     # -- preparing a signature --------------------------------------------------------------------
     def _prepare(self, inputs):
-        if not all(isinstance(t, torch.Tensor) for t in inputs):
-            raise PlanError("the planned module takes tensors only")
         program = record(self.model, inputs, saved=False)
         graph = self._verified_graph(program)
         steps = plan_steps(graph, set(self.plan["checkpoints"]))
@@ -234,8 +234,8 @@ class PlannedModule(torch.nn.Module):
         structure = ([v.id for v in graph.vertices], [(d, v.index) for v in graph.vertices for d in v.deps])
         if self._structure is not None:
             if structure != self._structure:
-                raise PlanError(f"{self.plan['path']}: this input signature makes a different graph than the one the "
-                                "plan was checked against (control flow depends on the input shape)")
+                raise PlanError(f"{self.plan['path']}: this call makes a different graph than the one the plan was "
+                                "checked against (other inputs, or control flow that depends on their shapes)")
             return
         wanted = self.plan.get("fingerprint")
         have = graph_file.graph_fingerprint(graph)
@@ -346,6 +346,14 @@ def _place_statics(graph, steps):
                 steps[position].drop[max(order for _, order, _ in places)].extend(outputs)
 
 
+def planned_inputs(example, kwargs=None):
+    """A call's inputs: `example` as export_graph takes example inputs, or positional beside `kwargs`."""
+    try:
+        return ModelInputs.of_example(example) if kwargs is None else ModelInputs.of(example, kwargs)
+    except InputError as error:
+        raise PlanError(f"the planned module takes tensors: {error}") from None
+
+
 def apply_plan(model, plan_path, granularity=None, depth=None, example_inputs=None):
     """A module whose forward runs `model` with the plan's checkpoints (torch.utils.checkpoint,
     non-reentrant where the installed torch has it). The plan must come from the graph that
@@ -357,7 +365,7 @@ def apply_plan(model, plan_path, granularity=None, depth=None, example_inputs=No
     plan = read_plan(plan_path)
     planned = PlannedModule(model, plan, granularity, depth)
     if example_inputs is not None:
-        inputs = (example_inputs,) if isinstance(example_inputs, torch.Tensor) else tuple(example_inputs)
+        inputs = planned_inputs(example_inputs)
         try:
             planned._prepare(inputs)
         except ExportError as error:

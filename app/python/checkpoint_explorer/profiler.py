@@ -13,8 +13,9 @@ import torch
 from . import _compat, graph_file
 from .memory import PhaseMeter, TransientMeter, synchronize
 from .optimizer_step import optimizer_for
-from .planned import PlanError, PlannedModule, apply_plan
-from .vertices import dtype_name
+from .export import input_entries
+from .model_inputs import ModelInputs
+from .planned import PlanError, PlannedModule, apply_plan, planned_inputs
 
 RTOL, ATOL = 1e-4, 1e-5
 CUDA_RELATIVE = 1e-2
@@ -78,7 +79,7 @@ def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="
             p.grad = None
     # As in training, no gradient for the inputs: the first layer's backward forms none (an image's
     # would be the step's last allocation, and on a checkpointed ShuffleNet its peak).
-    inputs = tuple(t.detach() for t in inputs)
+    inputs = ModelInputs.of(inputs).replaced([t.detach() for t in inputs])
     if meter is not None:
         baseline = meter.allocated()
         if baseline is None:
@@ -92,7 +93,7 @@ def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="
     # A memory snapshot taken around the run tells the steps apart by this label (docs/FORMAT.md).
     with torch.autograd.profiler.record_function(f"ckptx:step:{label}"):
         with _compat.autocast(torch.device(device).type, autocast):
-            loss = _loss(module(*inputs))
+            loss = _loss(inputs.call(module))
         synchronize(device)
         forward_end = time.perf_counter()
         loss.backward()
@@ -223,11 +224,14 @@ def allocator_history(path):
 
 def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, model_name=None, snapshot=None,
             optimizer=None):
-    """Runs and measures the steps; returns the trace (a dict). Raises PlanError when the graph or the
-    plan is not this model's, or when the planned step's gradients differ from the regular step's.
+    """Runs and measures the steps, the model called with `inputs` (as export_graph takes them: a tensor,
+    a sequence of tensors or a mapping of keyword arguments); returns the trace (a dict). Raises
+    PlanError when the graph or the plan is not this model's, or when the planned step's gradients
+    differ from the regular step's.
     `optimizer` (the one you train with, over `model`'s weights, or "sgd", "momentum", "adam", "adamw"):
     each measured step is followed by its optimizer.step(), from the state a step before left, measured
     on what the step leaves (P35); the model's weights and the optimizer are not touched."""
+    inputs = planned_inputs(inputs)
     with open(graph_path, encoding="utf-8") as f:
         graph = json.load(f)
     ids = [v["id"] for v in graph.get("vertices", [])]
@@ -306,7 +310,7 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
     checkpoints.update(ids[i] for i in vertex_graph.input_vertex)
     trace = {"schema": "checkpoint-explorer/trace", "version": 1, "model": model_name or type(model).__name__,
              "device": str(device), "input_shape": list(inputs[0].shape),
-             "inputs": [{"shape": list(t.shape), "dtype": dtype_name(t.dtype)} for t in inputs],
+             "inputs": input_entries(inputs, inputs.keywords),
              "iterations": max(1, iterations), "source": "profile", "profiler": "python",
              "torch_version": torch.__version__,
              "memory_source": "cuda caching allocator" if str(device).startswith("cuda")

@@ -17,6 +17,7 @@ import weakref
 import torch
 
 from . import _compat
+from .model_inputs import ModelInputs
 
 
 class ExportError(Exception):
@@ -173,6 +174,7 @@ class Program:
         self.model = model
         self.ops = []
         self.inputs = []  # TensorInfo per model input
+        self.keywords = ()  # the names the last len(keywords) inputs were passed by (ModelInputs)
         self.output_refs = []  # refs of the model output's tensors
         self.output_spec = None
         self.parameters = {}  # storage key -> (name, bytes)
@@ -304,11 +306,12 @@ def module_paths(model):
 
 
 def record(model, inputs, saved=True):
-    """Runs model(*inputs) once and records it. With `saved`, it runs with autograd and finds what
+    """Runs the model called with `inputs` (a ModelInputs, or positional tensors) once and records it. With `saved`, it runs with autograd and finds what
     autograd saves for each op's backward (the export needs it; every recorded tensor is kept until
     then); without, it runs without autograd and holds no tensor longer than the forward does (the
     planned module records so). Buffers (BatchNorm running statistics) and the random-number state
     are restored afterwards: recording is not a step."""
+    inputs = ModelInputs.of(inputs)
     program = Program(model)
     paths = module_paths(model)
     program.module_paths = paths
@@ -339,6 +342,7 @@ def record(model, inputs, saved=True):
         handles.append(module.register_forward_pre_hook(pre_hook))
         handles.append(module.register_forward_hook(post_hook))
     recorder = _Recorder(program, stack, constants, keep=saved)
+    program.keywords = inputs.keywords
     for i, tensor in enumerate(inputs):
         recorder.refs[id(tensor)] = InputRef(i)
         program.inputs.append(_tensor_info(tensor, recorder.storage_id(tensor)[0]))
@@ -347,7 +351,7 @@ def record(model, inputs, saved=True):
     try:
         with recorder, torch.set_grad_enabled(saved):
             try:
-                output = model(*inputs)
+                output = inputs.call(model)
             except ExportError:
                 raise
             except Exception as error:  # the model's own failure, named by the module it ran in
