@@ -450,6 +450,41 @@ class Cli(unittest.TestCase):
             self.assertEqual(run.returncode, 1, run.stderr)
             self.assertIn("keyword 'input_ids' given twice", run.stderr)
 
+    def test_planned_module_saves_and_loads_the_models_state_dict(self):
+        # A checkpoint saved while training with the plan loads into the plain model and back, also
+        # with the planned module inside another (the keys are the model's, BatchNorm's included).
+        model = models.resnet18()
+        inputs = (torch.randn(2, 3, 64, 64),)
+        with support.scratch() as folder:
+            graph, plan = os.path.join(folder, "graph.json"), os.path.join(folder, "plan.json")
+            export_graph(model, inputs, graph)
+            support.solve(graph, "feng-acg", plan)
+            planned = apply_plan(model, plan)
+            self.assertEqual(list(planned.state_dict()), list(model.state_dict()))
+            fresh = models.resnet18()
+            fresh.load_state_dict(planned.state_dict())
+            for p in fresh.parameters():
+                p.data.add_(1.0)
+            planned.load_state_dict(fresh.state_dict())
+            self.assertTrue(torch.equal(model.conv1.weight, fresh.conv1.weight))
+            outer = torch.nn.Sequential(planned, torch.nn.Identity())
+            self.assertEqual(list(outer.state_dict()), ["0." + key for key in model.state_dict()])
+            other = torch.nn.Sequential(apply_plan(copy.deepcopy(model), plan), torch.nn.Identity())
+            for p in other.parameters():
+                p.data.zero_()
+            other.load_state_dict(outer.state_dict())
+            self.assertTrue(torch.equal(other[0].model.layer4[1].bn2.weight, model.layer4[1].bn2.weight))
+            with self.assertRaises(RuntimeError) as refused:
+                planned.load_state_dict({"model." + k: v for k, v in model.state_dict().items()})
+            self.assertIn("Missing key(s)", str(refused.exception))
+            # Each module's version goes with its keys: BatchNorm's says a checkpoint needs its count.
+            uncounted = fresh.state_dict()
+            del uncounted["bn1.num_batches_tracked"]
+            for module in (fresh, planned):
+                with self.assertRaises(RuntimeError) as refused:
+                    module.load_state_dict(uncounted)
+                self.assertIn("bn1.num_batches_tracked", str(refused.exception))
+
     def test_plan_for_another_model_is_refused(self):
         with support.scratch() as folder:
             graph, plan = os.path.join(folder, "gpt.json"), os.path.join(folder, "plan.json")

@@ -160,6 +160,21 @@ class PlannedModule(torch.nn.Module):
         self.checkpoint_inputs = {}
         self.observer = None  # the profiler's: told when each vertex runs in the forward
 
+    # The model's own state-dict keys, without this module's `model.`: a checkpoint saved while
+    # training with the plan loads into the plain model, and the plain model's into this module.
+    def state_dict(self, *args, **kwargs):
+        return self.model.state_dict(*args, **kwargs)
+
+    def _load_from_state_dict(self, state_dict, prefix, *args):
+        under_model = prefix + "model."
+        for key in [k for k in state_dict if k.startswith(prefix)]:
+            state_dict[under_model + key[len(prefix):]] = state_dict.pop(key)
+        metadata = getattr(state_dict, "_metadata", None)  # per module: versions its loading reads
+        if metadata is not None:
+            for key in [k for k in metadata if prefix == "" or k == prefix[:-1] or k.startswith(prefix)]:
+                metadata[(under_model + key[len(prefix):]).rstrip(".")] = metadata[key]
+        super()._load_from_state_dict(state_dict, prefix, *args)
+
     def extra_repr(self):
         return f"plan={self.plan['path']!r}, checkpoints={len(self.plan['checkpoints'])}"
 
