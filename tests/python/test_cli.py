@@ -450,9 +450,10 @@ class Cli(unittest.TestCase):
             self.assertEqual(run.returncode, 1, run.stderr)
             self.assertIn("keyword 'input_ids' given twice", run.stderr)
 
-    def test_planned_module_saves_and_loads_the_models_state_dict(self):
-        # A checkpoint saved while training with the plan loads into the plain model and back, also
-        # with the planned module inside another (the keys are the model's, BatchNorm's included).
+    def test_planned_module_stands_in_for_the_model(self):
+        # Its attributes are the model's; a checkpoint saved while training with the plan loads into
+        # the plain model and back, also with the planned module inside another (the keys are the
+        # model's, BatchNorm's included).
         model = models.resnet18()
         inputs = (torch.randn(2, 3, 64, 64),)
         with support.scratch() as folder:
@@ -460,6 +461,10 @@ class Cli(unittest.TestCase):
             export_graph(model, inputs, graph)
             support.solve(graph, "feng-acg", plan)
             planned = apply_plan(model, plan)
+            self.assertIs(planned.fc, model.fc)  # what the planned module lacks, the model answers
+            self.assertEqual(planned._forward_impl.__self__, model)
+            with self.assertRaises(AttributeError):
+                planned.no_such_attribute
             self.assertEqual(list(planned.state_dict()), list(model.state_dict()))
             fresh = models.resnet18()
             fresh.load_state_dict(planned.state_dict())

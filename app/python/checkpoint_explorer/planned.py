@@ -160,6 +160,16 @@ class PlannedModule(torch.nn.Module):
         self.checkpoint_inputs = {}
         self.observer = None  # the profiler's: told when each vertex runs in the forward
 
+    # What the module lacks, the model has (its layers, a Hugging Face model's `config` and
+    # `save_pretrained`), as torch.compile's module answers for the one it compiled.
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            if name == "model":
+                raise
+            return getattr(self.model, name)
+
     # The model's own state-dict keys, without this module's `model.`: a checkpoint saved while
     # training with the plan loads into the plain model, and the plain model's into this module.
     def state_dict(self, *args, **kwargs):
