@@ -1,7 +1,9 @@
 """`python3 -m checkpoint_explorer export`: a model with token inputs exports and `ckptx` reads it; bad
 input gives exit 1, one line naming the file and the problem, and no output file. apply_plan refuses a
 plan made for another model."""
+import collections
 import copy
+import dataclasses
 import json
 import os
 import pickle
@@ -489,6 +491,39 @@ class Cli(unittest.TestCase):
                 with self.assertRaises(RuntimeError) as refused:
                     module.load_state_dict(uncounted)
                 self.assertIn("bn1.num_batches_tracked", str(refused.exception))
+
+    def test_outputs_in_containers_models_define(self):
+        # An OrderedDict subclass of named outputs, a dataclass (Hugging Face's ModelOutput is both,
+        # registered with pytree by transformers; a user's own is not): exported, and returned by the
+        # planned module as the model returns them.
+        class Named(collections.OrderedDict):
+            pass
+
+        @dataclasses.dataclass
+        class Output:
+            loss: torch.Tensor
+            extras: Named
+
+        class Model(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = torch.nn.Sequential(*[torch.nn.Linear(16, 16) for _ in range(4)])
+
+            def forward(self, x):
+                y = self.layers(x)
+                return Output(loss=y.square().mean(), extras=Named(logits=y, first=x.sum()))
+
+        model, x = Model(), torch.randn(8, 16)
+        with support.scratch() as folder:
+            graph, plan = os.path.join(folder, "graph.json"), os.path.join(folder, "plan.json")
+            export_graph(model, x, graph)
+            support.solve(graph, "feng-acg", plan)
+            out = apply_plan(model, plan)(x)
+            self.assertIsInstance(out, Output)
+            self.assertIsInstance(out.extras, Named)
+            self.assertEqual(list(out.extras), ["logits", "first"])
+            self.assertTrue(torch.allclose(out.extras["logits"], model(x).extras["logits"]))
+            self.assertIs(profiler._loss(out), out.loss)
 
     def test_plan_for_another_model_is_refused(self):
         with support.scratch() as folder:

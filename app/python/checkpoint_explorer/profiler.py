@@ -56,7 +56,7 @@ def _loss(output):
     taken in its output's dtype: `.float()` first copied a bfloat16 output of an autocast forward, and
     gpt_bench's regular step (8x128 tokens) measured 7 % above the prediction (BENCHMARKS.md, "Mixed
     precision")."""
-    flat, _ = _compat.tree_flatten(output)
+    flat, _ = _compat.flatten_output(output)
     tensors = [t for t in flat if isinstance(t, torch.Tensor) and t.is_floating_point()]
     losses = [t for t in tensors if t.dim() == 0 and t.requires_grad]
     if losses:

@@ -362,7 +362,7 @@ def record(model, inputs, saved=True):
             handle.remove()
         stack.clear()
         _restore_state(model, saved_state)
-    flat, program.output_spec = _compat.tree_flatten(output)
+    flat, program.output_spec = _compat.flatten_output(output)
     for value in flat:
         if isinstance(value, torch.Tensor):
             ref = recorder.refs.get(id(value))
