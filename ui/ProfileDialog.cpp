@@ -57,7 +57,11 @@ ProfileDialog::ProfileDialog(QWidget* parent)
     form->addRow(tr("Source:"), m_source);
     form->addRow(tr("Python interpreter:"), m_python);
     form->addRow(tr("Model:"), modelRow);
-    form->addRow(tr("Input shape:"), m_input);
+    // Room for a language model's inputs by keyword (input_ids=8x512:int64:50257 attention_mask=…).
+    m_input->setMinimumWidth(fontMetrics().averageCharWidth() * 64);
+    m_input->setToolTip(tr("One shape per forward argument, separated by spaces: SHAPE[:DTYPE[:HIGH]], "
+                           "or NAME=SHAPE[:DTYPE[:HIGH]] for a Python model's keyword argument"));
+    form->addRow(tr("Inputs:"), m_input);
     form->addRow(tr("Device:"), m_device);
     form->addRow(tr("Iterations:"), m_iterations);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);

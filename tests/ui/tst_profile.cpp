@@ -320,9 +320,22 @@ private Q_SLOTS:
     }
 
     // Tools ▸ Profile… with a Python model (FILE.py:FACTORY): the graph the package exported, the
-    // plan shown, profiled by `python3 -m checkpoint_explorer profile` with the interpreter named.
+    // plan shown, profiled by `python3 -m checkpoint_explorer profile` with the interpreter named; the
+    // inputs as typed, one per argument, positional or by keyword (NAME=SHAPE, as Hugging Face models
+    // take input_ids=).
+    void overlayAfterAPythonProfileRun_data()
+    {
+        QTest::addColumn<QString>("factory");
+        QTest::addColumn<QString>("inputs");
+        QTest::newRow("positional") << QStringLiteral("vit") << QStringLiteral("2x3x32x32");
+        QTest::newRow("keywords") << QStringLiteral("keyword_lm")
+                                  << QStringLiteral("input_ids=2x64:int64:1000 attention_mask=2x64:int64:2");
+    }
+
     void overlayAfterAPythonProfileRun()
     {
+        QFETCH(QString, factory);
+        QFETCH(QString, inputs);
         const QString python = QStringLiteral("/usr/bin/python3");
         const QString models = QStringLiteral(CKPT_SOURCE_DIR "/tests/python/models.py");
         QProcess probe;
@@ -330,14 +343,16 @@ private Q_SLOTS:
         if (!probe.waitForFinished(60000) || probe.exitCode() != 0)
             QSKIP("no /usr/bin/python3 with torch and torchvision");
         QTemporaryDir dir;
-        const QString graphFile = dir.filePath(QStringLiteral("vit.json"));
+        const QString graphFile = dir.filePath(QStringLiteral("graph.json"));
         QProcess exporter;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("PYTHONPATH"), QStringLiteral(CKPT_SOURCE_DIR "/app/python"));
         exporter.setProcessEnvironment(env);
-        exporter.start(python, {QStringLiteral("-m"), QStringLiteral("checkpoint_explorer"), QStringLiteral("export"),
-                                models + QStringLiteral(":vit"), QStringLiteral("--input"), QStringLiteral("2x3x32x32"),
-                                QStringLiteral("-o"), graphFile});
+        QStringList exportArguments{QStringLiteral("-m"), QStringLiteral("checkpoint_explorer"), QStringLiteral("export"),
+                                    models + QLatin1Char(':') + factory};
+        for (const QString& input : inputs.split(QLatin1Char(' ')))
+            exportArguments << QStringLiteral("--input") << input;
+        exporter.start(python, exportArguments << QStringLiteral("-o") << graphFile);
         QVERIFY(exporter.waitForFinished(300000));
         QVERIFY2(exporter.exitCode() == 0, exporter.readAllStandardError().constData());
         Window w;
@@ -346,7 +361,7 @@ private Q_SLOTS:
         const Graph& g = *w.window.document()->graph();
         const Plan plan = test::planOf(g, {g.topologicalOrder()[std::size_t(g.vertexCount() / 2)]});
         w.window.setCurrentPlan(&plan);
-        ProfileRequest request{models + QStringLiteral(":vit"), QStringLiteral("2x3x32x32")};
+        ProfileRequest request{models + QLatin1Char(':') + factory, inputs};
         request.python = python;
         QVERIFY(request.isPythonModel());
         QVERIFY(w.window.startProfile(request));
