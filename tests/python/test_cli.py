@@ -534,6 +534,12 @@ class Cli(unittest.TestCase):
             with self.assertRaises(PlanError) as refused:
                 planned(torch.randn(2, 3, 64, 64))
             self.assertIn("the plan is for another graph", str(refused.exception))
+            self.assertNotIn("eval mode", str(refused.exception))
+            # Trained in eval mode, the model has no dropout: the message says why the graphs differ.
+            in_eval = apply_plan(models.gpt(), plan).eval()
+            with self.assertRaises(PlanError) as refused:
+                in_eval(torch.randint(0, 100, (2, 32)))
+            self.assertIn("the module is in eval mode; export_graph records training mode", str(refused.exception))
             with self.assertRaises(PlanError):
                 apply_plan(models.resnet18(), plan, example_inputs=torch.randn(2, 3, 64, 64))
             with self.assertRaises(PlanError) as not_a_plan:

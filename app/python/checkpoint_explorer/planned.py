@@ -274,8 +274,10 @@ class PlannedModule(torch.nn.Module):
             warnings.warn(f"{self.plan['path']}: fingerprint {wanted} differs from this model's {have}; the plan's "
                           "checkpoints are applied by vertex id (module path)", stacklevel=3)
         else:
+            # export_graph records training mode: in eval mode dropout is gone from the graph.
+            mode = "" if self.model.training else " (the module is in eval mode; export_graph records training mode)"
             raise PlanError(f"{self.plan['path']}: the plan is for another graph (fingerprint {wanted}, this model "
-                            f"exported at these inputs gives {have}); export this model at the shapes you train "
+                            f"at these inputs gives {have}{mode}); export this model at the shapes you train "
                             "with, in the autocast you train with, and solve that graph")
         self._structure = structure
 
