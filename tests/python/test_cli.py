@@ -421,7 +421,8 @@ class Cli(unittest.TestCase):
         # the planned module takes the same call, plain keyword values included, and trains as the model.
         model = models.keyword_lm().train()
         ids = torch.randint(0, 1000, (4, 64))
-        batch = {"labels": ids.roll(-1, 1), "input_ids": ids, "attention_mask": torch.ones_like(ids)}
+        # The labels are the ids, one tensor in two places, as causal LMs are often called.
+        batch = {"labels": ids, "input_ids": ids, "attention_mask": torch.ones_like(ids)}
         with support.scratch() as folder:
             graph, plan = os.path.join(folder, "graph.json"), os.path.join(folder, "plan.json")
             document = export_graph(model, batch, graph)
@@ -435,7 +436,9 @@ class Cli(unittest.TestCase):
                 loss = module(**batch)["loss"]
                 loss.backward()
             self.assertEqual(support.first_difference(model, planned.model), None)
-            # A plain value is passed as it is; a call with other tensors is another graph than the plan's.
+            # Labels a copy of the ids (as a data collator makes them) make the same graph; a plain value
+            # is passed as it is; a call with other tensors is another graph than the plan's.
+            planned(**dict(batch, labels=ids.clone()))["loss"].backward()
             loss, logits = planned(**batch, return_dict=False)
             self.assertEqual(tuple(logits.shape), (4, 64, 1000))
             with self.assertRaises(PlanError) as refused:

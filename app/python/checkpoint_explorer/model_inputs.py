@@ -72,6 +72,16 @@ class ModelInputs(tuple):
         """The same call with other tensors (detached copies, the same batch on another device)."""
         return ModelInputs(tensors, self.keywords, self.options)
 
+    def distinct(self):
+        """The call with a tensor passed in several places (`labels=input_ids`) copied for the later
+        ones: recorded so, each place is an input of its own, as when a data collator makes the labels a
+        copy of the ids, and a plan applies to both calls."""
+        seen, tensors = set(), []
+        for tensor in self:
+            tensors.append(tensor.clone() if id(tensor) in seen else tensor)
+            seen.add(id(tensor))
+        return self.replaced(tensors) if len(seen) < len(self) else self
+
     def signature(self):
         """What, beside the tensors' shapes, makes another recorded program: the names and the plain values."""
         return self.keywords, tuple(sorted((name, repr(value)) for name, value in self.options.items()))

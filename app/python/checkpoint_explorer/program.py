@@ -311,7 +311,7 @@ def record(model, inputs, saved=True):
     then); without, it runs without autograd and holds no tensor longer than the forward does (the
     planned module records so). Buffers (BatchNorm running statistics) and the random-number state
     are restored afterwards: recording is not a step."""
-    inputs = ModelInputs.of(inputs)
+    inputs = ModelInputs.of(inputs).distinct()
     program = Program(model)
     paths = module_paths(model)
     program.module_paths = paths
