@@ -62,7 +62,7 @@ int runMaxBatch(const std::vector<std::string>& argv)
         const std::optional<int> stateCopies = ckpt::optimizerStateCopies(*named);
         if (!stateCopies)
             throw UsageError("--optimizer needs sgd, momentum, adam or adamw, got \"" + *named + "\"");
-        optimizer = ckpt::OptimizerMemory{*named, *stateCopies * ckpt::weightBytes(graph), 0, false};
+        optimizer = ckpt::OptimizerMemory{*named, *stateCopies * ckpt::trainedWeightBytes(graph), 0, false};
     }
     const ckpt::MemoryCount count = allocatorOption(args, ckpt::exportDeviceMemoryCount(graph));
     const bool blocks = count == ckpt::MemoryCount::CudaBlocks;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -52,12 +53,23 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
     return out;
 }
 
-std::int64_t weightBytes(const Graph& graph)
+std::int64_t trainedWeightBytes(const Graph& graph)
 {
     std::int64_t sum = 0;
     for (const Vertex& v : graph.vertices())
         sum += v.autograd->parameterBytes;
     return sum;
+}
+
+std::int64_t weightBytes(const Graph& graph)
+{
+    std::int64_t all = 0;
+    if (const auto it = graph.metadata().find("parameter_bytes"); it != graph.metadata().end()) {
+        const auto value = nlohmann::json::parse(it->second, nullptr, false);
+        if (value.is_number_integer() && value.get<std::int64_t>() > 0)
+            all = value.get<std::int64_t>();
+    }
+    return std::max(all, trainedWeightBytes(graph));
 }
 
 MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::int64_t memoryBytes,
@@ -70,8 +82,8 @@ MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::in
     MaxBatchResult result;
     result.weightBytes = weightBytes(graph);
     result.optimizerStateBytes = optimizer.stateBytes;
-    // P33: an accumulation step starts with the weights' gradients, one copy of the weights.
-    result.keptGradientBytes = stepAccumulatesGradients(graph) ? result.weightBytes : 0;
+    // P33: an accumulation step starts with the weights' gradients, one copy of the weights trained.
+    result.keptGradientBytes = stepAccumulatesGradients(graph) ? trainedWeightBytes(graph) : 0;
     // What the step itself may take: the memory less what lives through every step.
     const std::int64_t forStep =
         memoryBytes - result.weightBytes - result.optimizerStateBytes - result.keptGradientBytes;

@@ -26,8 +26,13 @@ std::optional<std::int64_t> recordedBatchSize(const Graph& graph);
 // The graph at `toBatch`: batch-scaled sizes × toBatch / fromBatch (rounded), the rest as is.
 Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBatch);
 
-// Sum of the vertices' parameter bytes: the weights, live through the step.
+// The weights, live through the step: metadata `parameter_bytes` (every parameter, frozen ones
+// too) where recorded, else, and at least, the sum of the vertices' parameter bytes.
 std::int64_t weightBytes(const Graph& graph);
+
+// Sum of the vertices' parameter bytes: the weights trained (requires_grad), which get gradients
+// (and optimizer state); a Python export leaves frozen ones out.
+std::int64_t trainedWeightBytes(const Graph& graph);
 
 struct MaxBatchResult {
     std::int64_t batch = 0;          // 0: not even batch 1 fits

@@ -324,6 +324,26 @@ private Q_SLOTS:
         }
     }
 
+    // Frozen weights (fine-tuning a head, LoRA) are in the memory but get no gradient: the export
+    // leaves them out of the vertices' parameter bytes, metadata parameter_bytes counts every weight.
+    void frozenWeightsTakeMemoryButNoGradient()
+    {
+        const Graph trained = recordedNetwork(true);
+        QCOMPARE(weightBytes(trained), std::int64_t{800});
+        QCOMPARE(trainedWeightBytes(trained), std::int64_t{800});
+        const Graph frozen = withMetadata(trained, {{"parameter_bytes", "5800"}, {"accumulate_gradients", "true"}});
+        QCOMPARE(weightBytes(frozen), std::int64_t{5800});
+        QCOMPARE(trainedWeightBytes(frozen), std::int64_t{800});
+        for (std::int64_t memory : {20000, 90000}) {
+            const MaxBatchResult r = largestBatch(frozen, 2, memory, "feng-acg", {});
+            QCOMPARE(r.weightBytes, std::int64_t{5800});
+            QCOMPARE(r.keptGradientBytes, std::int64_t{800});
+            const Graph atBatch = graphAtBatch(frozen, 2, r.batch + 1);
+            QVERIFY(simulateMemory(atBatch, runSolver("feng-acg", atBatch), MemoryModel::PyTorch).peakBytes + 6600 > memory);
+            QVERIFY(r.peakBytes + 6600 <= memory);
+        }
+    }
+
     void countsTheGradientsAnAccumulationStepKeeps()
     {
         // P33: a gradient-accumulation micro-batch starts with the weights' gradients: the largest batch

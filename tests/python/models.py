@@ -151,6 +151,47 @@ class KeywordLM(nn.Module):
 keyword_lm = seeded(KeywordLM)
 
 
+class LoRA(nn.Module):
+    """A frozen linear layer with a trained low-rank update (Hu et al., 2021), as PEFT adds it."""
+
+    def __init__(self, base, rank=4):
+        super().__init__()
+        self.base = base.requires_grad_(False)
+        self.a = nn.Linear(base.in_features, rank, bias=False)
+        self.b = nn.Linear(rank, base.out_features, bias=False)
+        nn.init.zeros_(self.b.weight)
+
+    def forward(self, x):
+        return self.base(x) + self.b(self.a(x))
+
+
+def lora_gpt():
+    """gpt_bench fine-tuned with LoRA on its attention projections: every other weight frozen."""
+    torch.manual_seed(0)
+    model = gpt_bench().requires_grad_(False)
+    for block in model.transformer.h:
+        block.attn.c_attn, block.attn.c_proj = LoRA(block.attn.c_attn), LoRA(block.attn.c_proj)
+    return model
+
+
+class FrozenBackbone(nn.Module):
+    """Fine-tuning a head on a backbone run in torch.no_grad(): the backbone's weights get no gradient."""
+
+    def __init__(self):
+        super().__init__()
+        self.backbone = torchvision.models.resnet18(num_classes=10)
+        self.backbone.fc = nn.Identity()
+        self.head = nn.Sequential(nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, 10))
+
+    def forward(self, x):
+        with torch.no_grad():
+            features = self.backbone(x)
+        return self.head(features)
+
+
+frozen_backbone = seeded(FrozenBackbone)
+
+
 def gpt_bench():
     """Benchmark size (BENCHMARKS.md): 4 layers, d=128, 128 tokens, vocab 1000."""
     return GPT(vocab=1000, block=128, layers=4, heads=4, dim=128)

@@ -528,6 +528,21 @@ class Cli(unittest.TestCase):
             self.assertTrue(torch.allclose(out.extras["logits"], model(x).extras["logits"]))
             self.assertIs(profiler._loss(out), out.loss)
 
+    def test_what_the_model_runs_in_no_grad_stays_there(self):
+        # A backbone the model runs in torch.no_grad(): the planned module replays it so, and its weights
+        # get no gradient, as in the model's own step (they got one, and the step held its activations).
+        model = models.frozen_backbone()
+        x = torch.randn(4, 3, 32, 32)
+        with support.scratch() as folder:
+            graph, plan = os.path.join(folder, "graph.json"), os.path.join(folder, "plan.json")
+            export_graph(model, x, graph)
+            support.solve(graph, "checkpoint-all", plan)
+            planned = apply_plan(copy.deepcopy(model), plan)
+            for module in (model, planned):
+                module(x).sum().backward()
+            self.assertIsNone(planned.model.backbone.conv1.weight.grad)
+            self.assertEqual(support.first_difference(model, planned.model), None)
+
     def test_plan_for_another_model_is_refused(self):
         with support.scratch() as folder:
             graph, plan = os.path.join(folder, "gpt.json"), os.path.join(folder, "plan.json")

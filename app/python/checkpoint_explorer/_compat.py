@@ -62,6 +62,29 @@ def _dataclass_unflatten(kind, values, names):
     return rebuilt
 
 
+@contextlib.contextmanager
+def model_no_grad(counter):
+    """Counts, in `counter.model_no_grad`, the torch.no_grad() blocks a model being recorded is in: a
+    record made without autograd cannot tell them from its own grad mode. torch.no_grad enters and
+    exits through its class's methods, as a decorator too (1.13 and 2.x)."""
+    no_grad = torch.no_grad
+    enter, leave = no_grad.__enter__, no_grad.__exit__
+
+    def counted_enter(self):
+        counter.model_no_grad += 1
+        return enter(self)
+
+    def counted_leave(self, *args):
+        counter.model_no_grad -= 1
+        return leave(self, *args)
+
+    no_grad.__enter__, no_grad.__exit__ = counted_enter, counted_leave
+    try:
+        yield
+    finally:
+        no_grad.__enter__, no_grad.__exit__ = enter, leave
+
+
 def storage_key(tensor):
     """Identity of a tensor's storage (device, address), or None when it occupies no memory."""
     storage = tensor.untyped_storage() if hasattr(tensor, "untyped_storage") else tensor.storage()

@@ -8,6 +8,7 @@ upstream. The dispatcher sees every operation that allocates, in order, after co
 decomposed into the ones autograd differentiates, so replaying the record (`Program.run_op`) under
 autograd builds the same backward graph the model builds. The price: the record is specialised to the
 input shapes and to the control flow taken (the planned module re-records per input signature)."""
+import contextlib
 import dataclasses
 import functools
 import itertools
@@ -76,6 +77,7 @@ class RecordedOp:
     fresh: bool = False  # one of its outputs occupies storage no earlier live tensor had
     written: int = -1  # leaf index of the tensor an in-place op writes
     saved: list = dataclasses.field(default_factory=list)  # storage keys autograd saved for its backward
+    grad_enabled: bool = True  # the model ran it with autograd on (not in its own torch.no_grad())
 
     @property
     def name(self):
@@ -178,6 +180,7 @@ class Program:
         self.output_refs = []  # refs of the model output's tensors
         self.output_spec = None
         self.parameters = {}  # storage key -> (name, bytes)
+        self.trained = set()  # storage keys of the parameters that require grad (not frozen)
         self.buffers = {}
         self.module_paths = {}
 
@@ -191,7 +194,10 @@ class Program:
         args, kwargs = _compat.tree_unflatten(leaves, op.spec)
         args, kwargs = _as_grad_mode_asks(op.func, args, kwargs)
         args, kwargs = _with_seeded_dropout_state(op.func, args, kwargs)
-        out = (func or op.func)(*args, **kwargs)
+        # What the model computes in its own torch.no_grad() (a frozen backbone's features) stays there:
+        # no gradient for its weights, nothing saved for a backward.
+        with contextlib.nullcontext() if op.grad_enabled else torch.no_grad():
+            out = (func or op.func)(*args, **kwargs)
         flat, _ = _compat.tree_flatten(out)
         return flat
 
@@ -215,6 +221,7 @@ class _Recorder(_compat.TorchDispatchMode):
         self.serials = itertools.count()
         self.last_outputs = (-1, [])
         self.nodes = {}  # id(backward node) -> (node, op index)
+        self.model_no_grad = 0  # the torch.no_grad() blocks of the model's own the recording is in
 
     def storage_id(self, tensor):
         """A storage's identity for the whole recording: parameters and buffers by address, other
@@ -253,6 +260,9 @@ class _Recorder(_compat.TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         self.capture_backward_node()
+        # The model's grad mode: an export records with autograd, which its torch.no_grad() turns off
+        # (dispatch below autograd keeps the mode); apply_plan's record, made without, counts the blocks.
+        grad_enabled = self.model_no_grad == 0 and (self.keep is None or torch.is_grad_enabled())
         out = func(*args, **kwargs)
         leaves, spec = _compat.tree_flatten((args, kwargs))
         refs = [self.ref_of(leaf) if isinstance(leaf, torch.Tensor) else leaf for leaf in leaves]
@@ -277,6 +287,7 @@ class _Recorder(_compat.TorchDispatchMode):
                 self.keep.append(value)
         op = RecordedOp(index, func, refs, spec, infos, out_spec, tuple(self.stack), static)
         op.fresh = fresh
+        op.grad_enabled = grad_enabled
         self.program.ops.append(op)
         self.last_outputs = (index, [(position, value) for position, value in enumerate(flat)
                                      if isinstance(value, torch.Tensor)])
@@ -306,11 +317,14 @@ def module_paths(model):
 
 
 def record(model, inputs, saved=True):
-    """Runs the model called with `inputs` (a ModelInputs, or positional tensors) once and records it. With `saved`, it runs with autograd and finds what
-    autograd saves for each op's backward (the export needs it; every recorded tensor is kept until
-    then); without, it runs without autograd and holds no tensor longer than the forward does (the
-    planned module records so). Buffers (BatchNorm running statistics) and the random-number state
-    are restored afterwards: recording is not a step."""
+    """Runs the model called with `inputs` (a ModelInputs, or positional tensors) once and records it.
+    With `saved`, it runs with autograd and finds what autograd saves for each op's backward (the
+    export needs it; every recorded tensor is kept until then); without, it runs without autograd and
+    holds no tensor longer than the forward does (the planned module records so: with autograd some
+    ATen code takes other paths, a GRU cell clones its gates, and the planned step was measured and
+    modelled on these). Either way each op records whether the model ran it in a torch.no_grad() of
+    its own (`RecordedOp.grad_enabled`). Buffers (BatchNorm running statistics) and the random-number
+    state are restored afterwards: recording is not a step."""
     inputs = ModelInputs.of(inputs).distinct()
     program = Program(model)
     paths = module_paths(model)
@@ -321,6 +335,8 @@ def record(model, inputs, saved=True):
         key = _compat.storage_key(p)
         if key is not None and key not in program.parameters:
             program.parameters[key] = (name, _compat.storage_bytes(p))
+        if key is not None and p.requires_grad:
+            program.trained.add(key)
     for name, b in model.named_buffers():
         constants[id(b)] = ConstantRef(b)
         key = _compat.storage_key(b)
@@ -349,7 +365,7 @@ def record(model, inputs, saved=True):
 
     saved_state = _save_state(model)
     try:
-        with recorder, torch.set_grad_enabled(saved):
+        with recorder, torch.set_grad_enabled(saved), _compat.model_no_grad(recorder):
             try:
                 output = inputs.call(model)
             except ExportError:

@@ -389,7 +389,8 @@ class VertexGraph:
         # P5: a parameter's gradient exists from the first backward that reads it, that of its
         # topologically last reader (a tied embedding and output layer: the output layer). P30: one
         # that vertices read only through statics is formed where those statics' nodes run, at the
-        # backward of their first reader.
+        # backward of their first reader. A frozen one (requires_grad off: fine-tuning a head, LoRA's
+        # base weights) gets none and is no vertex's; metadata parameter_bytes still counts it.
         self._statics_of_vertex = {}
         self._place_statics()
         self.weight_owner = {}  # storage key -> the vertex that owns the weight (P5)
@@ -398,6 +399,8 @@ class VertexGraph:
             for v in vertices:
                 for index in v.ops:
                     for key in self._parameters_read(program.ops[index]):
+                        if key not in program.trained:
+                            continue
                         if key not in self.weight_owner and (key in self.read_through_statics) == through_statics:
                             self.weight_owner[key] = v
                             v.parameter_bytes += program.parameters[key][1]
