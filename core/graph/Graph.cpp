@@ -1,6 +1,7 @@
 #include "graph/Graph.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace ckpt {
 
@@ -81,6 +82,17 @@ std::int64_t Graph::inputBytes() const
     for (VertexIndex v : successors(m_source))
         total += bytes(v);
     return total;
+}
+
+std::int64_t Graph::metadataBytes(const std::string& key) const
+{
+    const auto it = m_metadata.find(key);
+    if (it == m_metadata.end())
+        return 0;
+    const std::string& text = it->second;
+    std::int64_t bytes = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), bytes);
+    return error == std::errc() && end == text.data() + text.size() && bytes > 0 ? bytes : 0;
 }
 
 bool Graph::hasVirtualVertices() const

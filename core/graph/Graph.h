@@ -106,6 +106,8 @@ public:
         const auto it = m_metadata.find(key);
         return it != m_metadata.end() && it->second == json;
     }
+    // Metadata `key` as a byte count: its non-negative integer, 0 where absent or anything else.
+    std::int64_t metadataBytes(const std::string& key) const;
 
 private:
     friend class GraphBuilder;

@@ -11,16 +11,6 @@ namespace ckpt {
 
 namespace {
 
-// P22: a non-negative integer, 0 where absent or anything else.
-std::int64_t metadataBytes(const Graph& graph, const std::string& key)
-{
-    auto it = graph.metadata().find(key);
-    if (it == graph.metadata().end() || it->second.empty() ||
-        it->second.find_first_not_of("0123456789") != std::string::npos || it->second.size() > 15)
-        return 0;
-    return std::stoll(it->second);
-}
-
 // Per vertex, the vertices in its `savedBy` (ids the graph does not have are left out): resolved once
 // per simulation for P7, P9 and P32, which each walk them.
 std::vector<std::vector<VertexIndex>> resolvedSavers(const Graph& graph)
@@ -51,7 +41,7 @@ public:
           m_saversOf(model == MemoryModel::PyTorch ? resolvedSavers(graph) : std::vector<std::vector<VertexIndex>>{}),
           m_earlyStop(m_checkpointFunctions && stopsReforwardsEarly(graph)),
           m_rootedExecutor(model == MemoryModel::PyTorch && runsRootedExecutor(graph)),
-          m_rngStateBytes(m_checkpointFunctions ? metadataBytes(graph, "checkpoint_rng_state_bytes") : 0),
+          m_rngStateBytes(m_checkpointFunctions ? graph.metadataBytes("checkpoint_rng_state_bytes") : 0),
           m_accumulates(model == MemoryModel::PyTorch && stepAccumulatesGradients(graph)),
           m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false),
           m_sharersOf(graph.vertexCount()), m_holderOf(graph.vertexCount(), -1), m_sliceOf(graph.vertexCount(), -1),

@@ -63,13 +63,7 @@ std::int64_t trainedWeightBytes(const Graph& graph)
 
 std::int64_t weightBytes(const Graph& graph)
 {
-    std::int64_t all = 0;
-    if (const auto it = graph.metadata().find("parameter_bytes"); it != graph.metadata().end()) {
-        const auto value = nlohmann::json::parse(it->second, nullptr, false);
-        if (value.is_number_integer() && value.get<std::int64_t>() > 0)
-            all = value.get<std::int64_t>();
-    }
-    return std::max(all, trainedWeightBytes(graph));
+    return std::max(graph.metadataBytes("parameter_bytes"), trainedWeightBytes(graph));
 }
 
 MaxBatchResult largestBatch(const Graph& graph, std::int64_t graphBatch, std::int64_t memoryBytes,

@@ -2,8 +2,6 @@
 
 #include "graph/GraphBuilder.h"
 
-#include <charconv>
-
 namespace ckpt {
 
 bool isTrainingGraph(const Graph& graph)
@@ -101,15 +99,7 @@ double computeCost(const Graph& graph, VertexIndex v)
 
 std::int64_t fixedOverheadBytes(const Graph& graph)
 {
-    auto it = graph.metadata().find("parameter_bytes");
-    if (it == graph.metadata().end())
-        return 0;
-    std::int64_t parameters = 0;
-    const std::string& s = it->second;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), parameters);
-    if (ec != std::errc() || ptr != s.data() + s.size() || parameters < 0)
-        return 0;
-    return 2 * parameters;
+    return 2 * graph.metadataBytes("parameter_bytes");
 }
 
 }  // namespace ckpt
