@@ -1,10 +1,7 @@
 """What differs between the torch versions the package runs on (Debian's 1.13, PyTorch 2.x), found by
 feature detection: never by comparing version strings."""
 import contextlib
-import dataclasses
-import functools
 import inspect
-from collections.abc import Mapping
 
 import torch
 import torch.utils._pytree as _pytree
@@ -15,74 +12,8 @@ from torch.utils._pytree import tree_flatten, tree_unflatten  # noqa: F401
 _CHECKPOINT_PARAMETERS = inspect.signature(torch.utils.checkpoint.checkpoint).parameters
 
 # torch 2.2+ names it without the underscore (and warns on the old name).
-_register_pytree_node = getattr(_pytree, "register_pytree_node", None) or _pytree._register_pytree_node
-
-
-def flatten_output(output):
-    """tree_flatten of what a model returns, looking also into the containers models return beside
-    tuples, lists and dicts: dict subclasses (an OrderedDict of named outputs) and dataclasses, which
-    are registered with torch's pytree (as Hugging Face registers its ModelOutput) on first sight."""
-    _register_containers(output)
-    return tree_flatten(output)
-
-
-def _register_containers(value):
-    if isinstance(value, (tuple, list)):
-        children, functions = value, None  # tuple and list subclasses (namedtuples) as pytree sees them
-    elif isinstance(value, Mapping):
-        children, functions = value.values(), (_mapping_flatten, _mapping_unflatten)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        children, functions = _dataclass_flatten(value)[0], (_dataclass_flatten, _dataclass_unflatten)
-    else:
-        return
-    kind = type(value)
-    if functions is not None and kind not in _pytree.SUPPORTED_NODES:
-        _register_pytree_node(kind, functions[0], functools.partial(functions[1], kind))
-    for child in children:
-        _register_containers(child)
-
-
-def _mapping_flatten(value):
-    return list(value.values()), list(value.keys())
-
-
-def _mapping_unflatten(kind, values, keys):
-    return kind(zip(keys, values))
-
-
-def _dataclass_flatten(value):
-    names = [f.name for f in dataclasses.fields(value)]
-    return [getattr(value, name) for name in names], names
-
-
-def _dataclass_unflatten(kind, values, names):
-    rebuilt = object.__new__(kind)  # the fields as they were, past __init__, __post_init__ and frozen
-    for name, value in zip(names, values):
-        object.__setattr__(rebuilt, name, value)
-    return rebuilt
-
-
-@contextlib.contextmanager
-def model_no_grad(counter):
-    """Counts, in `counter.model_no_grad`, the torch.no_grad() blocks a model being recorded is in: a
-    record made without autograd cannot tell them from its own grad mode. torch.no_grad enters and
-    exits through its class's methods, as a decorator too (1.13 and 2.x)."""
-    no_grad = torch.no_grad
-    enter, leave = no_grad.__enter__, no_grad.__exit__
-
-    def counted_enter(self):
-        counter.model_no_grad += 1
-        return enter(self)
-
-    def counted_leave(self, *args):
-        counter.model_no_grad -= 1
-        return leave(self, *args)
-
-    no_grad.__enter__, no_grad.__exit__ = counted_enter, counted_leave
-    try:
-        yield
-    finally:
-        no_grad.__enter__, no_grad.__exit__ = enter, leave
+register_pytree_node = getattr(_pytree, "register_pytree_node", None) or _pytree._register_pytree_node
+SUPPORTED_PYTREE_NODES = _pytree.SUPPORTED_NODES
 
 
 def storage_key(tensor):

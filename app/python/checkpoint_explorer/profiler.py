@@ -16,6 +16,7 @@ from .optimizer_step import optimizer_for
 from .export import input_entries
 from .model_inputs import ModelInputs
 from .planned import PlanError, PlannedModule, apply_plan, planned_inputs
+from .program import flatten_output
 
 RTOL, ATOL = 1e-4, 1e-5
 CUDA_RELATIVE = 1e-2
@@ -56,7 +57,7 @@ def _loss(output):
     taken in its output's dtype: `.float()` first copied a bfloat16 output of an autocast forward, and
     gpt_bench's regular step (8x128 tokens) measured 7 % above the prediction (BENCHMARKS.md, "Mixed
     precision")."""
-    flat, _ = _compat.flatten_output(output)
+    flat, _ = flatten_output(output)
     tensors = [t for t in flat if isinstance(t, torch.Tensor) and t.is_floating_point()]
     losses = [t for t in tensors if t.dim() == 0 and t.requires_grad]
     if losses:

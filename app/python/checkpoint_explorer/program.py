@@ -14,6 +14,7 @@ import functools
 import itertools
 import math
 import weakref
+from collections.abc import Mapping
 
 import torch
 
@@ -312,6 +313,73 @@ def _tensor_info(tensor, storage):
                       tensor.is_floating_point())
 
 
+def flatten_output(output):
+    """tree_flatten of what a model returns, looking also into the containers models return beside
+    tuples, lists and dicts: dict subclasses (an OrderedDict of named outputs) and dataclasses, which
+    are registered with torch's pytree (as Hugging Face registers its ModelOutput) on first sight."""
+    _register_containers(output)
+    return _compat.tree_flatten(output)
+
+
+def _register_containers(value):
+    if isinstance(value, (tuple, list)):
+        children, functions = value, None  # tuple and list subclasses (namedtuples) as pytree sees them
+    elif isinstance(value, Mapping):
+        children, functions = value.values(), (_mapping_flatten, _mapping_unflatten)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        children, functions = _dataclass_flatten(value)[0], (_dataclass_flatten, _dataclass_unflatten)
+    else:
+        return
+    kind = type(value)
+    if functions is not None and kind not in _compat.SUPPORTED_PYTREE_NODES:
+        _compat.register_pytree_node(kind, functions[0], functools.partial(functions[1], kind))
+    for child in children:
+        _register_containers(child)
+
+
+def _mapping_flatten(value):
+    return list(value.values()), list(value.keys())
+
+
+def _mapping_unflatten(kind, values, keys):
+    return kind(zip(keys, values))
+
+
+def _dataclass_flatten(value):
+    names = [f.name for f in dataclasses.fields(value)]
+    return [getattr(value, name) for name in names], names
+
+
+def _dataclass_unflatten(kind, values, names):
+    rebuilt = object.__new__(kind)  # the fields as they were, past __init__, __post_init__ and frozen
+    for name, value in zip(names, values):
+        object.__setattr__(rebuilt, name, value)
+    return rebuilt
+
+
+@contextlib.contextmanager
+def model_no_grad(counter):
+    """Counts, in `counter.model_no_grad`, the torch.no_grad() blocks a model being recorded is in: a
+    record made without autograd cannot tell them from its own grad mode. torch.no_grad enters and
+    exits through its class's methods, as a decorator too (1.13 and 2.x)."""
+    no_grad = torch.no_grad
+    enter, leave = no_grad.__enter__, no_grad.__exit__
+
+    def counted_enter(self):
+        counter.model_no_grad += 1
+        return enter(self)
+
+    def counted_leave(self, *args):
+        counter.model_no_grad -= 1
+        return leave(self, *args)
+
+    no_grad.__enter__, no_grad.__exit__ = counted_enter, counted_leave
+    try:
+        yield
+    finally:
+        no_grad.__enter__, no_grad.__exit__ = enter, leave
+
+
 def module_paths(model):
     return {id(module): name for name, module in model.named_modules()}
 
@@ -365,7 +433,7 @@ def record(model, inputs, saved=True):
 
     saved_state = _save_state(model)
     try:
-        with recorder, torch.set_grad_enabled(saved), _compat.model_no_grad(recorder):
+        with recorder, torch.set_grad_enabled(saved), model_no_grad(recorder):
             try:
                 output = inputs.call(model)
             except ExportError:
@@ -378,7 +446,7 @@ def record(model, inputs, saved=True):
             handle.remove()
         stack.clear()
         _restore_state(model, saved_state)
-    flat, program.output_spec = _compat.flatten_output(output)
+    flat, program.output_spec = flatten_output(output)
     for value in flat:
         if isinstance(value, torch.Tensor):
             ref = recorder.refs.get(id(value))
