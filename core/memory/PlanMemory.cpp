@@ -46,7 +46,7 @@ public:
           m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false),
           m_sharersOf(graph.vertexCount()), m_holderOf(graph.vertexCount(), -1), m_sliceOf(graph.vertexCount(), -1),
           m_slicesLeft(graph.vertexCount(), 0), m_sliceTarget(graph.vertexCount(), -1),
-          m_order(m_functions ? applyPlanOrder(graph, *m_functions) : graph.topologicalOrder()),
+          m_order(m_functions ? applyPlanOrder(graph, plan) : graph.topologicalOrder()),
           m_runAt(graph.vertexCount()), m_staticGradientsUntil(graph.vertexCount()),
           m_backwardDone(graph.vertexCount(), false)
     {

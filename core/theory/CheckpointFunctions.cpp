@@ -74,28 +74,24 @@ std::vector<int> stronglyConnected(const std::vector<std::vector<int>>& edges)
     return component;
 }
 
-}  // namespace
+// apply_plan's steps (plan_steps in app/python/checkpoint_explorer/planned.py), numbered by their
+// first vertex in topological order: every non-checkpoint joins the vertices it feeds, groups that
+// read each other merge, and what the plan keeps (checkpoints, inputs, outputs) runs as a step of its
+// own unless a group took it in. A group with a member outside those runs as a checkpointed function
+// unless autograd tracks none of its members (P36): then it runs plainly, one step, its members kept.
+struct AppliedSteps {
+    std::vector<int> step;                          // per vertex
+    std::vector<std::vector<VertexIndex>> members;  // per step, topological order
+    std::vector<char> function;                     // per step: runs in torch.utils.checkpoint
+    std::vector<char> kept;                         // per vertex: outside every function's interior
+};
 
-bool runsCheckpointFunctions(const Graph& graph)
-{
-    return graph.metadataIs("plan_executor", "\"torch.utils.checkpoint\"");
-}
-
-bool runsRootedExecutor(const Graph& graph)
-{
-    return graph.metadataIs("plan_executor", "\"ckptx-torch\"");
-}
-
-bool stopsReforwardsEarly(const Graph& graph)
-{
-    return graph.metadataIs("checkpoint_early_stop", "true");
-}
-
-PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& plan)
+AppliedSteps appliedSteps(const Graph& graph, const PlanEvaluation& plan)
 {
     const int n = graph.vertexCount();
-    // What plan_steps keeps out of the functions' interiors: the checkpoints, the inputs and the outputs.
-    std::vector<char> kept(n, 0);
+    AppliedSteps steps;
+    steps.kept.assign(n, 0);
+    auto& kept = steps.kept;
     for (VertexIndex c : plan.checkpoints)
         kept[c] = 1;
     for (VertexIndex v = 0; v < n; ++v)
@@ -128,39 +124,70 @@ PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& pla
                 reads[group[d]].push_back(group[v]);
     const std::vector<int> merged = stronglyConnected(reads);
 
-    std::vector<int> function(n, -1);
-    std::vector<int> functionOfComponent(groups, -1);
+    steps.step.assign(n, -1);
+    std::vector<int> stepOfComponent(groups, -1);
+    for (VertexIndex v : graph.topologicalOrder()) {
+        int& s = stepOfComponent[merged[group[v]]];
+        if (s < 0) {
+            s = static_cast<int>(steps.members.size());
+            steps.members.emplace_back();
+        }
+        steps.step[v] = s;
+        steps.members[s].push_back(v);
+    }
+    steps.function.assign(steps.members.size(), 0);
+    for (std::size_t s = 0; s < steps.members.size(); ++s) {
+        const auto& inside = steps.members[s];
+        const bool interior = std::any_of(inside.begin(), inside.end(), [&](VertexIndex v) { return !kept[v]; });
+        // P36: a function of vertices autograd does not track (frozen layers, the model's own
+        // torch.no_grad()) would hold its inputs to a backward that never re-forwards it.
+        const bool tracked =
+            std::any_of(inside.begin(), inside.end(), [&](VertexIndex v) { return graph.vertex(v).requiresGrad; });
+        steps.function[s] = interior && tracked;
+        if (!steps.function[s])
+            for (VertexIndex v : inside)
+                kept[v] = 1;
+    }
+    return steps;
+}
+
+}  // namespace
+
+bool runsCheckpointFunctions(const Graph& graph)
+{
+    return graph.metadataIs("plan_executor", "\"torch.utils.checkpoint\"");
+}
+
+bool runsRootedExecutor(const Graph& graph)
+{
+    return graph.metadataIs("plan_executor", "\"ckptx-torch\"");
+}
+
+bool stopsReforwardsEarly(const Graph& graph)
+{
+    return graph.metadataIs("checkpoint_early_stop", "true");
+}
+
+PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& plan)
+{
+    const AppliedSteps steps = appliedSteps(graph, plan);
+    const int n = graph.vertexCount();
+    auto function = [&steps](VertexIndex v) { return steps.function[steps.step[v]] ? steps.step[v] : -1; };
     PlanEvaluation result = plan;
     result.segments.clear();
-    std::vector<std::vector<VertexIndex>> members;
-    for (VertexIndex v : graph.topologicalOrder()) {
-        if (kept[v])
-            continue;
-        int& f = functionOfComponent[merged[group[v]]];
-        if (f < 0) {
-            f = static_cast<int>(members.size());
-            members.emplace_back();
-        }
-    }
-    for (VertexIndex v : graph.topologicalOrder()) {
-        const int f = functionOfComponent[merged[group[v]]];
-        if (f >= 0) {
-            function[v] = f;
-            members[f].push_back(v);
-        }
-    }
     std::vector<char> returned(n, 0), entered(n, 0);
-    for (const auto& inside : members) {
+    for (std::size_t f = 0; f < steps.members.size(); ++f) {
+        if (!steps.function[f])
+            continue;
         Segment segment;
-        const int f = function[inside.front()];
-        for (VertexIndex v : inside) {
+        for (VertexIndex v : steps.members[f]) {
             const auto succ = graph.successors(v);
             const bool leaves = v == graph.sink() ||
-                                std::any_of(succ.begin(), succ.end(), [&](VertexIndex w) { return function[w] != f; });
+                                std::any_of(succ.begin(), succ.end(), [&](VertexIndex w) { return function(w) != static_cast<int>(f); });
             (leaves ? segment.exits : segment.vertices).push_back(v);
             returned[v] = leaves;
             for (VertexIndex d : graph.predecessors(v))
-                if (function[d] != f && !entered[d]) {
+                if (function(d) != static_cast<int>(f) && !entered[d]) {
                     entered[d] = 1;
                     segment.entries.push_back(d);
                 }
@@ -175,33 +202,23 @@ PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& pla
     }
     result.checkpoints.clear();
     for (VertexIndex v : graph.topologicalOrder())
-        if (kept[v] && (function[v] < 0 || returned[v]))
+        if (steps.kept[v] && (function(v) < 0 || returned[v]))
             result.checkpoints.push_back(v);
     return result;
 }
 
-std::vector<VertexIndex> applyPlanOrder(const Graph& graph, const PlanEvaluation& functions)
+std::vector<VertexIndex> applyPlanOrder(const Graph& graph, const PlanEvaluation& plan)
 {
     const int n = graph.vertexCount();
-    std::vector<int> step(n, -1);
-    int steps = 0;
-    for (const Segment& function : functions.segments) {
-        for (const auto* part : {&function.vertices, &function.exits})
-            for (VertexIndex v : *part)
-                step[v] = steps;
-        ++steps;
-    }
-    for (VertexIndex v = 0; v < n; ++v)
-        if (step[v] < 0)
-            step[v] = steps++;
+    const AppliedSteps applied = appliedSteps(graph, plan);
+    const std::vector<int>& step = applied.step;
+    const std::vector<std::vector<VertexIndex>>& members = applied.members;
+    const int steps = static_cast<int>(members.size());
     // P29: per step, the topological position of its first vertex that draws random numbers.
-    std::vector<std::vector<VertexIndex>> members(steps);
     std::vector<int> firstRandom(steps, -1);
-    for (VertexIndex v : graph.topologicalOrder()) {
-        members[step[v]].push_back(v);
+    for (VertexIndex v : graph.topologicalOrder())
         if (graph.vertex(v).drawsRandom && firstRandom[step[v]] < 0)
             firstRandom[step[v]] = graph.topologicalPosition(v);
-    }
     std::vector<int> waiting(steps, 0);
     std::vector<std::vector<int>> readers(steps);
     for (VertexIndex v = 0; v < n; ++v)
@@ -260,7 +277,7 @@ std::vector<VertexIndex> applyPlanOrder(const Graph& graph, const PlanEvaluation
             run(s);
     }
     if (static_cast<int>(order.size()) != n)
-        throw std::logic_error("applyPlanOrder: the plan's steps read each other (not checkpointFunctions' result)");
+        throw std::logic_error("applyPlanOrder: the plan's steps read each other");
     return order;
 }
 

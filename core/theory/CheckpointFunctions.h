@@ -5,7 +5,8 @@
 // segments that feed one exit share a function; functions that read each other's exits (a cycle
 // between them) merge into one. A function returns only the members something outside it reads
 // (or the output): a plan checkpoint that only its own function reads is dropped after its last
-// reader and computed again by the re-forward, like any member.
+// reader and computed again by the re-forward, like any member. A group of vertices autograd does
+// not track runs plainly, as one step, its members kept (P36).
 #include "graph/Graph.h"
 #include "theory/PlanEvaluation.h"
 
@@ -37,7 +38,7 @@ PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& pla
 // P29: the steps holding vertices that draw random numbers run in the order of the first such vertex
 // of each, as the model draws them (a seq2seq decoder's function that starts at the target's
 // embedding waits for the encoder's dropouts), unless their random vertices interleave.
-// `functions` is checkpointFunctions' result.
-std::vector<VertexIndex> applyPlanOrder(const Graph& graph, const PlanEvaluation& functions);
+// P36: a group that runs plainly is one step too.
+std::vector<VertexIndex> applyPlanOrder(const Graph& graph, const PlanEvaluation& plan);
 
 }  // namespace ckpt

@@ -22,13 +22,6 @@ import models  # noqa: E402  (tests/python/models.py)
 from checkpoint_explorer import export_graph, profiler  # noqa: E402
 
 
-def frozen_resnet():
-    model = models.resnet18()
-    for name, p in model.named_parameters():
-        p.requires_grad_(name.startswith(("layer4", "fc")))
-    return model
-
-
 def hugging_face_call():
     ids = torch.randint(0, 1000, (8, 64), generator=torch.Generator().manual_seed(0))
     return {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": ids}
@@ -36,7 +29,7 @@ def hugging_face_call():
 
 CASES = [
     ("lora_gpt", models.lora_gpt, lambda: torch.randint(0, 1000, (8, 128)), {}),
-    ("frozen_resnet", frozen_resnet, lambda: torch.randn(8, 3, 64, 64), {}),
+    ("frozen_resnet", models.frozen_resnet, lambda: torch.randn(8, 3, 64, 64), {}),
     ("no_grad_backbone", models.frozen_backbone, lambda: torch.randn(8, 3, 64, 64), {}),
     ("keyword_lm", models.keyword_lm, hugging_face_call, {"autocast": "bfloat16", "optimizer": "adamw"}),
 ]

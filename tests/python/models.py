@@ -192,6 +192,17 @@ class FrozenBackbone(nn.Module):
 frozen_backbone = seeded(FrozenBackbone)
 
 
+def _frozen_resnet():
+    """Fine-tuning the last stage: ResNet-18 with its stem and layer1-3 frozen (requires_grad off)."""
+    model = torchvision.models.resnet18(num_classes=10)
+    for name, p in model.named_parameters():
+        p.requires_grad_(name.startswith(("layer4", "fc")))
+    return model
+
+
+frozen_resnet = seeded(_frozen_resnet)
+
+
 def gpt_bench():
     """Benchmark size (BENCHMARKS.md): 4 layers, d=128, 128 tokens, vocab 1000."""
     return GPT(vocab=1000, block=128, layers=4, heads=4, dim=128)

@@ -543,6 +543,40 @@ class Cli(unittest.TestCase):
             self.assertIsNone(planned.model.backbone.conv1.weight.grad)
             self.assertEqual(support.first_difference(model, planned.model), None)
 
+    def test_untracked_segments_run_plainly(self):
+        # P36: feng-acg's plans checkpoint inside what autograd does not track (a backbone in the model's
+        # own torch.no_grad(), frozen layers under an input that needs no gradient). Run as checkpointed
+        # functions, those segments held their inputs and were never re-forwarded (mean error 8.9 %);
+        # they run plainly. The record apply_plan makes without autograd marks what autograd tracks as
+        # an export's, made with it, does.
+        from checkpoint_explorer.planned import planned_inputs
+        from checkpoint_explorer.vertices import VertexGraph
+        x = torch.randn(4, 3, 32, 32)
+        for build in (models.frozen_backbone, models.frozen_resnet):
+            model = build()
+            tracked = [v.requires_grad for v in VertexGraph(record(model, (x,), saved=True)).vertices]
+            inferred = [v.requires_grad for v in VertexGraph(record(model, (x,), saved=False)).vertices]
+            self.assertEqual(inferred, tracked, build)
+            self.assertIn(False, tracked)
+            with support.scratch() as folder:
+                graph, plan = os.path.join(folder, "graph.json"), os.path.join(folder, "plan.json")
+                export_graph(model, x, graph)
+                support.solve(graph, "feng-acg", plan)
+                planned = apply_plan(copy.deepcopy(model), plan)
+                with open(plan, encoding="utf-8") as f:
+                    checkpoints = set(json.load(f)["checkpoints"])
+                prepared = planned._prepared(planned_inputs(x))
+                vertices = prepared["graph"].vertices
+                plain = [vertices[i].id for step in prepared["steps"] if not step.checkpointed for i in step.members
+                         if vertices[i].id not in checkpoints and not vertices[i].requires_grad]
+                self.assertTrue(plain, "the plan has no segment among the untracked vertices")
+                for step in prepared["steps"]:
+                    if step.checkpointed:
+                        self.assertTrue(any(vertices[i].requires_grad for i in step.members), step.members)
+                for module in (model, planned):
+                    module(x).sum().backward()
+                self.assertEqual(support.first_difference(model, planned.model), None)
+
     def test_plan_for_another_model_is_refused(self):
         with support.scratch() as folder:
             graph, plan = os.path.join(folder, "gpt.json"), os.path.join(folder, "plan.json")

@@ -162,8 +162,10 @@ class Profile(unittest.TestCase):
 
     def test_no_grad_backbone(self):
         # A backbone the model runs in torch.no_grad(): replayed with autograd, the regular step held its
-        # activations and formed its weights' gradients, and measured 82 % above the prediction.
-        self.check_within("frozen_backbone", ["8x3x64x64"], 2.0, steps=("regular",))
+        # activations and formed its weights' gradients, and measured 82 % above the prediction. P36:
+        # feng-acg's segments in the backbone ran as checkpointed functions that held their inputs
+        # (mean error 8.5 %); they run plainly.
+        self.check_within("frozen_backbone", ["8x3x64x64"], 2.0, steps=("regular", "checkpointed"))
 
     def test_frozen_weights(self):
         # LoRA: every weight but the adapters' frozen. Frozen weights get no gradient, so the vertices'

@@ -48,7 +48,7 @@ def read_plan(path):
 
 def plan_steps(vertex_graph, checkpoint_ids):
     """The plan as steps in execution order: each a list of vertex indices and whether it is a
-    checkpointed function (it holds non-checkpoints) or checkpoints computed plainly."""
+    checkpointed function (it holds non-checkpoints autograd tracks) or vertices computed plainly."""
     vertices = vertex_graph.vertices
     keep = {v.index for v in vertices if v.id in checkpoint_ids or v.input_index >= 0}
     keep.update(vertex_graph.sinks)
@@ -69,7 +69,11 @@ def plan_steps(vertex_graph, checkpoint_ids):
     for v in vertices:
         members.setdefault(find(v.index), []).append(v.index)
     groups = [sorted(m) for m in members.values()]
-    return [(group, any(i not in keep for i in group)) for group in _condense(groups, vertices)]
+    # P36: a group of vertices autograd does not track (frozen layers, the model's own torch.no_grad())
+    # runs plainly, in its turn: as a function it would hold its inputs to a backward that never
+    # re-forwards it.
+    return [(group, any(i not in keep for i in group) and any(vertices[i].requires_grad for i in group))
+            for group in _condense(groups, vertices)]
 
 
 def _first_random(groups, vertices):
@@ -239,8 +243,14 @@ class PlannedModule(torch.nn.Module):
             prepared.append(_Step(members, checkpointed, entries, exits, drop))
         executor = Executor(graph)
         _place_statics(graph, prepared)
-        return {"graph": graph, "executor": executor, "steps": prepared,
-                "last": executor.last_readers([step.members for step in prepared])}
+        # What goes after each function, and after each vertex a plain step runs (P36: a group of
+        # untracked vertices is one), as a Python forward drops a local it no longer uses.
+        units = [unit for step in prepared for unit in ([step.members] if step.checkpointed else
+                                                         [[index] for index in step.members])]
+        dropped_after = [[] for _ in units]
+        for ref, unit in executor.last_readers(units).items():
+            dropped_after[unit].append(ref)
+        return {"graph": graph, "executor": executor, "steps": prepared, "dropped_after": dropped_after}
 
     def _verified_graph(self, program):
         """The program cut at the plan's granularity: module, else op (whichever the plan fits)."""
@@ -283,21 +293,26 @@ class PlannedModule(torch.nn.Module):
 
     # -- running ----------------------------------------------------------------------------------
     def _run(self, prepared, inputs):
-        executor, last = prepared["executor"], prepared["last"]
+        executor, dropped_after = prepared["executor"], iter(prepared["dropped_after"])
         self.checkpoint_inputs = {}
         executor.run_statics(ops=executor.graph.upfront_statics)
         env = {InputRef(i): t for i, t in enumerate(inputs)}
-        for position, step in enumerate(prepared["steps"]):
+
+        def drop():
+            for ref in next(dropped_after):
+                env.pop(ref, None)
+
+        for step in prepared["steps"]:
             if step.checkpointed:
                 self._run_unit(executor, step, env)
+                drop()
             else:
                 for index in step.members:
                     executor.run_vertex(index, env, observer=self.observer, statics=step.statics_before.get(index, ()),
                                         store=executor.statics)
-            for ref in [r for r, at in last.items() if at == position and r in env]:
-                del env[ref]
-            for ref in step.static_drop:
-                executor.statics.pop(ref, None)
+                    drop()
+                    for ref in step.statics_after.get(index, ()):
+                        executor.statics.pop(ref, None)
         return executor.output(env)
 
     def _run_unit(self, executor, step, env):
@@ -342,7 +357,7 @@ class _Step:
         self.entries = entries  # refs it reads from earlier steps
         self.exits = exits  # refs later steps or the output read
         self.statics_before = {}  # member -> static ops run just before it (in the function, if one)
-        self.static_drop = []  # refs of statics that no later step reads (P20)
+        self.statics_after = {}  # member -> refs of statics no later vertex reads (P20; plain steps)
 
 
 def _place_statics(graph, steps):
@@ -350,7 +365,7 @@ def _place_statics(graph, steps):
     A checkpointed function makes its own copy of each static its members read, just before the first
     of them, so that its re-forward makes it again, as a hand-written checkpoint of the block would,
     and nothing outside holds it for that; the plain steps share one, made before the first of them
-    that reads it, which goes after the last (`step.static_drop`), as a Python local would."""
+    that reads it, which goes after the last (`step.statics_after`), as a Python local would."""
     returned = {ref.op for ref in graph.program.output_refs if isinstance(ref, OutputRef)}
     place_of = {index: (position, order, index) for position, step in enumerate(steps)
                 for order, index in enumerate(step.members)}
@@ -368,7 +383,8 @@ def _place_statics(graph, steps):
             if not dropped:
                 continue
             if key == "plain":
-                steps[places[-1][0]].static_drop.extend(outputs)
+                last_step, _, last_reader = places[-1]
+                steps[last_step].statics_after.setdefault(last_reader, []).extend(outputs)
             else:
                 steps[position].drop[max(order for _, order, _ in places)].extend(outputs)
 

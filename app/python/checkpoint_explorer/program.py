@@ -461,6 +461,8 @@ def record(model, inputs, saved=True):
     if saved:
         recorder.capture_backward_node()
         _collect_saved(program, recorder.nodes, recorder.live)
+    else:
+        _infer_tracked(program, inputs)
     _classify(program)
     program.keep = recorder.keep
     program.output = output
@@ -510,6 +512,30 @@ def _restore_state(model, state):
     torch.set_rng_state(rng)
     if cuda_rng is not None:
         torch.cuda.set_rng_state_all(cuda_rng)
+
+
+# Ops whose output autograd does not track whatever they read.
+_UNTRACKED_OPS = frozenset({"aten::detach"})
+
+
+def _infer_tracked(program, inputs):
+    """A record made without autograd: marks the outputs autograd would track (`TensorInfo.requires_grad`,
+    which an export reads off the tensors): an op's floating outputs where the model ran it with grad on
+    and it reads a tracked value, that is an input that requires grad, a parameter trained (not
+    frozen), or a tracked output. Views and in-place ops follow from their operands as autograd's do."""
+    def tracked(ref):
+        if isinstance(ref, ConstantRef):
+            return isinstance(ref.value, torch.Tensor) and ref.value.requires_grad
+        if isinstance(ref, InputRef):
+            return inputs[ref.index].requires_grad
+        info = program.ops[ref.op].outputs[ref.position]
+        return info is not None and info.requires_grad
+
+    for op in program.ops:
+        if op.grad_enabled and op.name not in _UNTRACKED_OPS and any(tracked(r) for r in op.tensor_refs()):
+            for info in op.outputs:
+                if info is not None and info.floating:
+                    info.requires_grad = True
 
 
 def _classify(program):
