@@ -577,6 +577,62 @@ class Cli(unittest.TestCase):
                     module(x).sum().backward()
                 self.assertEqual(support.first_difference(model, planned.model), None)
 
+    def test_the_models_own_checkpointing_is_what_a_plan_replaces(self):
+        # A model that checkpoints its blocks itself (Hugging Face's gradient_checkpointing_enable):
+        # recorded as it ran, the reentrant variant ran each block in torch.no_grad(), so the export
+        # said autograd tracked none of them and apply_plan replayed them without it: the blocks got
+        # no gradients. The record runs the model's own checkpoints plainly, in both variants: the
+        # graph is the one the model makes without them, and the plan's step trains what the model's does.
+        import torch.utils.checkpoint as checkpointing
+        from checkpoint_explorer import _compat
+
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a, self.b = torch.nn.Linear(64, 64), torch.nn.Linear(64, 64)
+
+            def forward(self, x):
+                return x + self.b(torch.relu(self.a(x)))
+
+        class SelfCheckpointing(torch.nn.Module):
+            def __init__(self, reentrant):
+                super().__init__()
+                self.reentrant = reentrant
+                self.stem, self.head = torch.nn.Linear(64, 64), torch.nn.Linear(64, 10)
+                self.blocks = torch.nn.ModuleList(Block() for _ in range(4))
+
+            def forward(self, x):
+                x = self.stem(x)
+                for block in self.blocks:
+                    if self.reentrant is None:
+                        x = block(x)
+                    elif _compat.has_non_reentrant_checkpoint():
+                        x = checkpointing.checkpoint(block, x, use_reentrant=self.reentrant)
+                    else:
+                        x = checkpointing.checkpoint(block, x)
+                return self.head(x)
+
+        def internals():
+            return [vars(owner).get(name) for owner, name, _ in _compat.checkpoint_internals()]
+
+        before = internals()
+        x = torch.randn(8, 64)
+        torch.manual_seed(0)
+        plain = export_graph(SelfCheckpointing(None), x)["vertices"]
+        for reentrant in (True, False):
+            torch.manual_seed(0)
+            model = SelfCheckpointing(reentrant)
+            with support.scratch() as folder:
+                graph, plan = os.path.join(folder, "graph.json"), os.path.join(folder, "plan.json")
+                self.assertEqual(export_graph(model, x, graph)["vertices"], plain, reentrant)
+                support.solve(graph, "feng-acg", plan)
+                planned = apply_plan(copy.deepcopy(model), plan)
+                for module in (model, planned):
+                    module(x).sum().backward()
+                self.assertIsNotNone(planned.model.blocks[0].a.weight.grad)
+                self.assertEqual(support.first_difference(model, planned.model), None)
+            self.assertEqual(internals(), before, "the record left torch.utils.checkpoint patched")
+
     def test_plan_for_another_model_is_refused(self):
         with support.scratch() as folder:
             graph, plan = os.path.join(folder, "gpt.json"), os.path.join(folder, "plan.json")

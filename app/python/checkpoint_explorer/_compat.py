@@ -43,6 +43,33 @@ def checkpoint(function, *args):
     return torch.utils.checkpoint.checkpoint(function, *args, **kwargs)
 
 
+def _reentrant_plainly(function, _preserve_rng_state, *args):
+    return function(*args)
+
+
+def _without_reentrant_plainly(function, _preserve_rng_state=True, *args, **kwargs):
+    return function(*args, **kwargs)
+
+
+def _around_plainly(*_args, **_kwargs):
+    yield
+
+
+def checkpoint_internals():
+    """Where torch.utils.checkpoint runs a checkpointed function, as (owner, attribute, a stand-in that
+    runs it plainly): the reentrant variant's autograd Function (1.13 and 2.x), and the non-reentrant
+    variant's helper that calls it (1.13) or the generator its call runs between (2.x)."""
+    module = torch.utils.checkpoint
+    internals = []
+    if hasattr(module, "CheckpointFunction"):
+        internals.append((module.CheckpointFunction, "apply", staticmethod(_reentrant_plainly)))
+    if hasattr(module, "_checkpoint_without_reentrant_generator"):
+        internals.append((module, "_checkpoint_without_reentrant_generator", _around_plainly))
+    elif hasattr(module, "_checkpoint_without_reentrant"):
+        internals.append((module, "_checkpoint_without_reentrant", _without_reentrant_plainly))
+    return internals
+
+
 def saving_nothing():
     """The context a checkpointed function's forward runs in: the non-reentrant variant records the
     graph but packs each saved tensor as a placeholder, the reentrant one runs without autograd."""

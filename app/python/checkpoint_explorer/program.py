@@ -380,6 +380,30 @@ def model_no_grad(counter):
         no_grad.__enter__, no_grad.__exit__ = enter, leave
 
 
+_ABSENT = object()
+
+
+@contextlib.contextmanager
+def model_checkpoints_plain():
+    """Runs the torch.utils.checkpoint calls a model makes itself (Hugging Face's
+    gradient_checkpointing_enable, a hand-written checkpoint per block) as plain calls of their
+    function while it is recorded: the record is the model's computation, whose checkpointing a plan
+    replaces. Recorded as it ran, a reentrant checkpoint's function ran in torch.no_grad(), so its
+    layers read as untracked and apply_plan replayed them without autograd: they got no gradients."""
+    internals = _compat.checkpoint_internals()
+    originals = [(owner, name, vars(owner).get(name, _ABSENT)) for owner, name, _ in internals]
+    try:
+        for owner, name, stand_in in internals:
+            setattr(owner, name, stand_in)
+        yield
+    finally:
+        for owner, name, original in originals:
+            if original is _ABSENT:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, original)
+
+
 def module_paths(model):
     return {id(module): name for name, module in model.named_modules()}
 
@@ -391,7 +415,8 @@ def record(model, inputs, saved=True):
     holds no tensor longer than the forward does (the planned module records so: with autograd some
     ATen code takes other paths, a GRU cell clones its gates, and the planned step was measured and
     modelled on these). Either way each op records whether the model ran it in a torch.no_grad() of
-    its own (`RecordedOp.grad_enabled`). Buffers (BatchNorm running statistics) and the random-number
+    its own (`RecordedOp.grad_enabled`), and the model's own torch.utils.checkpoint calls run plainly
+    (`model_checkpoints_plain`). Buffers (BatchNorm running statistics) and the random-number
     state are restored afterwards: recording is not a step."""
     inputs = ModelInputs.of(inputs).distinct()
     program = Program(model)
@@ -433,7 +458,7 @@ def record(model, inputs, saved=True):
 
     saved_state = _save_state(model)
     try:
-        with recorder, torch.set_grad_enabled(saved), model_no_grad(recorder):
+        with recorder, torch.set_grad_enabled(saved), model_no_grad(recorder), model_checkpoints_plain():
             try:
                 output = inputs.call(model)
             except ExportError:
