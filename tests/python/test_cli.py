@@ -633,6 +633,56 @@ class Cli(unittest.TestCase):
                 self.assertEqual(support.first_difference(model, planned.model), None)
             self.assertEqual(internals(), before, "the record left torch.utils.checkpoint patched")
 
+    def test_paths_that_test_input_values(self):
+        # A model that branches on what its inputs hold, as Hugging Face's SDPA attention leaves out a
+        # padding mask of ones. The export of an all-ones batch failed ("the output does not depend on
+        # input 0"); the planned module replayed the first call's path for every call of its shapes, so a
+        # padded batch trained as if nothing were padded. Now the export says the mask goes unread, and
+        # the planned module runs the path's tests on each call's inputs: where one comes out otherwise
+        # it records that call again, and uses it if it makes the plan's graph (else says why not).
+        class Masked(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed, self.mix, self.head = torch.nn.Embedding(100, 32), torch.nn.Linear(32, 32), torch.nn.Linear(32, 5)
+
+            def forward(self, input_ids, attention_mask, scale):
+                x = self.mix(self.embed(input_ids))
+                if not bool((attention_mask == 1).all()):
+                    x = x * attention_mask[..., None]
+                x = x * (2.0 if scale.item() > 0 else 3.0)  # a path that keeps the graph's shape
+                return self.head(torch.relu(x)).sum()
+
+        torch.manual_seed(0)
+        model = Masked()
+        ids = torch.randint(0, 100, (4, 16))
+        ones = torch.ones(4, 16)
+        padded = ones.clone()
+        padded[:, 10:] = 0
+
+        def batch(mask, scale):
+            return {"input_ids": ids, "attention_mask": mask, "scale": torch.tensor(scale)}
+
+        with support.scratch() as folder:
+            graph, plan = os.path.join(folder, "graph.json"), os.path.join(folder, "plan.json")
+            with warnings.catch_warnings(record=True) as said:
+                warnings.simplefilter("always")
+                document = export_graph(model, batch(ones, 1.0), graph)
+            self.assertEqual([str(w.message).split(";")[0] for w in said],
+                             ["Masked: the output does not depend on input 0 ('attention_mask')",
+                              "Masked: the output does not depend on input 2 ('scale')"])
+            self.assertEqual(len(document["metadata"]["inputs"]), 3)
+            self.assertEqual([v["id"] for v in document["vertices"] if v["op"] == "input"], ["input"])
+            support.solve(graph, "checkpoint-all", plan)
+            planned = apply_plan(copy.deepcopy(model), plan)
+            for scale in (1.0, -1.0, 1.0):
+                for module in (model, planned):
+                    module.zero_grad(set_to_none=True)
+                    module(**batch(ones, scale)).backward()
+                self.assertEqual(support.first_difference(model, planned.model), None, scale)
+            with self.assertRaises(PlanError) as refused:
+                planned(**batch(padded, 1.0))
+            self.assertIn("control flow that depends on their shapes or values", str(refused.exception))
+
     def test_plan_for_another_model_is_refused(self):
         with support.scratch() as folder:
             graph, plan = os.path.join(folder, "gpt.json"), os.path.join(folder, "plan.json")

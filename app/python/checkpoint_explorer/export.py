@@ -39,7 +39,12 @@ def trace(model, inputs, granularity="module", depth=None):
         program = record(model, inputs)
     finally:
         model.train(was_training)
-    return VertexGraph(program, granularity, depth)
+    vertex_graph = VertexGraph(program, granularity, depth)
+    for index in vertex_graph.unread_inputs:
+        warnings.warn(f"{type(model).__name__}: the output does not depend on {inputs.describe(index)}; the graph is "
+                      "the path these input values take (a model may leave out a padding mask of ones): export "
+                      "with the batches you train with", stacklevel=3)
+    return vertex_graph
 
 
 def measure_workspace(vertex_graph, inputs, timed=False):

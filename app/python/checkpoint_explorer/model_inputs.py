@@ -68,6 +68,11 @@ class ModelInputs(tuple):
     def call(self, model):
         return model(*self.positional, **self.keyword_arguments())
 
+    def describe(self, index):
+        """Input `index` in words: "input 0", or "input 1 ('attention_mask')" for a keyword one."""
+        positional = len(self) - len(self.keywords)
+        return f"input {index}" + (f" ({self.keywords[index - positional]!r})" if index >= positional else "")
+
     def replaced(self, tensors):
         """The same call with other tensors (detached copies, the same batch on another device)."""
         return ModelInputs(tensors, self.keywords, self.options)

@@ -16,8 +16,14 @@ import torch
 from . import _compat, graph_file
 from .executor import Executor
 from .model_inputs import InputError, ModelInputs
-from .program import ConstantRef, ExportError, InputRef, OutputRef, record
+from .path_tests import PathTests
+from .program import ConstantRef, ExportError, InputRef, OutputRef, describe_call, record
 from .vertices import VertexGraph
+
+
+# Paths recorded per input signature: a model whose tests of its inputs come out otherwise at every call
+# (a scalar it reads off them) is recorded again each time, and the oldest record goes.
+_PATHS_KEPT = 4
 
 
 class PlanError(Exception):
@@ -163,6 +169,7 @@ class PlannedModule(torch.nn.Module):
         # saved_tensors_hooks; 2.x saves them through autograd).
         self.checkpoint_inputs = {}
         self.observer = None  # the profiler's: told when each vertex runs in the forward
+        self._warned_path = False
 
     # What the module lacks, the model has (its layers, a Hugging Face model's `config` and
     # `save_pretrained`), as torch.compile's module answers for the one it compiled.
@@ -198,14 +205,22 @@ class PlannedModule(torch.nn.Module):
         return self._prepared(planned_inputs(inputs))["graph"]
 
     def _prepared(self, inputs):
-        # Autocast changes the recorded program (each weight cast to the lower precision first).
+        # Autocast changes the recorded program (each weight cast to the lower precision first); so
+        # does freezing or unfreezing weights (P36), and an input that requires grad.
         device = inputs[0].device.type
-        key = (self.model.training, _compat.ambient_autocast(device), inputs.signature()) + tuple(
-            (tuple(t.shape), t.dtype, str(t.device)) for t in inputs)
-        prepared = self._signatures.get(key)
-        if prepared is None:
-            prepared = self._prepare(inputs)
-            self._signatures[key] = prepared
+        key = (self.model.training, _compat.ambient_autocast(device), inputs.signature(),
+               tuple(p.requires_grad for p in self.model.parameters())) + tuple(
+            (tuple(t.shape), t.dtype, str(t.device), t.requires_grad) for t in inputs)
+        # Per signature, the paths recorded (the latest first): the one whose tests of the inputs'
+        # values come out for this call as they did when it was recorded (PathTests).
+        paths = self._signatures.setdefault(key, [])
+        for position, prepared in enumerate(paths):
+            if prepared["tests"].hold(inputs):
+                paths.insert(0, paths.pop(position))
+                return prepared
+        prepared = self._prepare(inputs)
+        paths.insert(0, prepared)
+        del paths[_PATHS_KEPT:]
         return prepared
 
     def forward(self, *args, **kwargs):
@@ -250,7 +265,15 @@ class PlannedModule(torch.nn.Module):
         dropped_after = [[] for _ in units]
         for ref, unit in executor.last_readers(units).items():
             dropped_after[unit].append(ref)
-        return {"graph": graph, "executor": executor, "steps": prepared, "dropped_after": dropped_after}
+        tests = PathTests(program)
+        if tests.on_computed_values and not self._warned_path:
+            self._warned_path = True
+            op = tests.on_computed_values[0]
+            where = describe_call(op.calls)
+            warnings.warn(f"{type(self.model).__name__} ({where}) tests a value its forward computes ({op.name}); "
+                          "apply_plan replays the path the first call of these shapes took", stacklevel=4)
+        return {"graph": graph, "executor": executor, "steps": prepared, "dropped_after": dropped_after,
+                "tests": tests}
 
     def _verified_graph(self, program):
         """The program cut at the plan's granularity: module, else op (whichever the plan fits)."""
@@ -270,7 +293,8 @@ class PlannedModule(torch.nn.Module):
         if self._structure is not None:
             if structure != self._structure:
                 raise PlanError(f"{self.plan['path']}: this call makes a different graph than the one the plan was "
-                                "checked against (other inputs, or control flow that depends on their shapes)")
+                                "checked against (other inputs, or control flow that depends on their shapes or "
+                                "values: a padding mask of ones that the model leaves out, say)")
             return
         wanted = self.plan.get("fingerprint")
         have = graph_file.graph_fingerprint(graph)

@@ -308,7 +308,7 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
     with open(plan_path, encoding="utf-8") as f:
         checkpoints = set(json.load(f)["checkpoints"])
     checkpoints.update(ids[i] for i in vertex_graph.sinks)
-    checkpoints.update(ids[i] for i in vertex_graph.input_vertex)
+    checkpoints.update(ids[i] for i in vertex_graph.input_vertex if i is not None)
     trace = {"schema": "checkpoint-explorer/trace", "version": 1, "model": model_name or type(model).__name__,
              "device": str(device), "input_shape": list(inputs[0].shape),
              "inputs": input_entries(inputs, inputs.keywords),

@@ -79,6 +79,7 @@ class RecordedOp:
     written: int = -1  # leaf index of the tensor an in-place op writes
     saved: list = dataclasses.field(default_factory=list)  # storage keys autograd saved for its backward
     grad_enabled: bool = True  # the model ran it with autograd on (not in its own torch.no_grad())
+    values: tuple = ()  # the Python numbers a dynamic op returned (`.item()`, `bool(t)`): its path may test them
 
     @property
     def name(self):
@@ -168,7 +169,7 @@ def _with_seeded_dropout_state(func, args, kwargs):
     return args, {**kwargs, "dropout_state": state}
 
 
-def _describe_call(calls):
+def describe_call(calls):
     return calls[-1][0] if calls else "the top module"
 
 
@@ -289,6 +290,8 @@ class _Recorder(_compat.TorchDispatchMode):
         op = RecordedOp(index, func, refs, spec, infos, out_spec, tuple(self.stack), static)
         op.fresh = fresh
         op.grad_enabled = grad_enabled
+        if not static:
+            op.values = tuple(value for value in flat if isinstance(value, (bool, int, float)))
         self.program.ops.append(op)
         self.last_outputs = (index, [(position, value) for position, value in enumerate(flat)
                                      if isinstance(value, torch.Tensor)])
@@ -464,7 +467,7 @@ def record(model, inputs, saved=True):
             except ExportError:
                 raise
             except Exception as error:  # the model's own failure, named by the module it ran in
-                where = _describe_call(tuple(stack)) if stack else "the top module"
+                where = describe_call(tuple(stack)) if stack else "the top module"
                 raise ExportError(f"{type(model).__name__} ({where}): {failure_line(error)}") from None
     finally:
         for handle in handles:

@@ -326,10 +326,10 @@ class VertexGraph:
                 if d not in needed:
                     needed.add(d)
                     stack.append(d)
-        for g in self.input_vertex:
-            if g not in needed:
-                raise ExportError(f"{type(program.model).__name__}: the output does not depend on input "
-                                  f"{vertices[g].input_index}")
+        # An input the output does not depend on (a padding mask of ones, which Hugging Face's SDPA
+        # attention tests and then leaves out) is no vertex either: nothing reads it. It stays one of the
+        # call's inputs (metadata `inputs`), and a trace's baseline, which holds it, says so (P21).
+        self.unread_inputs = [vertices[g].input_index for g in self.input_vertex if g not in needed]
         order = _dependency_order([v for v in vertices if v.index in needed], deps)
         renumber = {old: new for new, old in enumerate(order)}
         self.vertices = []
@@ -340,7 +340,7 @@ class VertexGraph:
             v.exports = exports[old]
             self.vertices.append(v)
         self.vertex_of_op = {op: renumber[g] for op, g in self.vertex_of_op.items() if g in renumber}
-        self.input_vertex = [renumber[g] for g in self.input_vertex]
+        self.input_vertex = [renumber.get(g) for g in self.input_vertex]  # None: an unread input
         self.sinks = [renumber[g] for g in sinks]
         self.owner_of_storage = {s: renumber[g] for s, g in owner_of_storage.items() if g in renumber}
         # Tensors of ops the output does not depend on: autograd may still save one (P11).
