@@ -682,6 +682,13 @@ class Cli(unittest.TestCase):
             with self.assertRaises(PlanError) as refused:
                 planned(**batch(padded, 1.0))
             self.assertIn("control flow that depends on their shapes or values", str(refused.exception))
+            # A number read off an input that changes at every call: each call is recorded again (correct,
+            # a forward dearer), and a warning says so once.
+            with warnings.catch_warnings(record=True) as said:
+                warnings.simplefilter("always")
+                for scale in (2.0, 3.0, 4.0, 5.0, -2.0, -3.0):
+                    planned(**batch(ones, scale)).backward()
+            self.assertEqual(len([w for w in said if "keep coming out otherwise" in str(w.message)]), 1)
 
     def test_plan_for_another_model_is_refused(self):
         with support.scratch() as folder:

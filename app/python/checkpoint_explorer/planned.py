@@ -169,7 +169,7 @@ class PlannedModule(torch.nn.Module):
         # saved_tensors_hooks; 2.x saves them through autograd).
         self.checkpoint_inputs = {}
         self.observer = None  # the profiler's: told when each vertex runs in the forward
-        self._warned_path = False
+        self._warned_path = self._warned_paths = False
 
     # What the module lacks, the model has (its layers, a Hugging Face model's `config` and
     # `save_pretrained`), as torch.compile's module answers for the one it compiled.
@@ -218,6 +218,11 @@ class PlannedModule(torch.nn.Module):
             if prepared["tests"].hold(inputs):
                 paths.insert(0, paths.pop(position))
                 return prepared
+        if len(paths) == _PATHS_KEPT and not self._warned_paths:
+            self._warned_paths = True
+            warnings.warn(f"{type(self.model).__name__}: its tests of the inputs' values keep coming out otherwise "
+                          "(a number read off an input with .item()?); apply_plan records the forward again for "
+                          "each such call, which costs a forward without autograd", stacklevel=4)
         prepared = self._prepare(inputs)
         paths.insert(0, prepared)
         del paths[_PATHS_KEPT:]
