@@ -654,6 +654,11 @@ private:
             m_trace.freeParameterGradient(v);
             for (VertexIndex u : m_tiedGradientsUntil[v])
                 m_trace.freeTiedGradient(u);
+            // One formed after its first reader's backward (a plan ran them in another order, P18) is
+            // the last the node waited for: it goes with v's own, as P20 has it for statics.
+            if (const std::string& until = m_graph.vertex(v).autograd->tiedParameterUntil;
+                !until.empty() && m_backwardDone[*m_graph.find(until)])
+                m_trace.freeTiedGradient(v);
         }
         for (VertexIndex u : m_lastSaverOf[v])
             if (heldByAutograd(u))
@@ -679,9 +684,11 @@ private:
     }
 
     // Once per vertex: an exit two segments share is recomputed by each of their re-forwards (P9).
+    // An input ran no operation, so it saved nothing (P21: it has no backward either, which would free it).
     void allocSaved(VertexIndex v)
     {
-        if (m_model == MemoryModel::PyTorch && m_graph.vertex(v).autograd->savedBytes > 0 && !m_trace.hasSaved(v))
+        if (m_model == MemoryModel::PyTorch && !m_graph.isInput(v) && m_graph.vertex(v).autograd->savedBytes > 0 &&
+            !m_trace.hasSaved(v))
             m_trace.allocSaved(v);
     }
 

@@ -263,11 +263,17 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
     // Half the Python exports were made on the CPU: each checkpointed function's state counts (P22).
     if (pythonExport && rng() % 2)
         metadata["checkpoint_rng_state_bytes"] = std::to_string(1 + rng() % 6);
+    // A quarter of the Python exports fine-tune: the first half of the network is frozen, autograd
+    // tracks none of it (P36; chosen by size, drawing nothing, so the other fields stay as they were).
+    const bool frozenFirstHalf = pythonExport && graph.vertexCount() % 4 == 0;
     Graph out = withMetadata(graph, metadata, [&](Vertex& vertex) {
         const VertexIndex v = *graph.find(vertex.id);
         vertex.compute = static_cast<double>(rng() % 9 + 1);
         // Now and then a tensor autograd does not track, in the Python exporter's graphs (P19).
         if (pythonExport && !graph.successors(v).empty() && rng() % 10 == 0)
+            vertex.requiresGrad = false;
+        if (frozenFirstHalf && !graph.isInput(v) && !graph.successors(v).empty() &&
+            2 * graph.topologicalPosition(v) < graph.vertexCount())
             vertex.requiresGrad = false;
         vertex.autograd.write().parameterBytes = small(40, 12);
         // Now and then a gradient for what weights alone compute, held to the end of an earlier

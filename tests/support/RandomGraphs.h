@@ -35,7 +35,8 @@ Graph randomDag(std::mt19937_64& rng, int vertices, int window = 4, std::int64_t
 // The graph with random values for the fields `ckptx-torch import` records: compute, parameter
 // bytes, saved extras, savers (the vertex or its successors; unknown now and then) and workspace,
 // and which executor runs its plans (metadata plan_executor: apply_plan's, ckptx-torch's or none),
-// and, for a third of those an executor runs, a gradient-accumulation step with tied weights (P33).
+// and, for a third of those an executor runs, a gradient-accumulation step with tied weights (P33);
+// a quarter of apply_plan's graphs have their first half frozen (P36).
 Graph withImporterFields(const Graph& graph, std::mt19937_64& rng);
 
 }  // namespace ckpt::test

@@ -748,6 +748,63 @@ private Q_SLOTS:
                  simulatePlanMemory(fresh, evaluateIds(fresh, ids), MemoryModel::Chen).peakBytes);
     }
 
+    void tiedGradientAfterItsFirstReader()
+    {
+        // P33 with P18: x -> a -> t -> c and x -> b (1 .. 10^4 bytes in the order x, a, b, t, c; c and
+        // b the outputs), t's weights tied to b's (8 bytes of 16). The regular step runs b before t, so
+        // b's backward comes after t's and ends the tied part's wait. Plan {x}: apply_plan runs the
+        // function {a, t, c} before b (its first vertex comes first), so the backward runs b's before
+        // t's, and t's tied part is the last the engine waits for: it goes with t's own backward. It
+        // was held past the step's end: what the step leaves differed from the regular step's by 8 bytes.
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        builder.setMetadata("accumulate_gradients", "true");
+        const std::vector<std::string> ids{"x", "a", "b", "t", "c"};
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            Vertex v;
+            v.id = ids[i];
+            v.bytes = static_cast<std::int64_t>(std::pow(10, i));
+            if (v.id == "t") {
+                v.autograd.write().parameterBytes = 16;
+                v.autograd.write().tiedParameterBytes = 8;
+                v.autograd.write().tiedParameterUntil = "b";
+            }
+            builder.addVertex(v);
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"x", "a"}, {"a", "t"}, {"t", "c"}, {"x", "b"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        QStringList order;
+        for (VertexIndex v : ckpt::applyPlanOrder(g, evaluateIds(g, {"x"})))
+            order << QString::fromStdString(g.vertex(v).id);
+        QCOMPARE(order, (QStringList{"x", "a", "t", "c", "b", "__virtual_sink__"}));
+        const auto left = [&g](const std::vector<std::string>& plan) {
+            return simulatePlanMemory(g, evaluateIds(g, plan), MemoryModel::PyTorch).phases.back().endBytes;
+        };
+        QCOMPARE(left({"x"}), left({"x", "a", "t", "c", "b"}));
+    }
+
+    void inputsSaveNothing()
+    {
+        // P21: an input ran no operation, so a `saved_bytes` given to it (a hand-written graph, the
+        // random families' importer fields) is nothing: it was allocated with the input and never freed,
+        // under the executors that give inputs a phase of their own (a second input, ckptx-torch's).
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"ckptx-torch\"");
+        for (const auto& [id, bytes] : std::vector<std::pair<std::string, std::int64_t>>{{"x", 10}, {"m", 1}, {"a", 100}, {"b", 1000}}) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            v.autograd.write().savedBytes = id == "x" || id == "m" ? 4 : 0;
+            builder.addVertex(v);
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"x", "a"}, {"a", "b"}, {"m", "b"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        for (const auto& plan : std::vector<std::vector<std::string>>{{"x", "m", "a", "b"}, {"x", "m", "b"}})
+            QCOMPARE(simulatePlanMemory(g, evaluateIds(g, plan), MemoryModel::PyTorch).phases.back().endBytes, qint64(11));
+    }
+
     void inputsHeldThroughTheStep_data()
     {
         QTest::addColumn<QString>("executor");
