@@ -690,6 +690,27 @@ class Cli(unittest.TestCase):
                     planned(**batch(ones, scale)).backward()
             self.assertEqual(len([w for w in said if "keep coming out otherwise" in str(w.message)]), 1)
 
+    def test_a_submodules_mode_is_part_of_the_call(self):
+        # Fine-tuning scripts keep BatchNorm in eval mode (running statistics frozen) while the model
+        # trains. Set after the first call, the planned module replayed the first call's record, which
+        # normalised with the batch's statistics and updated the running ones.
+        model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+                                    torch.nn.Conv2d(8, 8, 3), torch.nn.Flatten(), torch.nn.Linear(8 * 12 * 12, 4))
+        x = torch.randn(4, 3, 16, 16)
+        with support.scratch() as folder:
+            graph, plan = os.path.join(folder, "graph.json"), os.path.join(folder, "plan.json")
+            export_graph(model, x, graph)
+            support.solve(graph, "feng-acg", plan)
+            planned = apply_plan(copy.deepcopy(model), plan)
+            for frozen in (False, True):
+                for module in (model, planned.model):
+                    module[1].train(not frozen)
+                for module in (model, planned):
+                    module.zero_grad(set_to_none=True)
+                    module(x).sum().backward()
+                self.assertEqual(support.first_difference(model, planned.model), None, frozen)
+                self.assertTrue(torch.equal(model[1].running_mean, planned.model[1].running_mean), frozen)
+
     def test_plan_for_another_model_is_refused(self):
         with support.scratch() as folder:
             graph, plan = os.path.join(folder, "gpt.json"), os.path.join(folder, "plan.json")

@@ -205,11 +205,12 @@ class PlannedModule(torch.nn.Module):
         return self._prepared(planned_inputs(inputs))["graph"]
 
     def _prepared(self, inputs):
-        # Autocast changes the recorded program (each weight cast to the lower precision first); so
-        # does freezing or unfreezing weights (P36), and an input that requires grad.
+        # Autocast changes the recorded program (each weight cast to the lower precision first); so do
+        # a submodule's mode (a BatchNorm a fine-tuning script keeps in eval), freezing or unfreezing
+        # weights (P36) or casting them, and an input that requires grad.
         device = inputs[0].device.type
-        key = (self.model.training, _compat.ambient_autocast(device), inputs.signature(),
-               tuple(p.requires_grad for p in self.model.parameters())) + tuple(
+        key = (tuple(m.training for m in self.model.modules()), _compat.ambient_autocast(device), inputs.signature(),
+               tuple((p.requires_grad, p.dtype) for p in self.model.parameters())) + tuple(
             (tuple(t.shape), t.dtype, str(t.device), t.requires_grad) for t in inputs)
         # Per signature, the paths recorded (the latest first): the one whose tests of the inputs'
         # values come out for this call as they did when it was recorded (PathTests).
