@@ -690,7 +690,7 @@ class Cli(unittest.TestCase):
                     planned(**batch(ones, scale)).backward()
             self.assertEqual(len([w for w in said if "keep coming out otherwise" in str(w.message)]), 1)
 
-    def test_a_submodules_mode_is_part_of_the_call(self):
+    def test_a_submodules_mode_and_replaced_weights_are_part_of_the_call(self):
         # Fine-tuning scripts keep BatchNorm in eval mode (running statistics frozen) while the model
         # trains. Set after the first call, the planned module replayed the first call's record, which
         # normalised with the batch's statistics and updated the running ones.
@@ -710,6 +710,14 @@ class Cli(unittest.TestCase):
                     module(x).sum().backward()
                 self.assertEqual(support.first_difference(model, planned.model), None, frozen)
                 self.assertTrue(torch.equal(model[1].running_mean, planned.model[1].running_mean), frozen)
+            # A weight replaced by another tensor (load_state_dict(assign=True) makes new ones): the first
+            # record read the old one, which then trained while the new one got no gradient.
+            for module in (model, planned.model):
+                module[5].weight = torch.nn.Parameter(torch.ones_like(module[5].weight))
+            for module in (model, planned):
+                module.zero_grad(set_to_none=True)
+                module(x).sum().backward()
+            self.assertEqual(support.first_difference(model, planned.model), None)
 
     def test_plan_for_another_model_is_refused(self):
         with support.scratch() as folder:

@@ -207,10 +207,13 @@ class PlannedModule(torch.nn.Module):
     def _prepared(self, inputs):
         # Autocast changes the recorded program (each weight cast to the lower precision first); so do
         # a submodule's mode (a BatchNorm a fine-tuning script keeps in eval), freezing or unfreezing
-        # weights (P36) or casting them, and an input that requires grad.
+        # weights (P36) or casting them, and an input that requires grad. The record reads the weights
+        # and buffers it was made with: one replaced (load_state_dict(assign=True), a re-tied head) is
+        # recorded again.
         device = inputs[0].device.type
         key = (tuple(m.training for m in self.model.modules()), _compat.ambient_autocast(device), inputs.signature(),
-               tuple((p.requires_grad, p.dtype) for p in self.model.parameters())) + tuple(
+               tuple((id(p), p.requires_grad, p.dtype) for p in self.model.parameters()),
+               tuple(id(b) for b in self.model.buffers())) + tuple(
             (tuple(t.shape), t.dtype, str(t.device), t.requires_grad) for t in inputs)
         # Per signature, the paths recorded (the latest first): the one whose tests of the inputs'
         # values come out for this call as they did when it was recorded (PathTests).
