@@ -230,6 +230,12 @@ class PlannedModule(torch.nn.Module):
         prepared = self._prepare(inputs)
         paths.insert(0, prepared)
         del paths[_PATHS_KEPT:]
+        untested = prepared["tests"].on_computed_values
+        if untested and not self._warned_path:
+            self._warned_path = True
+            warnings.warn(f"{type(self.model).__name__} ({describe_call(untested[0].calls)}) tests a value its forward "
+                          f"computes ({untested[0].name}); apply_plan replays the path the first call of these shapes "
+                          "took", stacklevel=4)
         return prepared
 
     def forward(self, *args, **kwargs):
@@ -274,15 +280,8 @@ class PlannedModule(torch.nn.Module):
         dropped_after = [[] for _ in units]
         for ref, unit in executor.last_readers(units).items():
             dropped_after[unit].append(ref)
-        tests = PathTests(program)
-        if tests.on_computed_values and not self._warned_path:
-            self._warned_path = True
-            op = tests.on_computed_values[0]
-            where = describe_call(op.calls)
-            warnings.warn(f"{type(self.model).__name__} ({where}) tests a value its forward computes ({op.name}); "
-                          "apply_plan replays the path the first call of these shapes took", stacklevel=4)
         return {"graph": graph, "executor": executor, "steps": prepared, "dropped_after": dropped_after,
-                "tests": tests}
+                "tests": PathTests(program)}
 
     def _verified_graph(self, program):
         """The program cut at the plan's granularity: module, else op (whichever the plan fits)."""
