@@ -4,7 +4,9 @@ ConvNeXt-T, a tagger on the built-in nn.LSTM and an MLP-Mixer (BENCHMARKS.md, "N
 ResNeXt-50, EfficientNet-V2-S, a BERT-style encoder, a convolutional VAE and a wav2vec-style audio encoder (the
 third set); Swin-T, RegNetY-400MF, a diffusion U-Net, a GPT-NeoX-style LM and a T5-style encoder-decoder (the fourth
 set, 2026-11-29, "Never-seen models, fourth set"); MaxViT, torchvision's ViT and GoogLeNet with its aux heads (the
-fifth set, same section). For bench_acceptance.py and bench_optimizer_step.py --module."""
+fifth set, same section); a graph network, a CLIP-style dual encoder and a Llama-style LM called and
+checkpointed as Hugging Face does (the sixth set, "Fine-tuning and Hugging Face calls"). For
+bench_acceptance.py and bench_optimizer_step.py --module."""
 import math
 import os
 import sys
@@ -567,3 +569,85 @@ def vit_tv():
 
 def googlenet():
     return torchvision.models.googlenet(weights=None, aux_logits=True, init_weights=True)
+
+
+# The sixth set (2026-11-29, third session): a graph network that gathers and scatter-adds along an
+# edge list (int64 input), a CLIP-style dual encoder whose loss compares every image with every text
+# (a batch-by-batch matrix, labels made in the forward), and a Llama-style LM as Hugging Face trains it:
+# called with keyword arguments, an attention mask it tests and leaves out when it is all ones, and
+# its own reentrant gradient checkpointing on every block.
+class GCNLayer(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.linear = nn.Linear(dim, dim)
+        self.norm = nn.LayerNorm(dim)
+
+    def forward(self, x, edges):
+        source, target = edges[0], edges[1]
+        messages = self.linear(x).index_select(0, source)
+        gathered = torch.zeros_like(x).index_add_(0, target, messages)
+        degree = torch.zeros(x.shape[0], device=x.device).index_add_(0, target, torch.ones_like(target, dtype=x.dtype))
+        return x + F.gelu(self.norm(gathered / degree.clamp(min=1)[:, None]))
+
+
+class GCN(nn.Module):
+    def __init__(self, features=64, dim=128, layers=4, classes=16):
+        super().__init__()
+        self.embed = nn.Linear(features, dim)
+        self.layers = nn.ModuleList(GCNLayer(dim) for _ in range(layers))
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, x, edges):
+        h = self.embed(x)
+        for layer in self.layers:
+            h = layer(h, edges)
+        return self.head(h)
+
+
+gcn = seeded(GCN)
+
+
+class CLIP(nn.Module):
+    def __init__(self, dim=128, vocab=1000, length=16):
+        super().__init__()
+        self.image = nn.Sequential(nn.Conv2d(3, 32, 3, 2, 1), nn.GELU(), nn.Conv2d(32, 64, 3, 2, 1), nn.GELU(),
+                                   nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, dim))
+        self.tokens = nn.Embedding(vocab, dim)
+        self.position = nn.Parameter(torch.zeros(length, dim))
+        self.text = nn.TransformerEncoder(nn.TransformerEncoderLayer(dim, 4, 4 * dim, batch_first=True), 2)
+        self.projection = nn.Linear(dim, dim)
+        self.scale = nn.Parameter(torch.tensor(math.log(1 / 0.07)))
+
+    def forward(self, images, texts):
+        a = F.normalize(self.image(images), dim=-1)
+        t = self.text(self.tokens(texts) + self.position[: texts.shape[1]])
+        b = F.normalize(self.projection(t.mean(1)), dim=-1)
+        logits = self.scale.exp() * a @ b.t()
+        labels = torch.arange(logits.shape[0], device=logits.device)
+        return (F.cross_entropy(logits, labels) + F.cross_entropy(logits.t(), labels)) / 2
+
+
+clip = seeded(CLIP)
+
+
+class HFStyleLM(LlamaLM):
+    """The Llama-style LM called as Hugging Face models are: `model(input_ids=, attention_mask=, labels=)`,
+    the mask left out when it is all ones (SDPA's causal path), every block checkpointed by the model itself."""
+
+    def forward(self, input_ids, attention_mask=None, labels=None):
+        x = self.embed(input_ids)
+        t = input_ids.shape[1]
+        cos, sin = self.cos[:t], self.sin[:t]
+        mask = self.mask[:t, :t]
+        if attention_mask is not None and not bool((attention_mask == 1).all()):
+            mask = mask + (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * -1e4
+        for block in self.blocks:
+            if self.training:
+                x = torch.utils.checkpoint.checkpoint(block, x, cos, sin, mask)
+            else:
+                x = block(x, cos, sin, mask)
+        logits = self.head(self.norm(x))
+        return F.cross_entropy(logits[:, :-1].flatten(0, 1), labels[:, 1:].flatten())
+
+
+hf_style_lm = seeded(HFStyleLM)
