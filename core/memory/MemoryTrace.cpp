@@ -147,12 +147,28 @@ std::string MemoryTrace::itemName(int item) const
     return "tied-grad:" + m_graph.vertex(item - 8 * m_n - 2).id;
 }
 
-MemoryProfile MemoryTrace::finish(MemoryModel model)
+MemoryProfile MemoryTrace::finish(MemoryModel model, int phaseCount)
 {
     endPhase();
     // Phases run in the plan's order (P18), and are listed by index.
     std::stable_sort(m_phases.begin(), m_phases.end(),
                      [](const PhaseMemory& a, const PhaseMemory& b) { return a.index < b.index; });
+    if (static_cast<int>(m_phases.size()) < phaseCount) {
+        std::vector<PhaseMemory> all;
+        all.reserve(phaseCount);
+        std::size_t next = 0;
+        for (int index = 0; index < phaseCount; ++index) {
+            if (next < m_phases.size() && m_phases[next].index == index) {
+                all.push_back(std::move(m_phases[next++]));
+                continue;
+            }
+            PhaseMemory empty;
+            empty.index = index;
+            empty.endBytes = empty.peakBytes = all.empty() ? 0 : all.back().endBytes;
+            all.push_back(std::move(empty));
+        }
+        m_phases = std::move(all);
+    }
     MemoryProfile profile;
     profile.model = model;
     profile.peakBytes = -1;

@@ -63,7 +63,9 @@ public:
     void countBlocksOf(CudaCachingAllocator* allocator) { m_allocator = allocator; }
 
     // With an allocator, also frees what is still live (the step's input, the weights' gradients).
-    MemoryProfile finish(MemoryModel model);
+    // The phases by index; with `phaseCount`, one that never began (an input's backward, P21) is
+    // filled in as a profile lists a phase nothing happened in: it ends where the one before it ended.
+    MemoryProfile finish(MemoryModel model, int phaseCount = 0);
 
 private:
     void alloc(int item, std::int64_t bytes);

@@ -92,13 +92,18 @@ public:
                 m_trace.allocValue(v);
         forward();
         for (auto it = m_order.rbegin(); it + 1 != m_order.rend(); ++it) {
+            // P21: an input has no backward. Its phase, filled in by index, reads as the profilers list
+            // a phase nothing happened in; begun in its turn, it read as the step's end, which the
+            // backwards of a plan run out of order (P18) had not reached at the phase before it.
+            if (heldByStep(*it))
+                continue;
             m_trace.beginPhase(2 * n + 1 - m_graph.topologicalPosition(*it));
             backward(*it);
         }
         releaseStaticGradients();
         m_trace.beginPhase(2 * n + 1);
         afterTraining();
-        return m_trace.finish(m_model);
+        return m_trace.finish(m_model, 2 * n + 2);
     }
 
 private:

@@ -805,6 +805,39 @@ private Q_SLOTS:
             QCOMPARE(simulatePlanMemory(g, evaluateIds(g, plan), MemoryModel::PyTorch).phases.back().endBytes, qint64(11));
     }
 
+    void inputPhasesReadAsNothingHappened()
+    {
+        // P21 with P18: inputs x and y, a = f(x), b = g(y), c = h(a, b) (b's weights 1000 bytes). Plan
+        // {x, y, b, c}: the function {a, c} waits for b, so the forward runs b before a and the backward
+        // b's (phase 7) after a's (phase 8). The inputs' phases (9, 10), in which nothing happens, end
+        // where phase 8 ended, as a profile lists them; taken in their turn they read as the step's
+        // end, with b's weight gradients that the phase before them did not have.
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        for (const auto& [id, bytes] : std::vector<std::pair<std::string, std::int64_t>>{{"x", 10}, {"y", 20}, {"a", 100}, {"b", 200}, {"c", 5}}) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            v.autograd.write().parameterBytes = id == "b" ? 1000 : 0;
+            builder.addVertex(v);
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"x", "a"}, {"y", "b"}, {"a", "c"}, {"b", "c"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        const PlanEvaluation plan = evaluateIds(g, {"x", "y", "b", "c"});
+        QStringList order;
+        for (VertexIndex v : ckpt::applyPlanOrder(g, plan))
+            order << QString::fromStdString(g.vertex(v).id);
+        QCOMPARE(order, (QStringList{"__virtual_source__", "x", "y", "b", "a", "c"}));
+        const auto phases = simulatePlanMemory(g, plan, MemoryModel::PyTorch).phases;
+        QCOMPARE(phases.size(), std::size_t(12));
+        QCOMPARE(phases[9].endBytes, phases[8].endBytes);
+        QCOMPARE(phases[10].endBytes, phases[8].endBytes);
+        QCOMPARE(phases[10].peakBytes, phases[8].endBytes);
+        // b's backward, after them: its weights' gradients come (1000), b and its gradient go (200 each).
+        QCOMPARE(phases[11].endBytes - phases[8].endBytes, qint64(600));
+    }
+
     void inputsHeldThroughTheStep_data()
     {
         QTest::addColumn<QString>("executor");
