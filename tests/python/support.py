@@ -70,6 +70,17 @@ def first_difference(reference, planned):
     return None
 
 
+def planned_copy(model, inputs, solver):
+    """apply_plan of `solver`'s plan for `model` exported at `inputs`, on a copy of the model (the plan
+    is read when applied; its document is the module's `plan`)."""
+    from checkpoint_explorer import apply_plan, export_graph
+    with scratch() as folder:
+        graph, plan = os.path.join(folder, "graph.json"), os.path.join(folder, "plan.json")
+        export_graph(model, inputs, graph)
+        solve(graph, solver, plan)
+        return apply_plan(copy.deepcopy(model), plan)
+
+
 def copies(model):
     return copy.deepcopy(model), copy.deepcopy(model)
 

@@ -16,15 +16,17 @@ class PathTests:
         self.expected = []  # the values the tests returned in the record, in program order
         self._tests = set()
         needed = set()
-        # Tests of values the forward computed with the weights (a hidden state's norm) cannot be run
-        # before the forward; the planned module says it replays the recorded path there.
-        self.on_computed_values = []
+        # Tests of values the forward computes with the weights (a hidden state's norm) cannot be run
+        # before the forward, nor can those of random numbers it draws (LayerDrop's `torch.rand([]) <
+        # p`: running them would draw numbers the model's step does not); the planned module says it
+        # replays the recorded path there.
+        self.untestable = []
         for op in program.ops:
             if not op.values:
                 continue
             cone = _cone(program, op)
-            if any(_reads_weights(program, program.ops[i]) for i in cone):
-                self.on_computed_values.append(op)
+            if any(_reads_weights(program, program.ops[i]) or program.ops[i].draws_random for i in cone):
+                self.untestable.append(op)
                 continue
             needed |= cone
             self._tests.add(op.index)

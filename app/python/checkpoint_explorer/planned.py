@@ -230,12 +230,12 @@ class PlannedModule(torch.nn.Module):
         prepared = self._prepare(inputs)
         paths.insert(0, prepared)
         del paths[_PATHS_KEPT:]
-        untested = prepared["tests"].on_computed_values
+        untested = prepared["tests"].untestable
         if untested and not self._warned_path:
             self._warned_path = True
             warnings.warn(f"{type(self.model).__name__} ({describe_call(untested[0].calls)}) tests a value its forward "
-                          f"computes ({untested[0].name}); apply_plan replays the path the first call of these shapes "
-                          "took", stacklevel=4)
+                          f"computes or draws ({untested[0].name}); apply_plan replays the path the first call of "
+                          "these shapes took", stacklevel=4)
         return prepared
 
     def forward(self, *args, **kwargs):

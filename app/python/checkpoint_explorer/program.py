@@ -79,7 +79,7 @@ class RecordedOp:
     written: int = -1  # leaf index of the tensor an in-place op writes
     saved: list = dataclasses.field(default_factory=list)  # storage keys autograd saved for its backward
     grad_enabled: bool = True  # the model ran it with autograd on (not in its own torch.no_grad())
-    values: tuple = ()  # the Python numbers a dynamic op returned (`.item()`, `bool(t)`): its path may test them
+    values: tuple = ()  # the Python numbers the op returned (`.item()`, `bool(t)`): the path may test them
 
     @property
     def name(self):
@@ -290,8 +290,7 @@ class _Recorder(_compat.TorchDispatchMode):
         op = RecordedOp(index, func, refs, spec, infos, out_spec, tuple(self.stack), static)
         op.fresh = fresh
         op.grad_enabled = grad_enabled
-        if not static:
-            op.values = tuple(value for value in flat if isinstance(value, (bool, int, float)))
+        op.values = tuple(value for value in flat if isinstance(value, (bool, int, float)))
         self.program.ops.append(op)
         self.last_outputs = (index, [(position, value) for position, value in enumerate(flat)
                                      if isinstance(value, torch.Tensor)])

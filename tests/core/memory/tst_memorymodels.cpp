@@ -159,6 +159,15 @@ Graph weightedChain(const std::vector<std::vector<std::string>>& savers,
     return builder.build();
 }
 
+// The vertices' ids in the order apply_plan runs them under `plan` (P18).
+QStringList runOrder(const Graph& g, const PlanEvaluation& plan)
+{
+    QStringList ids;
+    for (VertexIndex v : ckpt::applyPlanOrder(g, plan))
+        ids << QString::fromStdString(g.vertex(v).id);
+    return ids;
+}
+
 }  // namespace
 
 class MemoryModelsTest : public QObject {
@@ -528,10 +537,7 @@ private Q_SLOTS:
             builder.addEdge(from, to);
         const Graph g = builder.build();
         const PlanEvaluation plan = evaluateIds(g, {"x", "m", "d", "y"});
-        QStringList order;
-        for (VertexIndex v : ckpt::applyPlanOrder(g, plan))
-            order << QString::fromStdString(g.vertex(v).id);
-        QCOMPARE(order, (QStringList{"x", "m", "d", "c1", "c2", "add", "y"}));
+        QCOMPARE(runOrder(g, plan), (QStringList{"x", "m", "d", "c1", "c2", "add", "y"}));
         const MemoryProfile p = simulatePlanMemory(g, plan, MemoryModel::PyTorch);
         QList<qint64> ends;
         for (const auto& phase : p.phases)
@@ -542,10 +548,7 @@ private Q_SLOTS:
         // (20111), c1's (d goes: 10021), then d's (its gradient and m go: 11), m's.
         QCOMPARE(ends, (QList<qint64>{1, 11, 10111, 11011, 10011, 110011, 1010011, 110111, 21111, 11, 20111, 10021, 1, 1}));
         // A plan keeping everything runs in the file's order.
-        QStringList all;
-        for (VertexIndex v : ckpt::applyPlanOrder(g, evaluate(g, g.topologicalOrder())))
-            all << QString::fromStdString(g.vertex(v).id);
-        QCOMPARE(all, (QStringList{"x", "m", "c1", "c2", "d", "add", "y"}));
+        QCOMPARE(runOrder(g, evaluate(g, g.topologicalOrder())), (QStringList{"x", "m", "c1", "c2", "d", "add", "y"}));
     }
 
     // P36 with P18: applyPlanOrder's block frozen (autograd tracks none of m .. y) under a trained
@@ -569,10 +572,7 @@ private Q_SLOTS:
             builder.addEdge(from, to);
         const Graph g = builder.build();
         const PlanEvaluation plan = evaluateIds(g, {"x", "m", "d", "y", "h"});
-        QStringList order;
-        for (VertexIndex v : ckpt::applyPlanOrder(g, plan))
-            order << QString::fromStdString(g.vertex(v).id);
-        QCOMPARE(order, (QStringList{"x", "m", "d", "c1", "c2", "add", "y", "h"}));
+        QCOMPARE(runOrder(g, plan), (QStringList{"x", "m", "d", "c1", "c2", "add", "y", "h"}));
         QVERIFY(checkpointFunctions(g, plan).segments.empty());
         QCOMPARE(recomputeCost(g, plan).recomputed, 0.0);
     }
@@ -607,10 +607,7 @@ private Q_SLOTS:
                  {"x", "s"}, {"s", "e1"}, {"x", "t"}, {"e1", "e2"}, {"e2", "e3"}, {"t", "d1"}, {"e3", "dec"}, {"d1", "dec"}, {"dec", "y"}})
             builder.addEdge(from, to);
         const Graph g = builder.build();
-        QStringList got;
-        for (VertexIndex v : ckpt::applyPlanOrder(g, evaluateIds(g, {"x", "e1", "e3", "d1", "y"})))
-            got << QString::fromStdString(g.vertex(v).id);
-        QCOMPARE(got, order);
+        QCOMPARE(runOrder(g, evaluateIds(g, {"x", "e1", "e3", "d1", "y"})), order);
     }
 
     // P19 on x -> a, x -> m, b = a * m (1, 10, 100, 1000 bytes), a Python export, regular step: m is
@@ -774,10 +771,7 @@ private Q_SLOTS:
         for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"x", "a"}, {"a", "t"}, {"t", "c"}, {"x", "b"}})
             builder.addEdge(from, to);
         const Graph g = builder.build();
-        QStringList order;
-        for (VertexIndex v : ckpt::applyPlanOrder(g, evaluateIds(g, {"x"})))
-            order << QString::fromStdString(g.vertex(v).id);
-        QCOMPARE(order, (QStringList{"x", "a", "t", "c", "b", "__virtual_sink__"}));
+        QCOMPARE(runOrder(g, evaluateIds(g, {"x"})), (QStringList{"x", "a", "t", "c", "b", "__virtual_sink__"}));
         const auto left = [&g](const std::vector<std::string>& plan) {
             return simulatePlanMemory(g, evaluateIds(g, plan), MemoryModel::PyTorch).phases.back().endBytes;
         };
@@ -825,10 +819,7 @@ private Q_SLOTS:
             builder.addEdge(from, to);
         const Graph g = builder.build();
         const PlanEvaluation plan = evaluateIds(g, {"x", "y", "b", "c"});
-        QStringList order;
-        for (VertexIndex v : ckpt::applyPlanOrder(g, plan))
-            order << QString::fromStdString(g.vertex(v).id);
-        QCOMPARE(order, (QStringList{"__virtual_source__", "x", "y", "b", "a", "c"}));
+        QCOMPARE(runOrder(g, plan), (QStringList{"__virtual_source__", "x", "y", "b", "a", "c"}));
         const auto phases = simulatePlanMemory(g, plan, MemoryModel::PyTorch).phases;
         QCOMPARE(phases.size(), std::size_t(12));
         QCOMPARE(phases[9].endBytes, phases[8].endBytes);
