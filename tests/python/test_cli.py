@@ -693,6 +693,27 @@ class Cli(unittest.TestCase):
                     planned(**batch(ones, scale)).backward()
             self.assertEqual(len([w for w in said if "keep coming out otherwise" in str(w.message)]), 1)
 
+        # A test of what the forward writes in place (here an input) is not run before the call, which
+        # would write it again, and the record is made on copies of the call's tensors. (The replay
+        # leaves the write out, as it leaves out every op the output does not depend on.)
+        class Counting(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = torch.nn.Linear(4, 4)
+
+            def forward(self, x, seen):
+                seen.add_(1)
+                return self.linear(x).sum() * (2.0 if bool((seen > 1).all()) else 1.0)
+
+        planned = support.planned_copy(Counting(), (torch.randn(2, 4), torch.zeros(3)), "checkpoint-all")
+        counted = torch.zeros(3)
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            for _ in range(2):
+                planned(torch.randn(2, 4), counted)
+        self.assertTrue(torch.equal(counted, torch.zeros(3)))
+        self.assertIn("tests a value its forward computes or draws", str(said[-1].message))
+
     def test_a_submodules_mode_and_replaced_weights_are_part_of_the_call(self):
         # Fine-tuning scripts keep BatchNorm in eval mode (running statistics frozen) while the model
         # trains. Set after the first call, the planned module replayed the first call's record, which

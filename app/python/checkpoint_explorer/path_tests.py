@@ -18,14 +18,16 @@ class PathTests:
         needed = set()
         # Tests of values the forward computes with the weights (a hidden state's norm) cannot be run
         # before the forward, nor can those of random numbers it draws (LayerDrop's `torch.rand([]) <
-        # p`: running them would draw numbers the model's step does not); the planned module says it
-        # replays the recorded path there.
+        # p`: running them would draw numbers the model's step does not) or of what it writes in place
+        # (an input, a buffer: running them would write it twice); the planned module says it replays
+        # the recorded path there.
         self.untestable = []
         for op in program.ops:
             if not op.values:
                 continue
             cone = _cone(program, op)
-            if any(_reads_weights(program, program.ops[i]) or program.ops[i].draws_random for i in cone):
+            if any(_reads_weights(program, program.ops[i]) or program.ops[i].draws_random
+                   or _writes_what_it_did_not_make(program, program.ops[i]) for i in cone):
                 self.untestable.append(op)
                 continue
             needed |= cone
@@ -71,3 +73,12 @@ def _cone(program, op):
 def _reads_weights(program, op):
     return any(isinstance(r, ConstantRef) and isinstance(r.value, torch.Tensor)
                and _compat.storage_key(r.value) in program.parameters for r in op.tensor_refs())
+
+
+def _writes_what_it_did_not_make(program, op):
+    """The op writes in place a tensor that no allocating op of the forward made: an input, a buffer,
+    or a view, which may be of either."""
+    if op.written < 0:
+        return False
+    target = op.leaves[op.written]
+    return not (isinstance(target, OutputRef) and program.ops[target.op].kind == "allocating")

@@ -246,7 +246,9 @@ class PlannedModule(torch.nn.Module):
 
     # -- preparing a signature --------------------------------------------------------------------
     def _prepare(self, inputs):
-        program = record(self.model, inputs, saved=False)
+        # On copies: the call's own tensors are the replay's, and a model that writes an input in place
+        # (`x.mul_(2)`) would have it written twice, by the record and by the replay.
+        program = record(self.model, inputs.replaced([t.clone() for t in inputs]), saved=False)
         graph = self._verified_graph(program)
         steps = plan_steps(graph, set(self.plan["checkpoints"]))
         readers = graph.readers()
