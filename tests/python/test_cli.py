@@ -695,23 +695,32 @@ class Cli(unittest.TestCase):
 
         # A test of what the forward writes in place (here an input) is not run before the call, which
         # would write it again, and the record is made on copies of the call's tensors. (The replay
-        # leaves the write out, as it leaves out every op the output does not depend on.)
+        # leaves out the write to `seen`, as it leaves out every op the output does not depend on.)
+        # An input the model scales in place (`x.mul_(2)`) is scaled once, as the model does: the replay
+        # could not run it ("value of op 0 (aten::mul_) is not available").
         class Counting(torch.nn.Module):
             def __init__(self):
                 super().__init__()
                 self.linear = torch.nn.Linear(4, 4)
 
             def forward(self, x, seen):
+                x.mul_(2)
                 seen.add_(1)
                 return self.linear(x).sum() * (2.0 if bool((seen > 1).all()) else 1.0)
 
-        planned = support.planned_copy(Counting(), (torch.randn(2, 4), torch.zeros(3)), "checkpoint-all")
-        counted = torch.zeros(3)
+        torch.manual_seed(0)
+        counting, x = Counting(), torch.randn(2, 4)
+        planned = support.planned_copy(counting, (x.clone(), torch.zeros(3)), "feng-acg")
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always")
-            for _ in range(2):
-                planned(torch.randn(2, 4), counted)
-        self.assertTrue(torch.equal(counted, torch.zeros(3)))
+            for module in (counting, planned):
+                scaled, counted = x.clone(), torch.zeros(3)
+                module.zero_grad(set_to_none=True)
+                module(scaled, counted).backward()
+                self.assertTrue(torch.equal(scaled, 2 * x), module)
+            planned(x.clone(), counted)
+        self.assertEqual(support.first_difference(counting, planned.model), None)
+        self.assertTrue(torch.equal(counted, torch.zeros(3)))  # neither the record nor the tests wrote it
         self.assertIn("tests a value its forward computes or draws", str(said[-1].message))
 
     def test_a_submodules_mode_and_replaced_weights_are_part_of_the_call(self):

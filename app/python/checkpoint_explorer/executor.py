@@ -92,7 +92,8 @@ class Executor:
         if observer is not None:
             observer.before_vertex(vertex)
         self.run_static_ops(statics, env if store is None else store)
-        if vertex.input_index >= 0:
+        # An input runs what the model writes into it in place (`x.mul_(2)`), if anything.
+        if vertex.input_index >= 0 and not vertex.ops:
             if observer is not None:
                 observer.after_vertex(vertex, [env[ref] for ref in vertex.exports if ref in env])
             return
