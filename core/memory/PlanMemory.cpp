@@ -30,10 +30,9 @@ public:
                    CudaCachingAllocator* allocator)
         : m_graph(graph), m_model(model),
           m_checkpointFunctions(model == MemoryModel::PyTorch && runsCheckpointFunctions(graph)),
-          m_functions(m_checkpointFunctions && !plan.segments.empty()
-                          ? std::optional<PlanEvaluation>(checkpointFunctions(graph, plan))
-                          : std::nullopt),
-          m_plan(m_functions ? *m_functions : plan), m_trace(graph, recordLive),
+          m_applied(m_checkpointFunctions && !plan.segments.empty() ? std::optional<AppliedPlan>(applyPlan(graph, plan))
+                                                                     : std::nullopt),
+          m_plan(m_applied ? m_applied->functions : plan), m_trace(graph, recordLive),
           m_isCheckpoint(graph.vertexCount(), false), m_segmentOf(graph.vertexCount(), -1),
           m_memberIndex(graph.vertexCount(), -1), m_reforwarded(m_plan.segments.size(), false),
           m_unsaved(graph.vertexCount(), false),
@@ -46,7 +45,7 @@ public:
           m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false),
           m_sharersOf(graph.vertexCount()), m_holderOf(graph.vertexCount(), -1), m_sliceOf(graph.vertexCount(), -1),
           m_slicesLeft(graph.vertexCount(), 0), m_sliceTarget(graph.vertexCount(), -1),
-          m_order(m_functions ? applyPlanOrder(graph, plan) : graph.topologicalOrder()),
+          m_order(m_applied ? m_applied->order : graph.topologicalOrder()),
           m_runAt(graph.vertexCount()), m_staticGradientsUntil(graph.vertexCount()),
           m_backwardDone(graph.vertexCount(), false)
     {
@@ -747,7 +746,7 @@ private:
     const Graph& m_graph;
     const MemoryModel m_model;
     const bool m_checkpointFunctions;                // P9
-    const std::optional<PlanEvaluation> m_functions;  // P12: the plan as apply_plan runs it
+    const std::optional<AppliedPlan> m_applied;  // P12, P18: the plan as apply_plan runs it
     const PlanEvaluation& m_plan;
     MemoryTrace m_trace;
     std::vector<bool> m_isCheckpoint;

@@ -168,9 +168,10 @@ bool stopsReforwardsEarly(const Graph& graph)
     return graph.metadataIs("checkpoint_early_stop", "true");
 }
 
-PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& plan)
+namespace {
+
+PlanEvaluation functionsOf(const Graph& graph, const PlanEvaluation& plan, const AppliedSteps& steps)
 {
-    const AppliedSteps steps = appliedSteps(graph, plan);
     const int n = graph.vertexCount();
     auto function = [&steps](VertexIndex v) { return steps.function[steps.step[v]] ? steps.step[v] : -1; };
     PlanEvaluation result = plan;
@@ -207,10 +208,9 @@ PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& pla
     return result;
 }
 
-std::vector<VertexIndex> applyPlanOrder(const Graph& graph, const PlanEvaluation& plan)
+std::vector<VertexIndex> orderOf(const Graph& graph, const AppliedSteps& applied)
 {
     const int n = graph.vertexCount();
-    const AppliedSteps applied = appliedSteps(graph, plan);
     const std::vector<int>& step = applied.step;
     const std::vector<std::vector<VertexIndex>>& members = applied.members;
     const int steps = static_cast<int>(members.size());
@@ -279,6 +279,24 @@ std::vector<VertexIndex> applyPlanOrder(const Graph& graph, const PlanEvaluation
     if (static_cast<int>(order.size()) != n)
         throw std::logic_error("applyPlanOrder: the plan's steps read each other");
     return order;
+}
+
+}  // namespace
+
+PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& plan)
+{
+    return functionsOf(graph, plan, appliedSteps(graph, plan));
+}
+
+std::vector<VertexIndex> applyPlanOrder(const Graph& graph, const PlanEvaluation& plan)
+{
+    return orderOf(graph, appliedSteps(graph, plan));
+}
+
+AppliedPlan applyPlan(const Graph& graph, const PlanEvaluation& plan)
+{
+    const AppliedSteps steps = appliedSteps(graph, plan);
+    return {functionsOf(graph, plan, steps), orderOf(graph, steps)};
 }
 
 }  // namespace ckpt

@@ -41,4 +41,11 @@ PlanEvaluation checkpointFunctions(const Graph& graph, const PlanEvaluation& pla
 // P36: a group that runs plainly is one step too.
 std::vector<VertexIndex> applyPlanOrder(const Graph& graph, const PlanEvaluation& plan);
 
+// Both, from one pass over the plan's steps (the pytorch simulator needs both for every plan).
+struct AppliedPlan {
+    PlanEvaluation functions;        // checkpointFunctions
+    std::vector<VertexIndex> order;  // applyPlanOrder
+};
+AppliedPlan applyPlan(const Graph& graph, const PlanEvaluation& plan);
+
 }  // namespace ckpt

@@ -466,7 +466,7 @@ def record(model, inputs, saved=True):
             except ExportError:
                 raise
             except Exception as error:  # the model's own failure, named by the module it ran in
-                where = describe_call(tuple(stack)) if stack else "the top module"
+                where = describe_call(tuple(stack))
                 raise ExportError(f"{type(model).__name__} ({where}): {failure_line(error)}") from None
     finally:
         for handle in handles:
