@@ -723,6 +723,74 @@ class Cli(unittest.TestCase):
         self.assertTrue(torch.equal(counted, torch.zeros(3)))  # neither the record nor the tests wrote it
         self.assertIn("tests a value its forward computes or draws", str(said[-1].message))
 
+    def test_numbers_read_without_an_op(self):
+        from checkpoint_explorer.planned import planned_inputs
+
+        # Packed sequences split by lengths read off an input: `tolist()` and `numpy()` of a CPU tensor
+        # dispatch no op, so the record held no test of them and the planned module replayed the first
+        # call's split sizes for every batch of the same shapes: other lengths trained wrong gradients.
+        class Packed(torch.nn.Module):
+            def __init__(self, read):
+                super().__init__()
+                self.read = read
+                self.embed, self.mix, self.head = torch.nn.Embedding(100, 16), torch.nn.Linear(16, 16), torch.nn.Linear(16, 3)
+
+            def forward(self, input_ids, lengths):
+                x = self.mix(self.embed(input_ids))
+                sizes = lengths.tolist() if self.read == "tolist" else [int(n) for n in lengths.numpy()]
+                pooled = torch.stack([piece.mean(0) for piece in torch.split(x, sizes)])
+                return self.head(torch.relu(pooled)).sum()
+
+        ids = torch.randint(0, 100, (16,))
+        for read in ("tolist", "numpy"):
+            torch.manual_seed(0)
+            model = Packed(read)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the lengths go unread by any op: the export says so
+                planned = support.planned_copy(model, (ids, torch.tensor([4, 4, 8])), "feng-acg")
+            for lengths in ([4, 4, 8], [8, 4, 4], [4, 4, 8]):
+                for module in (model, planned):
+                    module.zero_grad(set_to_none=True)
+                    module(ids, torch.tensor(lengths)).backward()
+                self.assertEqual(support.first_difference(model, planned.model), None, (read, lengths))
+            self.assertEqual(planned._prepared(planned_inputs((ids, torch.tensor([8, 4, 4]))))["tests"].untestable, [])
+
+    def test_shapes_that_depend_on_values(self):
+        # The rows a mask picks (`hidden[mask]`, `nonzero`) are as many as it holds: a forward that reads
+        # that count in Python (a size argument, a branch) took the recorded count's path on every call,
+        # the arange below with the first batch's length ("The size of tensor a (6) must match ...") and
+        # the branch silently. Reading such a shape is a test of the mask: run before the call on a
+        # stand-in of the hidden states' shape, since those are computed with the weights.
+        from checkpoint_explorer.planned import planned_inputs
+
+        class Selected(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed, self.mix, self.head = torch.nn.Embedding(100, 16), torch.nn.Linear(16, 16), torch.nn.Linear(16, 3)
+
+            def forward(self, input_ids, mask):
+                picked = self.mix(self.embed(input_ids))[mask]
+                ramp = torch.arange(picked.size(0), dtype=picked.dtype) / 8
+                if len(torch.nonzero(mask)) > 4:
+                    ramp = ramp * 2
+                return self.head(torch.relu(picked * ramp[:, None])).sum()
+
+        torch.manual_seed(0)
+        model, ids = Selected(), torch.randint(0, 100, (2, 8))
+
+        def mask(count):
+            held = torch.zeros(2, 8, dtype=torch.bool)
+            held.view(-1)[:count] = True
+            return held
+
+        planned = support.planned_copy(model, (ids, mask(3)), "feng-acg")
+        for count in (3, 6, 3, 5):
+            for module in (model, planned):
+                module.zero_grad(set_to_none=True)
+                module(ids, mask(count)).backward()
+            self.assertEqual(support.first_difference(model, planned.model), None, count)
+        self.assertEqual(planned._prepared(planned_inputs((ids, mask(6))))["tests"].untestable, [])
+
     def test_a_submodules_mode_and_replaced_weights_are_part_of_the_call(self):
         # Fine-tuning scripts keep BatchNorm in eval mode (running statistics frozen) while the model
         # trains. Set after the first call, the planned module replayed the first call's record, which

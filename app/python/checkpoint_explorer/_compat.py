@@ -7,6 +7,7 @@ import torch
 import torch.utils._pytree as _pytree
 import torch.utils.checkpoint
 from torch.utils._python_dispatch import TorchDispatchMode  # noqa: F401  (1.13 and 2.x)
+from torch.overrides import TorchFunctionMode  # noqa: F401  (1.13 and 2.x)
 from torch.utils._pytree import tree_flatten, tree_unflatten  # noqa: F401
 
 _CHECKPOINT_PARAMETERS = inspect.signature(torch.utils.checkpoint.checkpoint).parameters
@@ -101,6 +102,15 @@ def draws_random(func):
     """The op draws from the random-number generator: torch tags such ops `nondeterministic_seeded`
     (bernoulli_, native_dropout, randn, ...); a torch without tags tells nothing."""
     return _SEEDED is not None and _SEEDED in getattr(func, "tags", ())
+
+
+_DYNAMIC_SHAPE = getattr(getattr(torch, "Tag", None), "dynamic_output_shape", None)
+
+
+def dynamic_output_shape(func):
+    """The op's output shapes may depend on its inputs' values (nonzero, unique, indexing): torch tags
+    such ops `dynamic_output_shape`; a torch without tags tells nothing."""
+    return _DYNAMIC_SHAPE is not None and _DYNAMIC_SHAPE in getattr(func, "tags", ())
 
 
 AUTOCAST_DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16}

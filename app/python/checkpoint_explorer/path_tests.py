@@ -1,20 +1,24 @@
 """The tests a recorded forward's path took on the values of its inputs. A model may branch on what its
 inputs hold, not only on their shapes: Hugging Face's SDPA attention leaves out a padding mask that is
-all ones (`torch.all(mask == 1)`). A record is the path one call took, so the planned module, before it
-replays a record for another call of the same shapes, runs those tests on the call's inputs and
-records the forward again where one comes out otherwise (replayed, the masked batch trained as if
-nothing were padded)."""
+all ones (`torch.all(mask == 1)`); it may read numbers off them (`.item()`, `lengths.tolist()`) and pass
+them on as sizes, or read the shape of what a mask picks (`hidden[mask].size(0)`). A record is the path
+one call took, so the planned module, before it replays a record for another call of the same shapes,
+runs those tests on the call's inputs and records the forward again where one comes out otherwise
+(replayed, the masked batch trained as if nothing were padded)."""
 import torch
 
 from . import _compat
-from .program import ConstantRef, InputRef, OutputRef
+from .program import ConstantRef, InputRef, OutputRef, read_values
 
 
 class PathTests:
     def __init__(self, program):
         self.program = program
-        self.expected = []  # the values the tests returned in the record, in program order
-        self._tests = set()
+        # The values the tests returned in the record: the ops' in program order, the reads', the shapes'.
+        self.expected = []
+        self._tests = set()  # the indices of the ops whose Python numbers are tested
+        self._reads = []  # the ValueReads of values tested
+        self._shapes = []  # (op, whether a stand-in for its indexed tensor will do) whose output shapes are
         needed = set()
         # Tests of values the forward computes with the weights (a hidden state's norm) cannot be run
         # before the forward, nor can those of random numbers it draws (LayerDrop's `torch.rand([]) <
@@ -22,22 +26,37 @@ class PathTests:
         # (an input, a buffer: running them would write it twice); the planned module says it replays
         # the recorded path there.
         self.untestable = []
-        for op in program.ops:
-            if not op.values:
-                continue
-            cone = _cone(program, op)
+        # A shape read tests the ops of value-dependent output shape its tensor's shape depends on.
+        shaped = sorted({i for read in program.reads if read.shape for i in program.dynamic_shapes[read.ref]})
+        tests = ([("values", op, [op.index]) for op in program.ops if op.values] +
+                 [("read", read, _producers(read.tensor_refs())) for read in program.reads if not read.shape])
+        for index in shaped:
+            op = program.ops[index]
+            # The shape of `hidden[mask]` is the mask's business: the hidden states, computed with the
+            # weights, are stood in for by a tensor of their shape.
+            stand_in = _boolean_index_of_static_shape(program, op)
+            tests.append(("stand-in" if stand_in else "shape", op, _producers(op.leaves[1:]) if stand_in else [index]))
+        for kind, test, roots in tests:
+            cone = _cone(program, roots)
             if any(_reads_weights(program, program.ops[i]) or program.ops[i].draws_random
                    or _writes_what_it_did_not_make(program, program.ops[i]) for i in cone):
-                self.untestable.append(op)
+                self.untestable.append(test)
                 continue
             needed |= cone
-            self._tests.add(op.index)
-            self.expected.extend(op.values)
+            if kind == "values":
+                self._tests.add(test.index)
+                self.expected.extend(test.values)
+            elif kind == "read":
+                self._reads.append(test)
+            else:
+                self._shapes.append((test, kind == "stand-in"))
+        self.expected.extend(value for read in self._reads for value in read.values)
+        self.expected.extend(info.shape for op, _ in self._shapes for info in op.outputs if info is not None)
         self._ops = [program.ops[i] for i in sorted(needed)]
 
     def hold(self, inputs):
         """Whether every test comes out for `inputs` (the call's tensors, as recorded) as it did."""
-        if not self._ops:
+        if not self._ops and not self._reads and not self._shapes:
             return True
         values = {}
 
@@ -56,18 +75,54 @@ class PathTests:
                     values[OutputRef(op.index, position)] = value
                 if op.index in self._tests:
                     got.extend(value for value in flat if isinstance(value, (bool, int, float)))
+            for read in self._reads:
+                got.extend(read_values(value_of(read.ref)))
+            for op, stand_in in self._shapes:
+                outputs = self._outputs_standing_in(op, value_of) if stand_in else [
+                    values[OutputRef(op.index, position)] for position, info in enumerate(op.outputs) if info is not None]
+                got.extend(tuple(value.shape) for value in outputs)
         return got == self.expected
 
+    def _outputs_standing_in(self, op, value_of):
+        """A boolean index's outputs run on a stand-in for the indexed tensor, of its shape: the shape of
+        `hidden[mask]` is the mask's business, and the hidden states are computed with the weights."""
+        leaves = [value_of(leaf) if isinstance(leaf, (InputRef, ConstantRef, OutputRef)) else leaf
+                  for leaf in op.leaves[1:]]
+        index = next(leaf for leaf in leaves if isinstance(leaf, torch.Tensor))
+        leaves.insert(0, torch.empty((), dtype=torch.bool, device=index.device).expand(
+            _shape_of(self.program, op.leaves[0])))
+        args, kwargs = _compat.tree_unflatten(leaves, op.spec)
+        flat, _ = _compat.tree_flatten(op.func(*args, **kwargs))
+        return [value for value in flat if isinstance(value, torch.Tensor)]
 
-def _cone(program, op):
-    """The indices of the ops whose outputs `op` reads, through any chain, and its own."""
-    cone, pending = set(), [op.index]
+
+def _producers(leaves):
+    return [leaf.op for leaf in leaves if isinstance(leaf, OutputRef)]
+
+
+def _cone(program, indices):
+    """The indices of the ops `indices` name and of those whose outputs they read, through any chain."""
+    cone, pending = set(), list(indices)
     while pending:
         index = pending.pop()
         if index not in cone:
             cone.add(index)
             pending.extend(r.op for r in program.ops[index].tensor_refs() if isinstance(r, OutputRef))
     return cone
+
+
+def _boolean_index_of_static_shape(program, op):
+    """`x[mask]` where x's shape is the signature's business (not value-dependent itself)."""
+    return (op.func is torch.ops.aten.index.Tensor and isinstance(op.leaves[0], (InputRef, ConstantRef, OutputRef))
+            and op.leaves[0] not in program.dynamic_shapes)
+
+
+def _shape_of(program, ref):
+    if isinstance(ref, InputRef):
+        return program.inputs[ref.index].shape
+    if isinstance(ref, ConstantRef):
+        return ref.value.shape
+    return program.ops[ref.op].outputs[ref.position].shape
 
 
 def _reads_weights(program, op):

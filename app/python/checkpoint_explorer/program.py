@@ -96,6 +96,35 @@ class RecordedOp:
             self.func, *_compat.tree_unflatten(self.leaves, self.spec))
 
 
+@dataclasses.dataclass
+class ValueRead:
+    """Numbers the forward read off a tensor without an operation torch dispatches: its values
+    (`tolist()` or `numpy()` of a CPU tensor), or the shape of one whose shape depends on values
+    (`x[mask].size(0)`). A path may branch on them, or pass them on as sizes (`torch.split(x,
+    lengths.tolist())`, `torch.zeros(n)`), as it may an op's `values`."""
+    ref: object  # the tensor's InputRef or OutputRef
+    name: str  # the method that read them
+    calls: tuple  # as RecordedOp.calls
+    values: tuple
+    shape: bool = False  # a shape read: Program.dynamic_shapes names the ops its value depends on
+
+    def tensor_refs(self):
+        return [self.ref]
+
+
+def read_values(tensor):
+    """A tensor's numbers, flat, as a ValueRead keeps them."""
+    return tuple(tensor.detach().reshape(-1).tolist())
+
+
+def makes_dynamic_shape(func, args):
+    """The op's output shapes depend on its inputs' values: a boolean index (an integer one's do not,
+    though torch tags `index` as a whole), nonzero, unique, masked_select..."""
+    if func is torch.ops.aten.index.Tensor:
+        return any(isinstance(i, torch.Tensor) and i.dtype in (torch.bool, torch.uint8) for i in args[1])
+    return _compat.dynamic_output_shape(func)
+
+
 # Arguments that a composite op sets from whether autograd records it: SDPA's memory-efficient and cuDNN
 # kernels return the log-sum-exp their backward reads only when the inputs require grad. A program recorded
 # without grad (apply_plan records so, to hold no more than a forward) would replay them without it, and
@@ -185,6 +214,10 @@ class Program:
         self.trained = set()  # storage keys of the parameters that require grad (not frozen)
         self.buffers = {}
         self.module_paths = {}
+        self.reads = []  # ValueRead, in the order the forward made them
+        # OutputRef -> the indices of the ops of value-dependent output shape (makes_dynamic_shape) its
+        # shape may depend on: its own op, or those of the tensors its op read.
+        self.dynamic_shapes = {}
 
     def run_op(self, op, value_of, rewrite=None, func=None):
         """Runs a recorded op (or `func` in its place, with its arguments); `value_of(ref)` gives each
@@ -287,6 +320,13 @@ class _Recorder(_compat.TorchDispatchMode):
                 self.static_refs.add(ref)
             if self.keep is not None:
                 self.keep.append(value)
+        sources = frozenset().union(*(self.program.dynamic_shapes.get(r, ()) for r in refs if isinstance(r, OutputRef)))
+        if makes_dynamic_shape(func, args):
+            sources |= {index}
+        if sources:
+            for position, value in enumerate(flat):
+                if isinstance(value, torch.Tensor):
+                    self.program.dynamic_shapes[OutputRef(index, position)] = sources
         op = RecordedOp(index, func, refs, spec, infos, out_spec, tuple(self.stack), static)
         op.fresh = fresh
         op.grad_enabled = grad_enabled
@@ -357,6 +397,34 @@ def _dataclass_unflatten(kind, values, names):
     for name, value in zip(names, values):
         object.__setattr__(rebuilt, name, value)
     return rebuilt
+
+
+class _ValueReads(_compat.TorchFunctionMode):
+    """Records the numbers the forward reads off tensors of the call without an op (ValueRead): no
+    dispatch mode sees them."""
+    VALUES = {torch.Tensor.tolist: "tolist", torch.Tensor.numpy: "numpy", torch.Tensor.__array__: "__array__"}
+    SHAPES = {torch.Tensor.size: "size", torch.Tensor.shape.__get__: "shape", torch.Tensor.__len__: "__len__",
+              torch.Tensor.numel: "numel"}
+
+    def __init__(self, recorder):
+        super().__init__()
+        self.recorder = recorder
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if not args or not isinstance(args[0], torch.Tensor):
+            return out
+        program = self.recorder.program
+        ref = self.recorder.refs.get(id(args[0]))
+        name = self.VALUES.get(func)
+        # A weight's or a constant's numbers are the same every call, and so are most shapes (the
+        # inputs' are part of the call's signature).
+        if name and isinstance(ref, (InputRef, OutputRef)):
+            program.reads.append(ValueRead(ref, name, tuple(self.recorder.stack), read_values(args[0])))
+        elif func in self.SHAPES and ref in program.dynamic_shapes:
+            program.reads.append(ValueRead(ref, self.SHAPES[func], tuple(self.recorder.stack),
+                                           tuple(args[0].shape), shape=True))
+        return out
 
 
 @contextlib.contextmanager
@@ -460,7 +528,8 @@ def record(model, inputs, saved=True):
 
     saved_state = _save_state(model)
     try:
-        with recorder, torch.set_grad_enabled(saved), model_no_grad(recorder), model_checkpoints_plain():
+        with recorder, _ValueReads(recorder), torch.set_grad_enabled(saved), model_no_grad(recorder), \
+                model_checkpoints_plain():
             try:
                 output = inputs.call(model)
             except ExportError:
