@@ -791,6 +791,30 @@ class Cli(unittest.TestCase):
             self.assertEqual(support.first_difference(model, planned.model), None, count)
         self.assertEqual(planned._prepared(planned_inputs((ids, mask(6))))["tests"].untestable, [])
 
+    def test_under_distributed_data_parallel(self):
+        # Training scripts wrap the planned module in DistributedDataParallel, whose reducer hooks each
+        # weight's gradient as the backward forms it (here one process, gloo, on the CPU): a tied
+        # embedding's gradient, formed at the head and at the lookup, must still be reduced whole.
+        import torch.distributed as dist
+        from torch.nn.parallel import DistributedDataParallel
+
+        torch.manual_seed(0)
+        model, x = models.gpt_bench(), torch.randint(0, 1000, (2, 32))
+        planned = support.planned_copy(model, x, "feng-acg")
+        with support.scratch() as folder:
+            dist.init_process_group("gloo", init_method="file://" + os.path.join(folder, "rendezvous"), rank=0,
+                                    world_size=1)
+            try:
+                plain, wrapped = DistributedDataParallel(model), DistributedDataParallel(planned)
+                for step in range(2):
+                    for module in (plain, wrapped):
+                        torch.manual_seed(step)  # the same dropout masks
+                        module.zero_grad(set_to_none=True)
+                        module(x).float().mean().backward()
+                    self.assertEqual(support.first_difference(model, planned.model), None, step)
+            finally:
+                dist.destroy_process_group()
+
     def test_a_submodules_mode_and_replaced_weights_are_part_of_the_call(self):
         # Fine-tuning scripts keep BatchNorm in eval mode (running statistics frozen) while the model
         # trains. Set after the first call, the planned module replayed the first call's record, which
