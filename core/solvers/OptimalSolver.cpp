@@ -6,6 +6,7 @@
 #include "solvers/FrontierDp.h"
 #include "solvers/PyTorchPeakSearch.h"
 #include "solvers/SolverRegistry.h"
+#include "theory/RecomputeCost.h"
 #include "util/Units.h"
 
 #include <algorithm>
@@ -584,7 +585,10 @@ Plan OptimalSolver::solvePyTorchPeak(const Graph& graph, const SolverOptions& op
     Plan plan = makePlan(graph, *this, options, found.best.checkpoints);
     plan.options["pytorch-peak"] = std::to_string(found.best.peak);
     plan.notes.push_back(found.method + " (" + std::to_string(found.evaluations) + " plans simulated)");
-    plan.notes.push_back("pytorch-model peak " + formatBytes(found.best.peak));
+    char recomputed[64];
+    std::snprintf(recomputed, sizeof recomputed, ", recomputing %.2f %% of a forward",
+                  100 * found.best.recomputed / std::max(1e-300, forwardPassCompute(graph)));
+    plan.notes.push_back("pytorch-model peak " + formatBytes(found.best.peak) + recomputed);
     if (settings.budget) {
         plan.notes.push_back(found.proven ? "proven: no checkpoint set within the budget recomputes less"
                                           : "not proven to recompute the least within the budget (time or size limit)");

@@ -277,6 +277,30 @@ std::vector<std::int64_t> hongBuffers(const Graph& g)
     return buffers;
 }
 
+// A free vertex whose recompute costs something and which holds bytes: what PeakSearch::leastRecomputeLeft
+// weighs, at its topological position and its last reader's.
+struct KeepCandidate {
+    int position = 0, lastUse = 0;
+    double bytes = 0, compute = 0;
+};
+
+// Every such vertex, the most compute per byte first: the order in which a plan under a memory cap
+// would keep them.
+std::vector<KeepCandidate> byComputePerByte(const Graph& g)
+{
+    std::vector<KeepCandidate> candidates;
+    for (VertexIndex v = 0; v < g.vertexCount(); ++v)
+        if (v != g.source() && v != g.sink() && forwardCompute(g, v) > 0 && g.bytes(v) > 0) {
+            const VertexIndex last = lastSuccessor(g, v);
+            candidates.push_back({g.topologicalPosition(v), g.topologicalPosition(last < 0 ? v : last),
+                                  static_cast<double>(g.bytes(v)), forwardCompute(g, v)});
+        }
+    std::stable_sort(candidates.begin(), candidates.end(), [](const KeepCandidate& a, const KeepCandidate& b) {
+        return a.compute * b.bytes > b.compute * a.bytes;
+    });
+    return candidates;
+}
+
 // The most free vertices branch and bound visits every checkpoint set of (2^20 plans).
 constexpr int kEnumerableVertices = 20;
 
@@ -289,7 +313,8 @@ public:
           m_floors(phaseFloors(graph)), m_checkpointFunctions(runsCheckpointFunctions(graph)),
           m_gradientBuffer(!m_checkpointFunctions && !runsRootedExecutor(graph)),
           // Zeros where plans run otherwise (P9, P13: a gradient tensor per vertex, in the floors).
-          m_hongBuffer(m_gradientBuffer ? hongBuffers(graph) : std::vector<std::int64_t>(graph.vertexCount(), 0))
+          m_hongBuffer(m_gradientBuffer ? hongBuffers(graph) : std::vector<std::int64_t>(graph.vertexCount(), 0)),
+          m_byComputePerByte(byComputePerByte(graph))
     {
     }
 
@@ -517,6 +542,7 @@ private:
         m_segment.assign(count, {});
         m_buffer.assign(count, 0);
         m_live.assign(count + 1, 0);
+        m_candidateBytes.assign(count + 1, 0);
         m_added.assign(count, 0);
         for (VertexIndex v = 0; v < count; ++v)
             m_left[v] = static_cast<int>(m_g.successors(v).size());
@@ -783,7 +809,7 @@ private:
         return b;
     }
 
-    bool pruned(int p) const
+    bool pruned(int p)
     {
         const std::int64_t b = bound(p);
         if (m_settings.budget) {
@@ -791,14 +817,60 @@ private:
                 return true;
             if (m_best.peak > *m_settings.budget)
                 return false;
-            return lessRecompute(m_best.recomputed, m_recomputed) ||
-                   (!lessRecompute(m_recomputed, m_best.recomputed) && b >= m_best.peak);
+            if (lessRecompute(m_best.recomputed, m_recomputed))
+                return true;
+            const double least =
+                m_recomputed + leastRecomputeLeft(p, *m_settings.budget, m_best.recomputed - m_recomputed);
+            return lessRecompute(m_best.recomputed, least) ||
+                   (!lessRecompute(least, m_best.recomputed) && b >= m_best.peak);
         }
         if (m_goal == Goal::LeastPeak)
             return b >= m_best.peak || (m_settings.enough && b > *m_settings.enough);
         if (m_goal == Goal::LeastRecomputeAtPeak)  // no plan has a smaller peak than the best's
-            return b > m_best.peak || !lessRecompute(m_recomputed, m_best.recomputed);
+            return b > m_best.peak || !lessRecompute(m_recomputed, m_best.recomputed) ||
+                   !lessRecompute(m_recomputed + leastRecomputeLeft(p, m_best.peak, m_best.recomputed - m_recomputed),
+                                  m_best.recomputed);
         return b > m_best.peak || (b == m_best.peak && !lessRecompute(m_recomputed, m_best.recomputed));
+    }
+
+    // A lower bound on what the undecided vertices (positions from p on) recompute in any plan whose
+    // peak is at most `cap`, or any bound of at least `enough`. At the backward of the vertex at
+    // position q, each checkpoint before q past its last reader is live (P1) on top of the phase's
+    // floor and the decided checkpoints' m_extra, so the undecided ones kept there must fit in what is
+    // left; those dropped are recomputed, each at its compute (S2). The fewest dropped is a knapsack;
+    // its fractional relaxation (keep by compute per byte) bounds it, at every phase, and the largest
+    // bound counts. Not beside torch.utils.checkpoint functions, where a checkpoint adds nothing
+    // certain (P12).
+    double leastRecomputeLeft(int p, std::int64_t cap, double enough)
+    {
+        if (m_checkpointFunctions)
+            return 0;
+        const auto& topo = m_g.topologicalOrder();
+        const int count = m_g.vertexCount();
+        // The bytes of the undecided candidates live at each phase if all were kept, by a difference array.
+        std::fill(m_candidateBytes.begin(), m_candidateBytes.end(), 0);
+        for (const KeepCandidate& c : m_byComputePerByte)
+            if (c.position >= p)
+                m_candidateBytes[c.lastUse + 1] += static_cast<std::int64_t>(c.bytes);
+        double least = 0;
+        std::int64_t kept = 0;
+        for (int q = p + 1; q < count && least < enough; ++q) {
+            kept += m_candidateBytes[q];
+            const VertexIndex w = topo[q];
+            double room = static_cast<double>(cap - m_floors.backward[w] - m_extra[w]);
+            if (m_g.isInput(w) || static_cast<double>(kept) <= room)
+                continue;
+            double dropped = 0;
+            for (const KeepCandidate& c : m_byComputePerByte) {
+                if (c.position < p || c.lastUse >= q)
+                    continue;
+                const double keptPart = std::clamp(room / c.bytes, 0.0, 1.0);
+                dropped += c.compute * (1 - keptPart);
+                room -= keptPart * c.bytes;
+            }
+            least = std::max(least, dropped);
+        }
+        return least;
     }
 
     void branch(int p)
@@ -847,6 +919,7 @@ private:
     const bool m_checkpointFunctions;  // P9: plans run as torch.utils.checkpoint functions
     const bool m_gradientBuffer;  // Alg. 4's output-gradient buffer (not P9, P13)
     const std::vector<std::int64_t> m_hongBuffer;
+    const std::vector<KeepCandidate> m_byComputePerByte;
     std::vector<PeakCandidate> m_seeds;  // the regular step first
     PeakCandidate m_best;
     long long m_evaluations = 0;
@@ -867,6 +940,7 @@ private:
     mutable std::vector<SegmentSoFar> m_segment;  // per component root
     mutable std::vector<std::int64_t> m_buffer;   // per vertex: the gradient buffer beyond m_extra
     mutable std::vector<std::int64_t> m_live;  // segmentBound's difference array
+    std::vector<std::int64_t> m_candidateBytes;  // leastRecomputeLeft's
     mutable std::vector<std::int64_t> m_added;  // per position, what the decided ones add to its phase
     std::int64_t m_forwardLive = 0, m_forwardPeak = 0, m_staticBound = 0;
     // peakFloors()'s state.
