@@ -834,13 +834,13 @@ private:
     }
 
     // A lower bound on what the undecided vertices (positions from p on) recompute in any plan whose
-    // peak is at most `cap`, or any bound of at least `enough`. At the backward of the vertex at
-    // position q, each checkpoint before q past its last reader is live (P1) on top of the phase's
-    // floor and the decided checkpoints' m_extra, so the undecided ones kept there must fit in what is
-    // left; those dropped are recomputed, each at its compute (S2). The fewest dropped is a knapsack;
-    // its fractional relaxation (keep by compute per byte) bounds it, at every phase, and the largest
-    // bound counts. Not beside torch.utils.checkpoint functions, where a checkpoint adds nothing
-    // certain (P12).
+    // peak is at most `cap`; it stops once it reaches `enough` (the pruning needs no more). At the
+    // backward of the vertex at position q, each checkpoint before q past its last reader is live (P1)
+    // on top of the phase's floor and the decided checkpoints' m_extra, so the undecided ones kept
+    // there must fit in what is left; those dropped are recomputed, each at its compute (S2). The least
+    // compute dropped is a knapsack; its fractional relaxation (keep by compute per byte) bounds it, at
+    // every phase, and the largest bound counts. Not beside torch.utils.checkpoint functions, where a
+    // checkpoint adds nothing certain (P12).
     double leastRecomputeLeft(int p, std::int64_t cap, double enough)
     {
         if (m_checkpointFunctions)
