@@ -815,6 +815,58 @@ class Cli(unittest.TestCase):
             finally:
                 dist.destroy_process_group()
 
+    def test_buffers_updated_from_the_inputs(self):
+        # A layer that keeps a running mean of what it sees, as custom norms, EMA codebooks and queues do:
+        # the export refused it ("in-place update of a parameter or buffer from values computed from the
+        # input"). Now the update runs in its turn (the EMA's `mul_(m)` no longer once upfront, before the
+        # read), counts once though a re-forward runs its function again, and each re-forward reads the
+        # buffer as its forward did (the update may run before it, in another function).
+        class RunningCentre(torch.nn.Module):
+            def __init__(self, idiom):
+                super().__init__()
+                self.idiom = idiom
+                self.register_buffer("running", torch.zeros(16))
+
+            def forward(self, x):
+                centred = x - self.running
+                with torch.no_grad():
+                    if self.idiom == "copy_":
+                        self.running.copy_(0.9 * self.running + 0.1 * x.mean(0))
+                    else:
+                        self.running.mul_(0.9).add_(x.mean(0), alpha=0.1)
+                return centred
+
+        def model(idiom):
+            torch.manual_seed(0)
+            blocks = [torch.nn.Sequential(torch.nn.Linear(16, 16), RunningCentre(idiom), torch.nn.Tanh()) for _ in range(3)]
+            return torch.nn.Sequential(*blocks, torch.nn.Linear(16, 2))
+
+        x = torch.randn(8, 16)
+        for idiom in ("mul_", "copy_"):
+            for solver in ("checkpoint-all", "feng-acg", "hong-dynamic"):
+                plain = model(idiom)
+                planned = support.planned_copy(plain, x, solver)
+                for step in range(3):
+                    for module in (plain, planned):
+                        module.zero_grad(set_to_none=True)
+                        module(x * (step + 1)).sum().backward()
+                    self.assertEqual(support.first_difference(plain, planned.model), None, (idiom, solver, step))
+
+        class ReadAfter(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = torch.nn.Linear(4, 4)
+                self.register_buffer("running", torch.zeros(4))
+
+            def forward(self, x):
+                with torch.no_grad():
+                    self.running.add_(x.mean(0))
+                return self.linear(x - self.running).sum()
+
+        with support.scratch() as folder, self.assertRaises(ExportError) as refused:
+            export_graph(ReadAfter(), torch.randn(2, 4), os.path.join(folder, "graph.json"))
+        self.assertIn("reads buffer 'running' after the forward began to update it in place", str(refused.exception))
+
     def test_a_submodules_mode_and_replaced_weights_are_part_of_the_call(self):
         # Fine-tuning scripts keep BatchNorm in eval mode (running statistics frozen) while the model
         # trains. Set after the first call, the planned module replayed the first call's record, which

@@ -17,7 +17,7 @@ from . import _compat, graph_file
 from .executor import Executor
 from .model_inputs import InputError, ModelInputs
 from .path_tests import PathTests
-from .program import ConstantRef, ExportError, InputRef, OutputRef, describe_call, record
+from .program import ConstantRef, ExportError, InputRef, OutputRef, describe_call, record, storage_of_ref
 from .vertices import VertexGraph
 
 
@@ -275,6 +275,7 @@ class PlannedModule(torch.nn.Module):
             prepared.append(_Step(members, checkpointed, entries, exits, drop))
         executor = Executor(graph)
         _place_statics(graph, prepared)
+        _hold_updated_buffers(self.model, program, graph, prepared)
         # What goes after each function, and after each vertex a plain step runs (P36: a group of
         # untracked vertices is one), as a Python forward drops a local it no longer uses.
         units = [unit for step in prepared for unit in ([step.members] if step.checkpointed else
@@ -363,14 +364,28 @@ class PlannedModule(torch.nn.Module):
                         leaves[position] = leaves[position].clone()
             return leaves
 
+        # A buffer the forward updates from the inputs (an EMA) holds, during the function's re-forward,
+        # what the function's forward read: the re-forward computes what the forward did, and an update
+        # counts once.
+        before = []
+
         def segment(*tensors):
             calls[0] += 1
+            with torch.no_grad():
+                if calls[0] == 1:
+                    before[:] = [buffer.clone() for buffer in step.updated_buffers]
+                after = [buffer.clone() for buffer in step.updated_buffers] if calls[0] > 1 else []
+                for buffer, value in zip(step.updated_buffers, before if calls[0] > 1 else ()):
+                    buffer.copy_(value)
             local = dict(zip(step.entries, tensors))
             observer = self.observer if calls[0] == 1 else None
             for position, index in enumerate(step.members):
                 executor.run_vertex(index, local, rewrite, observer, statics=step.statics_before.get(index, ()))
                 for ref in step.drop[position]:
                     local.pop(ref, None)
+            with torch.no_grad():
+                for buffer, value in zip(step.updated_buffers, after):
+                    buffer.copy_(value)
             return tuple(local[ref] for ref in step.exits)
 
         entries = [env[ref] for ref in step.entries]
@@ -392,6 +407,21 @@ class _Step:
         self.exits = exits  # refs later steps or the output read
         self.statics_before = {}  # member -> static ops run just before it (in the function, if one)
         self.statics_after = {}  # member -> refs of statics no later vertex reads (P20; plain steps)
+        self.updated_buffers = []  # the buffers updated from the inputs that its ops read or write
+
+
+def _hold_updated_buffers(model, program, graph, steps):
+    """Per checkpointed function, the buffers the forward updates from the inputs (an EMA,
+    Program._buffer_updates) that its ops read or write: its re-forward must see them as its forward did."""
+    updated = {op.updates_buffer for op in program.ops} - {None}
+    if not updated:
+        return
+    buffers = {_compat.storage_key(buffer): buffer for buffer in model.buffers()}
+    for step in steps:
+        ops = [program.ops[i] for index in step.members for i in graph.vertices[index].ops]
+        ops += [op for statics in step.statics_before.values() for op in statics]
+        touched = {storage_of_ref(program, ref) for op in ops for ref in op.tensor_refs()}
+        step.updated_buffers = [buffers[key] for key in updated & touched]
 
 
 def _place_statics(graph, steps):

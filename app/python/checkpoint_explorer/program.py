@@ -80,6 +80,7 @@ class RecordedOp:
     saved: list = dataclasses.field(default_factory=list)  # storage keys autograd saved for its backward
     grad_enabled: bool = True  # the model ran it with autograd on (not in its own torch.no_grad())
     values: tuple = ()  # the Python numbers the op returned (`.item()`, `bool(t)`): the path may test them
+    updates_buffer: object = None  # the storage key of the buffer it writes as part of an update from the inputs
 
     @property
     def name(self):
@@ -645,6 +646,51 @@ def _classify(program):
         else:
             _classify_dynamic(op)
     _updated_statics(program)
+    _buffer_updates(program)
+
+
+def _buffer_updates(program):
+    """A buffer the forward updates in place from the inputs (a running mean, an EMA:
+    `buf.mul_(m).add_(x.mean(0), alpha=1 - m)`, `buf.copy_(m * buf + ...)`, a queue's slice): every
+    in-place op on its storage is part of the update and runs in its turn, in the vertex of the last value
+    it reads (a static one, `mul_(m)`, would run once upfront, before what reads the buffer first). What
+    reads the buffer must do so before its first write: a reader after it may run before the update in
+    a plan's order (P18), which no edge ties it to."""
+    ops = program.ops
+
+    def written_buffer(op):
+        if op.written < 0:
+            return None
+        target = op.leaves[op.written]
+        key = storage_of_ref(program, target)
+        return key if key in program.buffers else None
+
+    updated = {written_buffer(op) for op in ops if op.kind == "inplace"} - {None}
+    for key in updated:
+        writes = [op for op in ops if written_buffer(op) == key]
+        for op in writes:
+            op.updates_buffer = key
+            op.static, op.kind = False, "inplace"
+        for op in ops[writes[0].index + 1:]:
+            outputs = [info for info in op.outputs if info is not None]
+            is_view = op.kind in ("static", "view") and outputs and all(info.storage == key for info in outputs)
+            if op.updates_buffer is None and not is_view and any(
+                    storage_of_ref(program, r) == key for r in op.tensor_refs()):
+                name = program.buffers[key][0]
+                where = describe_call(op.calls)
+                raise ExportError(f"{type(program.model).__name__} ({where}): {op.name} reads buffer '{name}' after "
+                                  "the forward began to update it in place from the inputs: not supported (read it "
+                                  "before the update)")
+
+
+def storage_of_ref(program, ref):
+    """The storage key (a buffer's, a parameter's) or the recorder's storage id of what `ref` is."""
+    if isinstance(ref, ConstantRef):
+        return _compat.storage_key(ref.value) if isinstance(ref.value, torch.Tensor) else None
+    if isinstance(ref, InputRef):
+        return program.inputs[ref.index].storage
+    info = program.ops[ref.op].outputs[ref.position]
+    return info.storage if info is not None else None
 
 
 def _classify_dynamic(op):

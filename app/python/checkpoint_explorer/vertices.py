@@ -158,6 +158,8 @@ class VertexGraph:
             if info.storage is not None:
                 owner_of_storage[info.storage] = len(vertices) - 1
         group_of_op = {}
+        self.buffer_updates = []  # ops of buffer updates from the inputs: their vertices run though nothing reads them
+        buffer_owner, pending_updates = {}, []
         self.storage_bytes = {}
         for op in ops:
             for info in op.outputs:
@@ -171,6 +173,20 @@ class VertexGraph:
                 for info in op.outputs:
                     if info is not None and info.storage is not None and info.storage not in owner_of_storage:
                         owner_of_storage[info.storage] = v.index
+            elif op.updates_buffer is not None:
+                # Part of a buffer's update from the inputs (Program._buffer_updates): in the vertex of the
+                # last value it reads, else (`mul_(m)` before the update proper) of the update's next op.
+                producers = [self.input_vertex[b.index] if isinstance(b, InputRef) else group_of_op[b.op]
+                             for r in op.tensor_refs() if r is not op.leaves[op.written] for b in self.base_refs(r)]
+                if not producers:
+                    pending_updates.append(op.index)
+                    continue
+                owner = buffer_owner[op.updates_buffer] = max(producers + [buffer_owner.get(op.updates_buffer, -1)])
+                for index in pending_updates + [op.index]:
+                    group_of_op[index] = owner
+                    vertices[owner].ops.append(index)
+                self.buffer_updates.extend(pending_updates + [op.index])
+                pending_updates = []
             elif op.kind == "inplace":
                 target = op.leaves[op.written]
                 bases = self.base_refs(target)
@@ -318,9 +334,9 @@ class VertexGraph:
                 export(producer, base)
                 if producer not in sinks:
                     sinks.append(producer)
-        # Keep what the output needs; what it does not depend on is no vertex.
-        needed = set(sinks)
-        stack = list(sinks)
+        # Keep what the output needs, and the buffer updates with what they read; nothing else is a vertex.
+        needed = set(sinks) | {self.vertex_of_op[i] for i in self.buffer_updates}
+        stack = list(needed)
         while stack:
             for d in deps[stack.pop()]:
                 if d not in needed:
