@@ -403,6 +403,39 @@ def position_bias():
     return nn.Sequential(*[BiasedAttention(32, 8, 32) for _ in range(4)])
 
 
+class RunningCentre(nn.Module):
+    """Centres by a running mean it updates in place from each batch (an EMA, as custom norms and EMA
+    codebooks keep one)."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self.register_buffer("running", torch.zeros(dim))
+
+    def forward(self, x):
+        centred = x - self.running
+        with torch.no_grad():
+            self.running.mul_(0.9).add_(x.mean(dim=(0, 1)), alpha=0.1)
+        return centred
+
+
+class EmaLM(nn.Module):
+    def __init__(self, vocab=1000, dim=64, depth=4):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.blocks = nn.ModuleList(nn.ModuleDict({"up": nn.Linear(dim, 4 * dim), "centre": RunningCentre(4 * dim),
+                                                   "down": nn.Linear(4 * dim, dim)}) for _ in range(depth))
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, ids):
+        x = self.embed(ids)
+        for block in self.blocks:
+            x = x + block["down"](F.gelu(block["centre"](block["up"](x))))
+        return self.head(x)
+
+
+ema_lm = seeded(EmaLM)
+
+
 class MaskedEncoder(nn.Module):
     """Fed token ids and a padding mask (1 = token, 0 = padding), as Hugging Face encoders are."""
 

@@ -399,6 +399,9 @@ class VertexGraph:
                 v.draws_random = any(program.ops[i].draws_random for i in v.ops)
                 if v.exports:
                     v.requires_grad = any(self.info_of(ref).requires_grad for ref in v.exports)
+                else:  # a buffer's update, which nothing reads: tracked where its ops' outputs are (P36)
+                    v.requires_grad = any(info is not None and info.requires_grad
+                                          for i in v.ops for info in program.ops[i].outputs)
             n = seen_ids.get(base, 0) + 1
             seen_ids[base] = n
             v.id = base if n == 1 else f"{base}#{n}"
