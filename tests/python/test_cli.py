@@ -832,6 +832,8 @@ class Cli(unittest.TestCase):
                 with torch.no_grad():
                     if self.idiom == "copy_":
                         self.running.copy_(0.9 * self.running + 0.1 * x.mean(0))
+                    elif self.idiom == "div_":  # a write reading no input after the update: it was left out
+                        self.running.add_(x.mean(0)).div_(2)
                     else:
                         self.running.mul_(0.9).add_(x.mean(0), alpha=0.1)
                 return centred
@@ -842,7 +844,7 @@ class Cli(unittest.TestCase):
             return torch.nn.Sequential(*blocks, torch.nn.Linear(16, 2))
 
         x = torch.randn(8, 16)
-        for idiom in ("mul_", "copy_"):
+        for idiom in ("mul_", "copy_", "div_"):
             for solver in ("checkpoint-all", "feng-acg", "hong-dynamic"):
                 plain = model(idiom)
                 planned = support.planned_copy(plain, x, solver)

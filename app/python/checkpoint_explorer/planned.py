@@ -372,9 +372,9 @@ class PlannedModule(torch.nn.Module):
         def segment(*tensors):
             calls[0] += 1
             with torch.no_grad():
+                now = [buffer.clone() for buffer in step.updated_buffers]
                 if calls[0] == 1:
-                    before[:] = [buffer.clone() for buffer in step.updated_buffers]
-                after = [buffer.clone() for buffer in step.updated_buffers] if calls[0] > 1 else []
+                    before[:] = now
                 for buffer, value in zip(step.updated_buffers, before if calls[0] > 1 else ()):
                     buffer.copy_(value)
             local = dict(zip(step.entries, tensors))
@@ -384,7 +384,7 @@ class PlannedModule(torch.nn.Module):
                 for ref in step.drop[position]:
                     local.pop(ref, None)
             with torch.no_grad():
-                for buffer, value in zip(step.updated_buffers, after):
+                for buffer, value in zip(step.updated_buffers, now if calls[0] > 1 else ()):
                     buffer.copy_(value)
             return tuple(local[ref] for ref in step.exits)
 

@@ -665,22 +665,26 @@ def _buffer_updates(program):
         key = storage_of_ref(program, target)
         return key if key in program.buffers else None
 
-    updated = {written_buffer(op) for op in ops if op.kind == "inplace"} - {None}
-    for key in updated:
-        writes = [op for op in ops if written_buffer(op) == key]
-        for op in writes:
-            op.updates_buffer = key
+    written = {op.index: written_buffer(op) for op in ops}
+    updated = {written[op.index] for op in ops if op.kind == "inplace"} - {None}
+    if not updated:
+        return
+    for op in ops:
+        if written[op.index] in updated:
+            op.updates_buffer = written[op.index]
             op.static, op.kind = False, "inplace"
-        for op in ops[writes[0].index + 1:]:
-            outputs = [info for info in op.outputs if info is not None]
-            is_view = op.kind in ("static", "view") and outputs and all(info.storage == key for info in outputs)
-            if op.updates_buffer is None and not is_view and any(
-                    storage_of_ref(program, r) == key for r in op.tensor_refs()):
-                name = program.buffers[key][0]
-                where = describe_call(op.calls)
-                raise ExportError(f"{type(program.model).__name__} ({where}): {op.name} reads buffer '{name}' after "
-                                  "the forward began to update it in place from the inputs: not supported (read it "
-                                  "before the update)")
+    begun = set()  # the updated buffers whose first write has run
+    for op in ops:
+        if op.updates_buffer is not None:
+            begun.add(op.updates_buffer)
+            continue
+        outputs = [info.storage for info in op.outputs if info is not None]
+        for key in begun & {storage_of_ref(program, r) for r in op.tensor_refs()}:
+            if op.kind in ("static", "view") and outputs and all(storage == key for storage in outputs):
+                continue  # a view of it
+            raise ExportError(f"{type(program.model).__name__} ({describe_call(op.calls)}): {op.name} reads buffer "
+                              f"'{program.buffers[key][0]}' after the forward began to update it in place from the "
+                              "inputs: not supported (read it before the update)")
 
 
 def storage_of_ref(program, ref):

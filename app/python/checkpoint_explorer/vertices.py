@@ -159,7 +159,7 @@ class VertexGraph:
                 owner_of_storage[info.storage] = len(vertices) - 1
         group_of_op = {}
         self.buffer_updates = []  # ops of buffer updates from the inputs: their vertices run though nothing reads them
-        buffer_owner, pending_updates = {}, []
+        buffer_owner, pending_updates = {}, {}  # per buffer: its update's vertex; its writes waiting for one
         self.storage_bytes = {}
         for op in ops:
             for info in op.outputs:
@@ -175,18 +175,19 @@ class VertexGraph:
                         owner_of_storage[info.storage] = v.index
             elif op.updates_buffer is not None:
                 # Part of a buffer's update from the inputs (Program._buffer_updates): in the vertex of the
-                # last value it reads, else (`mul_(m)` before the update proper) of the update's next op.
+                # last value it or an earlier write of the update reads; a write that reads none (`mul_(m)`)
+                # waits for the next one that does, or joins the one before.
+                key = op.updates_buffer
                 producers = [self.input_vertex[b.index] if isinstance(b, InputRef) else group_of_op[b.op]
                              for r in op.tensor_refs() if r is not op.leaves[op.written] for b in self.base_refs(r)]
-                if not producers:
-                    pending_updates.append(op.index)
+                if not producers and key not in buffer_owner:
+                    pending_updates.setdefault(key, []).append(op.index)
                     continue
-                owner = buffer_owner[op.updates_buffer] = max(producers + [buffer_owner.get(op.updates_buffer, -1)])
-                for index in pending_updates + [op.index]:
+                owner = buffer_owner[key] = max(producers + [buffer_owner.get(key, -1)])
+                for index in pending_updates.pop(key, []) + [op.index]:
                     group_of_op[index] = owner
                     vertices[owner].ops.append(index)
-                self.buffer_updates.extend(pending_updates + [op.index])
-                pending_updates = []
+                    self.buffer_updates.append(index)
             elif op.kind == "inplace":
                 target = op.leaves[op.written]
                 bases = self.base_refs(target)
