@@ -10,7 +10,8 @@
 //
 // Method: a local search (flip one vertex in or out of the checkpoint set while the plan gets
 // better) from the starting plans — for the least peak first by (peak, memory held over the step),
-// then by the question's own order — then, on graphs with at most `exactVertices` free vertices
+// then by the question's own order — and on the best plan trades (keep one vertex, drop another
+// that costs less compute) — then, on graphs with at most `exactVertices` free vertices
 // (for the least peak beside torch.utils.checkpoint functions, 20: there the bounds cannot use a
 // partial plan),
 // a depth-first branch and bound over the vertices in topological order that visits every

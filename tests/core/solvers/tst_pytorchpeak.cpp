@@ -278,6 +278,30 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(SolverError, runSolver("optimal", g, both));
     }
 
+    void tradesLowerTheRecomputeAtThePeak()
+    {
+        // The local search alone (exact-vertices 0): at the least peak the least recompute keeps v2
+        // (compute 20) and drops v5 (1), which are no neighbours, so neither a flip nor a move along
+        // an edge leads there from where the flips end (v0 v4 v5 v6 v8 v9, 28 % of a forward).
+        const Graph g = parseGraphJson(R"({"schema": "checkpoint-explorer/graph", "version": 1,
+            "vertices": [{"id": "v0", "bytes": 15, "compute": 2}, {"id": "v1", "bytes": 15, "compute": 0},
+                         {"id": "v2", "bytes": 16, "compute": 20}, {"id": "v3", "bytes": 16, "compute": 1},
+                         {"id": "v4", "bytes": 1, "compute": 5}, {"id": "v5", "bytes": 13, "compute": 1},
+                         {"id": "v6", "bytes": 10, "compute": 10}, {"id": "v7", "bytes": 13, "compute": 1},
+                         {"id": "v8", "bytes": 19, "compute": 20}, {"id": "v9", "bytes": 13, "compute": 20}],
+            "edges": [{"from": "v0", "to": "v1"}, {"from": "v1", "to": "v2"}, {"from": "v2", "to": "v3"},
+                      {"from": "v1", "to": "v3"}, {"from": "v3", "to": "v4"}, {"from": "v4", "to": "v5"},
+                      {"from": "v5", "to": "v6"}, {"from": "v6", "to": "v7"}, {"from": "v7", "to": "v8"},
+                      {"from": "v4", "to": "v8"}, {"from": "v8", "to": "v9"}]})");
+        SolverOptions o = pytorchOptions();
+        o.values["exact-vertices"] = "0";
+        const Plan plan = runSolver("optimal", g, o);
+        const PlanEvaluation found = evaluate(g, plan.checkpoints());
+        const Truth truth = bruteForce(g, 0);
+        QCOMPARE(simulatePlanMemory(g, found, MemoryModel::PyTorch, false).peakBytes, truth.leastPeak);
+        QCOMPARE(recomputeCost(g, found).recomputed, truth.recomputeAtLeastPeak);
+    }
+
     void largeGraphsReportTheirGap()
     {
         // Above exact-vertices: the local search's plan, never worse than its starts, with a bound.
