@@ -453,6 +453,12 @@ private:
         return evaluatePyTorchPeak(m_g, std::move(set));
     }
 
+    // better() as a comparator, for descend().
+    auto byQuestion()
+    {
+        return [this](const PeakCandidate& a, const PeakCandidate& b) { return better(a, b); };
+    }
+
     // Flips single vertices in or out of the checkpoint set, keeping every flip that helps, by the
     // question's own order. The least-peak form also descends from the seed by (peak, memory held
     // over the step) and then by its order: by (peak, recompute) alone every flip that drops a
@@ -461,7 +467,7 @@ private:
     // plan); neither descent ends lower on every graph (vgg_unet: the plain one, by 3 %).
     void localSearch(const PeakCandidate& seed)
     {
-        auto byOrder = [this](const PeakCandidate& a, const PeakCandidate& b) { return better(a, b); };
+        const auto byOrder = byQuestion();
         descend(seed, byOrder);
         if (!m_settings.budget)
             descend(descend(seed, [](const PeakCandidate& a, const PeakCandidate& b) {
@@ -470,19 +476,19 @@ private:
                     byOrder);
     }
 
-    // `trades`: where no flip and no move along an edge helps, also keep a non-checkpoint and drop a
-    // checkpoint that costs less compute anywhere in the graph, the most compute kept first (what
-    // lowers the recompute at an unchanged peak: keeping the one alone raises the peak, dropping
-    // the other alone costs recompute).
     // The best plan's descent with trades, unless it already ran on that plan.
     void trade()
     {
         if (!m_settings.localSearch || expired() || enoughFound() || m_best.checkpoints == m_traded)
             return;
-        descend(m_best, [this](const PeakCandidate& a, const PeakCandidate& b) { return better(a, b); }, true);
+        descend(m_best, byQuestion(), true);
         m_traded = m_best.checkpoints;
     }
 
+    // `trades`: where no flip and no move along an edge helps, also keep a non-checkpoint and drop a
+    // checkpoint that costs less compute anywhere in the graph, the most compute kept first (what
+    // lowers the recompute at an unchanged peak: keeping the one alone raises the peak, dropping
+    // the other alone costs recompute).
     template <typename Better>
     PeakCandidate descend(PeakCandidate current, Better improves, bool trades = false)
     {
@@ -490,6 +496,14 @@ private:
         for (VertexIndex c : current.checkpoints)
             mask[c] = 1;
         auto fixed = [this](VertexIndex v) { return v == m_g.source() || v == m_g.sink(); };
+        std::vector<VertexIndex> byCompute;  // trades: the free vertices, the most compute first
+        if (trades) {
+            byCompute = m_g.topologicalOrder();
+            std::erase_if(byCompute, fixed);
+            std::stable_sort(byCompute.begin(), byCompute.end(), [this](VertexIndex a, VertexIndex b) {
+                return forwardCompute(m_g, a) > forwardCompute(m_g, b);
+            });
+        }
         // Applies `change` to the mask and keeps it where the plan improves; undoes it otherwise.
         auto tryChange = [&](auto change) {
             change();
@@ -528,13 +542,8 @@ private:
                             improved = true;
                     }
             }
-            if (improved || !trades)
+            if (improved)
                 continue;
-            std::vector<VertexIndex> byCompute = m_g.topologicalOrder();
-            std::erase_if(byCompute, fixed);
-            std::stable_sort(byCompute.begin(), byCompute.end(), [this](VertexIndex a, VertexIndex b) {
-                return forwardCompute(m_g, a) > forwardCompute(m_g, b);
-            });
             for (VertexIndex keep : byCompute)
                 for (auto drop = byCompute.rbegin(); drop != byCompute.rend() && !mask[keep]; ++drop) {
                     if (expired() || enoughFound())
@@ -874,13 +883,14 @@ private:
     // backward of the vertex at position q, each checkpoint before q past its last reader is live (P1)
     // on top of the phase's floor and what the decided positions add to it (m_added, from the
     // segmentBound() that ran before: their checkpoints, and their recomputed members a re-forward
-    // holds), so the undecided ones kept there must fit in what is left; those dropped are recomputed, each at its compute (S2). Keeping
-    // the most compute under every phase's room at once is a knapsack with one constraint per phase;
-    // a candidate is in every phase after its last reader, so the constraints nest (a chain), and
-    // the fractional relaxation of nested capacities is a polymatroid, on which keeping greedily by
-    // compute per byte, each candidate as much as every phase it is in still has room for, is optimal
-    // (Edmonds 1970). Its dropped compute bounds the plan's. Not beside torch.utils.checkpoint
-    // functions, where a checkpoint adds nothing certain (P12).
+    // holds), so the undecided ones kept there must fit in what is left; those dropped are
+    // recomputed, each at its compute (S2). Keeping the most compute under every phase's room at
+    // once is a knapsack with one constraint per phase; a candidate is in every phase after its last
+    // reader, so the constraints nest (a chain), and the fractional relaxation of nested capacities
+    // is a polymatroid, on which keeping greedily by compute per byte, each candidate as much as
+    // every phase it is in still has room for, is optimal (Edmonds 1970). Its dropped compute bounds
+    // the plan's. Not beside torch.utils.checkpoint functions, where a checkpoint adds nothing
+    // certain (P12).
     double leastRecomputeLeft(int p, std::int64_t cap, double enough)
     {
         if (m_checkpointFunctions)
