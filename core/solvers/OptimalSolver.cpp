@@ -531,6 +531,30 @@ std::optional<std::int64_t> byteOption(const SolverOptions& options, const std::
     return bytes;
 }
 
+// "recomputing 12.34 % of a forward".
+std::string percentOfForward(const Graph& graph, double compute)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, "%.2f %% of a forward", 100 * compute / std::max(1e-300, forwardPassCompute(graph)));
+    return text;
+}
+
+// Where the search stopped before settling the least recompute, what it is known to be at least
+// (PeakSearchResult::recomputeLowerBound), in the plan's options and a note after `unproven`.
+void noteRecomputeGap(Plan& plan, const Graph& graph, const PeakSearchResult& found, const std::string& unproven)
+{
+    if (!found.recomputeLowerBound) {
+        plan.notes.push_back(unproven);
+        return;
+    }
+    const double least = *found.recomputeLowerBound;
+    plan.options["recompute-lower-bound"] = std::to_string(least / std::max(1e-300, forwardPassCompute(graph)));
+    char gap[64];
+    std::snprintf(gap, sizeof gap, ", gap %.2f points",
+                  100 * (found.best.recomputed - least) / std::max(1e-300, forwardPassCompute(graph)));
+    plan.notes.push_back(unproven + ": it is at least " + percentOfForward(graph, least) + gap);
+}
+
 }  // namespace
 
 // memory-model=pytorch: the search of PyTorchPeakSearch.h from every fast solver's plan.
@@ -571,8 +595,10 @@ Plan OptimalSolver::solvePyTorchPeak(const Graph& graph, const SolverOptions& op
                 plan.notes.push_back("the iteration peaks in optimizer.step() (" + optimizer->name + ", measured): " +
                                      formatBytes(floor) + " on what the step leaves, above the step's " +
                                      formatBytes(found.best.peak) + "; no plan lowers it");
-                plan.notes.push_back(found.proven ? "proven: no checkpoint set under it recomputes less"
-                                                  : "not proven to recompute the least under it (time or size limit)");
+                if (found.proven)
+                    plan.notes.push_back("proven: no checkpoint set under it recomputes less");
+                else
+                    noteRecomputeGap(plan, graph, found, "not proven to recompute the least under it (time or size limit)");
                 plan.provenOptimal = found.proven;
                 return plan;
             }
@@ -585,13 +611,13 @@ Plan OptimalSolver::solvePyTorchPeak(const Graph& graph, const SolverOptions& op
     Plan plan = makePlan(graph, *this, options, found.best.checkpoints);
     plan.options["pytorch-peak"] = std::to_string(found.best.peak);
     plan.notes.push_back(found.method + " (" + std::to_string(found.evaluations) + " plans simulated)");
-    char recomputed[64];
-    std::snprintf(recomputed, sizeof recomputed, ", recomputing %.2f %% of a forward",
-                  100 * found.best.recomputed / std::max(1e-300, forwardPassCompute(graph)));
-    plan.notes.push_back("pytorch-model peak " + formatBytes(found.best.peak) + recomputed);
+    plan.notes.push_back("pytorch-model peak " + formatBytes(found.best.peak) + ", recomputing " +
+                         percentOfForward(graph, found.best.recomputed));
     if (settings.budget) {
-        plan.notes.push_back(found.proven ? "proven: no checkpoint set within the budget recomputes less"
-                                          : "not proven to recompute the least within the budget (time or size limit)");
+        if (found.proven)
+            plan.notes.push_back("proven: no checkpoint set within the budget recomputes less");
+        else
+            noteRecomputeGap(plan, graph, found, "not proven to recompute the least within the budget (time or size limit)");
         return plan;
     }
     const bool noneWithinEnough = settings.enough && found.best.peak > *settings.enough;
@@ -611,7 +637,8 @@ Plan OptimalSolver::solvePyTorchPeak(const Graph& graph, const SolverOptions& op
                                                            double(std::max<std::int64_t>(1, found.best.peak))) +
                                             "%");
     if (found.proven && !found.settled)
-        plan.notes.push_back("not proven to recompute the least among the plans of that peak (time or size limit)");
+        noteRecomputeGap(plan, graph, found,
+                         "not proven to recompute the least among the plans of that peak (time or size limit)");
     return plan;
 }
 

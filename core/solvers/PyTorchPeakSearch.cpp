@@ -376,6 +376,10 @@ public:
         result.settled = settled;
         result.exhausted = complete && !enoughFound();
         result.lowerBound = result.proven && !m_settings.budget ? m_best.peak : std::min(bound, m_best.peak);
+        if (m_settings.budget ? result.proven : result.settled)
+            result.recomputeLowerBound = m_best.recomputed;
+        else if ((m_settings.budget ? result.fits : result.proven) && m_g.vertexCount() <= kDescendantsLimit)
+            result.recomputeLowerBound = recomputeFloor(m_settings.budget ? *m_settings.budget : m_best.peak);
         result.evaluations = m_evaluations;
         return result;
     }
@@ -390,6 +394,23 @@ public:
     }
 
 private:
+    // The least recompute of a plan whose peak is at most `cap`, by leastRecomputeLeft() with nothing
+    // decided: what an unfinished search reports as its gap. The regular step recomputes nothing and
+    // is outside the floors (PhaseFloors), so where it fits, nothing more is known.
+    double recomputeFloor(std::int64_t cap)
+    {
+        if (m_seeds.front().peak <= cap)
+            return 0;
+        if (m_suffixFloor.empty())  // branch and bound did not run: no floors per suffix, none needed
+            m_suffixFloor.assign(m_g.vertexCount(), 0);
+        resetBranchState();
+        const auto undo = forwardPhase(1);
+        bound(1);  // what the decided positions (none but the ends) add to each phase: m_added
+        const double least = leastRecomputeLeft(1, cap, std::numeric_limits<double>::infinity());
+        undoForwardPhase(1, undo);
+        return least;
+    }
+
     // What run()'s branch and bound established, in plain words.
     std::string outcome(bool complete, bool settled) const
     {

@@ -56,6 +56,11 @@ struct PeakSearchResult {
     bool exhausted = false;  // branch and bound finished (with `enough`: none within it, unless best is)
     // Least-peak form: no checkpoint set has a smaller peak (equal to best.peak when proven).
     std::int64_t lowerBound = 0;
+    // What the question's least recompute is at least (budget form: within the budget; least-peak
+    // form, the peak proven: at that peak); best.recomputed where settled. Unset where the recompute
+    // is not the question (the least peak unproven, no plan within the budget) or the graph has over
+    // 8192 vertices.
+    std::optional<double> recomputeLowerBound;
     std::string method;   // what ran, in plain words
     long long evaluations = 0;
 };

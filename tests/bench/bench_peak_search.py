@@ -25,13 +25,15 @@ def solve(binary, graph, limit, budget=None):
     notes = plan["notes"]
     recompute = next(n for n in notes if n.startswith("pytorch-model peak")).split("recomputing ")[1].split(" %")[0]
     settled = any(n.startswith("proven") for n in notes) and not any("not proven to recompute" in n for n in notes)
+    least = plan["options"].get("recompute-lower-bound")  # where not settled: the recompute is at least this
     return {"seconds": seconds, "peak": int(plan["options"]["pytorch-peak"]), "recompute": float(recompute),
-            "proven": settled}
+            "proven": settled, "least": None if least is None else 100 * float(least)}
 
 
 def row(result):
+    gap = "" if result["proven"] or result["least"] is None else f" (at least {result['least']:6.2f} %)"
     return f"{result['seconds']:6.2f} s {'proven' if result['proven'] else 'open  '} " \
-           f"peak {result['peak'] / 1e6:9.1f} MB, recomputing {result['recompute']:6.2f} %"
+           f"peak {result['peak'] / 1e6:9.1f} MB, recomputing {result['recompute']:6.2f} %{gap}"
 
 
 def main():

@@ -302,6 +302,44 @@ private Q_SLOTS:
         QCOMPARE(recomputeCost(g, found).recomputed, truth.recomputeAtLeastPeak);
     }
 
+    // Where branch and bound does not run (exact-vertices 0), the recompute the search reports as
+    // least possible: never above the brute-force least, budget form and least-peak form alike.
+    void recomputeLowerBoundNeverExceedsTheLeast()
+    {
+        std::mt19937_64 rng(23);
+        int positive = 0, tight = 0, checked = 0;
+        for (int i = 0; i < graphCount(300); ++i) {
+            const Graph g = randomGraph(rng, i, 11);
+            const Truth range = bruteForce(g, 0);
+            PeakSearchSettings settings;
+            settings.exactVertices = 0;
+            const PeakSearchResult least = searchPyTorchPeak(g, {}, settings, {});
+            QCOMPARE(least.recomputeLowerBound.has_value(), least.proven);
+            std::vector<std::pair<double, double>> bounds;  // (reported, brute force)
+            if (least.proven)
+                bounds.push_back({*least.recomputeLowerBound, range.recomputeAtLeastPeak});
+            settings.budget =
+                range.leastPeak + static_cast<std::int64_t>(rng() % (range.mostPeak - range.leastPeak + 1));
+            const PeakSearchResult within = searchPyTorchPeak(g, {}, settings, {});
+            QCOMPARE(within.recomputeLowerBound.has_value(), within.fits);  // the local search may find none that fits
+            if (within.fits)
+                bounds.push_back({*within.recomputeLowerBound, bruteForce(g, *settings.budget).leastRecomputeWithin});
+            for (const auto& [reported, truth] : bounds) {
+                if (reported > truth + 1e-9)
+                    QFAIL(qPrintable(QStringLiteral("graph %1: least recompute reported at least %2, brute force %3")
+                                         .arg(i)
+                                         .arg(reported)
+                                         .arg(truth)));
+                ++checked;
+                positive += reported > 0;
+                tight += truth > 0 && reported > truth - 1e-9;
+            }
+        }
+        // Not a bound of nothing: it is above zero on many graphs and the least itself on some.
+        QVERIFY2(positive > checked / 10 && tight > 0,
+                 qPrintable(QStringLiteral("%1 of %2 bounds above zero, %3 tight").arg(positive).arg(checked).arg(tight)));
+    }
+
     void largeGraphsReportTheirGap()
     {
         // Above exact-vertices: the local search's plan, never worse than its starts, with a bound.
