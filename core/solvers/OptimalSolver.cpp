@@ -23,6 +23,14 @@ namespace ckpt {
 
 namespace {
 
+// How far a plan's objective may be above what is proven least, in % of the objective: "4.25%".
+std::string gapPercent(double objective, double lowerBound)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f%%", 100.0 * (objective - lowerBound) / std::max(1.0, objective));
+    return text;
+}
+
 // A connected vertex set C and its bytes b(C). Row generation keeps a pool of them: in any plan
 // whose segments all cost at most T, every C with b(C) > T holds a checkpoint.
 struct ConnectedSet {
@@ -549,9 +557,9 @@ void noteRecomputeGap(Plan& plan, const Graph& graph, const PeakSearchResult& fo
     }
     const double least = *found.recomputeLowerBound;
     plan.options["recompute-lower-bound"] = std::to_string(least / std::max(1e-300, forwardPassCompute(graph)));
+    const double points = 100 * (found.best.recomputed - least) / std::max(1e-300, forwardPassCompute(graph));
     char gap[64];
-    std::snprintf(gap, sizeof gap, ", gap %.2f points",
-                  100 * (found.best.recomputed - least) / std::max(1e-300, forwardPassCompute(graph)));
+    std::snprintf(gap, sizeof gap, points < 0.005 ? ", gap under 0.01 points" : ", gap %.2f points", points);
     plan.notes.push_back(unproven + ": it is at least " + percentOfForward(graph, least) + gap);
 }
 
@@ -633,9 +641,7 @@ Plan OptimalSolver::solvePyTorchPeak(const Graph& graph, const SolverOptions& op
     plan.lowerBound = static_cast<double>(lowerBound);
     plan.notes.push_back(found.proven ? "proven: no checkpoint set has a smaller pytorch-model peak"
                                       : "not proven: lower bound " + formatBytes(lowerBound) + " on the peak, gap " +
-                                            std::to_string(100.0 * double(found.best.peak - lowerBound) /
-                                                           double(std::max<std::int64_t>(1, found.best.peak))) +
-                                            "%");
+                                            gapPercent(double(found.best.peak), double(lowerBound)));
     if (found.proven && !found.settled)
         noteRecomputeGap(plan, graph, found,
                          "not proven to recompute the least among the plans of that peak (time or size limit)");
@@ -736,9 +742,7 @@ Plan solveUntil(const Solver& solver, const Graph& graph, const SolverOptions& o
     if (!*plan.provenOptimal)
         plan.notes.push_back("not proven optimal (time or label limit): proven lower bound " +
                              std::to_string(*plan.lowerBound) + ", gap " +
-                             std::to_string(100.0 * (best.objective - *plan.lowerBound) /
-                                            std::max<double>(1, best.objective)) +
-                             "%");
+                             gapPercent(double(best.objective), *plan.lowerBound));
     else
         plan.notes.push_back("proven optimal over every checkpoint set by the " + outcome->by);
     if (!plan.evaluation.isISPlan)
