@@ -378,7 +378,8 @@ public:
         result.lowerBound = result.proven && !m_settings.budget ? m_best.peak : std::min(bound, m_best.peak);
         if (m_settings.budget ? result.proven : result.settled)
             result.recomputeLowerBound = m_best.recomputed;
-        else if ((m_settings.budget ? result.fits : result.proven) && m_g.vertexCount() <= kDescendantsLimit)
+        else if ((m_settings.budget ? result.fits : result.proven) && !m_checkpointFunctions &&
+                 m_g.vertexCount() <= kDescendantsLimit)
             result.recomputeLowerBound = recomputeFloor(m_settings.budget ? *m_settings.budget : m_best.peak);
         result.evaluations = m_evaluations;
         return result;

@@ -58,8 +58,8 @@ struct PeakSearchResult {
     std::int64_t lowerBound = 0;
     // What the question's least recompute is at least (budget form: within the budget; least-peak
     // form, the peak proven: at that peak); best.recomputed where settled. Unset where the recompute
-    // is not the question (the least peak unproven, no plan within the budget) or the graph has over
-    // 8192 vertices.
+    // is not the question (the least peak unproven, no plan within the budget), beside
+    // torch.utils.checkpoint functions (the bound is 0 there, P12) and on graphs of over 8192 vertices.
     std::optional<double> recomputeLowerBound;
     std::string method;   // what ran, in plain words
     long long evaluations = 0;
