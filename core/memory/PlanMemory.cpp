@@ -638,7 +638,10 @@ private:
             const auto& savers = m_graph.vertex(u).autograd->savedBy;
             if (!savers)
                 return false;
-            if (!freedHere(u) && std::find(savers->begin(), savers->end(), vertex.id) != savers->end())
+            // P37: a step's input (P21) is held by the step, not freed here, but the released
+            // measure frees it only as the node that saved it ends: the node of v's first
+            // operation, which reads it and runs last in v's backward.
+            if (!freedHere(u) && !heldByStep(u) && std::find(savers->begin(), savers->end(), vertex.id) != savers->end())
                 return false;
         }
         return true;
