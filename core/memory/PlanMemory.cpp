@@ -231,6 +231,16 @@ private:
         return u == m_graph.source() || (m_model == MemoryModel::PyTorch && m_graph.isInput(u));
     }
 
+    // P38: the loss the model returns (a Python export's sink of no dimension) is the training
+    // loop's `loss`, held through `loss.backward()`; torch 1.13's mse_loss returns it as a view of its
+    // elementwise buffer, so it holds all of that.
+    bool heldAsLoss(VertexIndex v) const
+    {
+        const Vertex& vertex = m_graph.vertex(v);
+        return m_model == MemoryModel::PyTorch && m_checkpointFunctions && v == m_graph.sink() && !vertex.isVirtual &&
+               vertex.shape && vertex.shape->empty();
+    }
+
     // Re-forwards, whole and in topological order, every segment holding a tensor the backward
     // of v needs (v and its inputs) that is not live; returns the segments re-forwarded.
     std::vector<int> reforwardNeeded(VertexIndex v)
@@ -450,7 +460,7 @@ private:
     void ownGradientsBackward(VertexIndex v)
     {
         if (v == m_graph.sink() && !m_trace.hasGradient(v)) {
-            if (m_checkpointFunctions)
+            if (m_checkpointFunctions && !heldAsLoss(v))
                 m_trace.freeValue(v);  // the loss read it; what the loss function keeps is not the model's
             m_trace.allocGradient(v);
         }
@@ -478,8 +488,13 @@ private:
         const bool released = countsReleasedWorkspace(v);
         if (m_savesOwnOutput[v] && !released) {
             m_trace.freeCopy(v);
-            if (heldByAutograd(v) && std::count(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), v) == 1)
+            if (heldByAutograd(v) && std::count(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), v) == 1) {
+                // P39: that first node forms its gradient beside v (a ReLU's, of v's size), a peak the
+                // released measure saw (it frees v after it, as here); later nodes peak without v.
+                if (const auto& first = m_graph.vertex(v).autograd->backwardWorkspaceReleasedBytes; first && !m_trace.hasCopy(v))
+                    m_trace.touchWorkspace(v, *first);
                 m_trace.freeValue(v);
+            }
         }
         weightGradients(v);
         std::vector<VertexIndex> formed;
@@ -649,7 +664,7 @@ private:
 
     void endBackward(VertexIndex v)
     {
-        if (!heldByStep(v))
+        if (!heldByStep(v) && !heldAsLoss(v))
             m_trace.freeValue(v);
         m_trace.freeCopy(v);
         for (VertexIndex e : m_copiesReleasedBy[v])

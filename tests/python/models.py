@@ -338,6 +338,24 @@ def unet():
     return UNet()
 
 
+class WeightNormNet(nn.Module):
+    """Convolutions reparametrised by nn.utils.weight_norm, as audio and GAN models are: a pre-hook computes
+    each weight from `weight_g` and `weight_v`, a tensor autograd made, which copy.deepcopy refuses."""
+
+    def __init__(self):
+        super().__init__()
+        wn = nn.utils.weight_norm
+        self.body = nn.Sequential(wn(nn.Conv2d(3, 16, 3, padding=1)), nn.LeakyReLU(0.2),
+                                  wn(nn.Conv2d(16, 16, 3, padding=1)), nn.LeakyReLU(0.2),
+                                  wn(nn.Conv2d(16, 3, 3, padding=1)))
+
+    def forward(self, x):
+        return F.mse_loss(self.body(x), x)
+
+
+weight_norm_net = seeded(WeightNormNet)
+
+
 class LSTMLM(nn.Module):
     """A two-layer LSTM language model with dropout between the layers. On CPU nn.LSTM runs as cells
     whose gates start from the initial state, zeros: `addmm(b_hh, h0, W_hh^T)`, which parameters alone

@@ -302,6 +302,12 @@ class Profile(unittest.TestCase):
         # until the skip's other reader, the pooling, adds its gradient near the end (P27).
         self.check_within("unet", ["4x3x32x32"], 1.0, ("regular", "checkpointed"))
 
+    def test_weight_norm(self):
+        # nn.utils.weight_norm keeps each weight as a tensor autograd computed: profile's copies of the
+        # model (copy.deepcopy) failed on it ("Only Tensors created explicitly by the user (graph
+        # leaves) support the deepcopy protocol"), and no plan could be measured.
+        self.check_within("weight_norm_net", ["8x3x32x32"], 0.5, ("regular", "checkpointed"))
+
     def test_lstm(self):
         # The gates of an LSTM cell start from what parameters alone compute (the initial state, zeros,
         # times W_hh), which the cell then updates in place from the input: the export refused it ("in-

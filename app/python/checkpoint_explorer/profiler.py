@@ -223,6 +223,21 @@ def allocator_history(path):
         torch.cuda.memory._record_memory_history(enabled=None)
 
 
+def _copy_model(model):
+    """copy.deepcopy(model), though the model keeps tensors autograd computed: `nn.utils.weight_norm` sets
+    `weight` from `weight_g` and `weight_v` in a pre-hook, and deepcopy refuses every tensor but a graph
+    leaf. Those are copied detached; the hook computes them again at the copy's next call."""
+    computed = [(m, name, value) for m in model.modules() for name, value in vars(m).items()
+                if isinstance(value, torch.Tensor) and not value.is_leaf]
+    for m, name, value in computed:
+        m.__dict__[name] = value.detach()
+    try:
+        return copy.deepcopy(model)
+    finally:
+        for m, name, value in computed:
+            m.__dict__[name] = value
+
+
 def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, model_name=None, snapshot=None,
             optimizer=None):
     """Runs and measures the steps, the model called with `inputs` (as export_graph takes them: a tensor,
@@ -236,7 +251,7 @@ def profile(model, inputs, graph_path, plan_path, device="cpu", iterations=3, mo
     with open(graph_path, encoding="utf-8") as f:
         graph = json.load(f)
     ids = [v["id"] for v in graph.get("vertices", [])]
-    reference_model, planned_model = copy.deepcopy(model), copy.deepcopy(model)
+    reference_model, planned_model = _copy_model(model), _copy_model(model)
     for m in (reference_model, planned_model):
         m.train()
     planned = apply_plan(planned_model, plan_path)

@@ -1130,6 +1130,38 @@ private Q_SLOTS:
         QCOMPARE(p.phases[4].endBytes, 100);
     }
 
+    // P39 on x -> p -> a -> b (100, 50, 1000, 10 bytes), a Python export, regular step: a is a
+    // transposed convolution and an in-place ReLU (the autoencoder's decoder), saving p and its own
+    // output; p saves its own output too, so a's backward does not free p and the held figure
+    // counts. The ReLU's node runs first and forms its gradient (1000) beside a and a's gradient, as
+    // the released measure saw: the phase peaks at x, p, a, a's gradient and 1000 (3150), not with a
+    // freed first (2150).
+    void ownOutputBesideTheFirstNode()
+    {
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        const std::vector<std::pair<std::string, std::int64_t>> vertices{{"x", 100}, {"p", 50}, {"a", 1000}, {"b", 10}};
+        for (const auto& [id, bytes] : vertices) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            v.autograd.write().savedBy = id == "p" ? std::vector<std::string>{"p", "a"}
+                                         : id == "a" ? std::vector<std::string>{"a"}
+                                                     : std::vector<std::string>{};
+            if (id == "a") {
+                v.autograd.write().backwardWorkspaceBytes = 1000;
+                v.autograd.write().backwardWorkspaceReleasedBytes = 1000;
+            }
+            builder.addVertex(v);
+        }
+        builder.addEdge("x", "p");
+        builder.addEdge("p", "a");
+        builder.addEdge("a", "b");
+        const Graph g = builder.build();
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "p", "a", "b"}), MemoryModel::PyTorch);
+        QCOMPARE(p.phases[5].peakBytes, 3150);
+    }
+
     // P17 on x -> a -> b -> c (1, 10, 100, 1000 bytes), a Python export, every tensor saved by its
     // reader, a's forward measured at 5000 bytes of scratch with autograd recording and 7000 with it
     // keeping nothing (a softmax's scores, a dropout's mask go once read). The regular step records:
