@@ -487,14 +487,16 @@ private:
         // freed as autograd frees it (P16) has seen that happen: there v goes at the end.
         const bool released = countsReleasedWorkspace(v);
         if (m_savesOwnOutput[v] && !released) {
+            // P39: that first node forms its gradient beside what it saved (a ReLU's, of v's size), a
+            // peak the released measure saw (it frees v after it, as here); later nodes peak without.
+            const bool freesValue =
+                heldByAutograd(v) && std::count(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), v) == 1;
+            if (const auto& first = m_graph.vertex(v).autograd->backwardWorkspaceReleasedBytes;
+                first && (freesValue || m_trace.hasCopy(v)))
+                m_trace.touchWorkspace(v, *first);
             m_trace.freeCopy(v);
-            if (heldByAutograd(v) && std::count(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), v) == 1) {
-                // P39: that first node forms its gradient beside v (a ReLU's, of v's size), a peak the
-                // released measure saw (it frees v after it, as here); later nodes peak without v.
-                if (const auto& first = m_graph.vertex(v).autograd->backwardWorkspaceReleasedBytes; first && !m_trace.hasCopy(v))
-                    m_trace.touchWorkspace(v, *first);
+            if (freesValue)
                 m_trace.freeValue(v);
-            }
         }
         weightGradients(v);
         std::vector<VertexIndex> formed;

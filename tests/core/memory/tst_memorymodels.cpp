@@ -1160,6 +1160,13 @@ private Q_SLOTS:
         const Graph g = builder.build();
         const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "p", "a", "b"}), MemoryModel::PyTorch);
         QCOMPARE(p.phases[5].peakBytes, 3150);
+        // p recomputed: a's backward unpacks what its ReLU saved, which re-forwards p's function, and a,
+        // its exit, is computed again as a copy that ReLU saved (P9; the checkpoint itself went after
+        // b's backward, P12). The ReLU's gradient forms beside the copy (the autoencoder's peak-search
+        // plan, -10.36 % without): at x, p, the copy, a's gradient and 1000 (2150 with the copy freed
+        // first).
+        const MemoryProfile recomputed = simulatePlanMemory(g, evaluateIds(g, {"x", "a", "b"}), MemoryModel::PyTorch);
+        QCOMPARE(recomputed.phases[5].peakBytes, 3150);
     }
 
     // P17 on x -> a -> b -> c (1, 10, 100, 1000 bytes), a Python export, every tensor saved by its
