@@ -237,8 +237,7 @@ private:
     bool heldAsLoss(VertexIndex v) const
     {
         const Vertex& vertex = m_graph.vertex(v);
-        return m_model == MemoryModel::PyTorch && m_checkpointFunctions && v == m_graph.sink() && !vertex.isVirtual &&
-               vertex.shape && vertex.shape->empty();
+        return m_checkpointFunctions && v == m_graph.sink() && !vertex.isVirtual && vertex.shape && vertex.shape->empty();
     }
 
     // Re-forwards, whole and in topological order, every segment holding a tensor the backward

@@ -159,6 +159,36 @@ Graph weightedChain(const std::vector<std::vector<std::string>>& savers,
     return builder.build();
 }
 
+// A vertex of exportedChain(): its id, bytes and savers.
+struct ChainVertex {
+    std::string id;
+    std::int64_t bytes = 0;
+    std::vector<std::string> savedBy;
+};
+
+// A chain of `vertices` exported by the Python package (P10); the backward of `measured` has `held`
+// bytes of workspace with its inputs held and `released` with them freed as autograd frees them (P14).
+Graph exportedChain(const std::vector<ChainVertex>& vertices, const std::string& measured, std::int64_t held,
+                    std::optional<std::int64_t> released = std::nullopt)
+{
+    GraphBuilder builder;
+    builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+    for (std::size_t i = 0; i < vertices.size(); ++i) {
+        Vertex v;
+        v.id = vertices[i].id;
+        v.bytes = vertices[i].bytes;
+        v.autograd.write().savedBy = vertices[i].savedBy;
+        if (v.id == measured) {
+            v.autograd.write().backwardWorkspaceBytes = held;
+            v.autograd.write().backwardWorkspaceReleasedBytes = released;
+        }
+        builder.addVertex(v);
+        if (i > 0)
+            builder.addEdge(vertices[i - 1].id, v.id);
+    }
+    return builder.build();
+}
+
 // The vertices' ids in the order apply_plan runs them under `plan` (P18).
 QStringList runOrder(const Graph& g, const PlanEvaluation& plan)
 {
@@ -1079,21 +1109,7 @@ private Q_SLOTS:
     {
         QFETCH(qint64, workspace);
         QFETCH(qint64, peak);
-        GraphBuilder builder;
-        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
-        const std::vector<std::pair<std::string, std::int64_t>> vertices{{"x", 1}, {"a", 1000}, {"b", 10}};
-        for (const auto& [id, bytes] : vertices) {
-            Vertex v;
-            v.id = id;
-            v.bytes = bytes;
-            v.autograd.write().savedBy = id == "a" ? std::vector<std::string>{"b"} : std::vector<std::string>{};
-            if (id == "b")
-                v.autograd.write().backwardWorkspaceBytes = workspace;
-            builder.addVertex(v);
-        }
-        builder.addEdge("x", "a");
-        builder.addEdge("a", "b");
-        const Graph g = builder.build();
+        const Graph g = exportedChain({{"x", 1, {}}, {"a", 1000, {"b"}}, {"b", 10, {}}}, "b", workspace);
         const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "a", "b"}), MemoryModel::PyTorch);
         QCOMPARE(p.phases[3].peakBytes, peak);
         QCOMPARE(p.phases[3].endBytes, 1001);
@@ -1108,23 +1124,7 @@ private Q_SLOTS:
     // held figure with a freed first, the model read 2100 (SqueezeNet at 16x3x64x64: -6.68 %).
     void stepInputSavedByTheFirstOperation()
     {
-        GraphBuilder builder;
-        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
-        const std::vector<std::pair<std::string, std::int64_t>> vertices{{"x", 100}, {"a", 1000}, {"b", 10}};
-        for (const auto& [id, bytes] : vertices) {
-            Vertex v;
-            v.id = id;
-            v.bytes = bytes;
-            v.autograd.write().savedBy = id == "b" ? std::vector<std::string>{} : std::vector<std::string>{"a"};
-            if (id == "a") {
-                v.autograd.write().backwardWorkspaceBytes = 1000;
-                v.autograd.write().backwardWorkspaceReleasedBytes = 1000;
-            }
-            builder.addVertex(v);
-        }
-        builder.addEdge("x", "a");
-        builder.addEdge("a", "b");
-        const Graph g = builder.build();
+        const Graph g = exportedChain({{"x", 100, {"a"}}, {"a", 1000, {"a"}}, {"b", 10, {}}}, "a", 1000, 1000);
         const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "a", "b"}), MemoryModel::PyTorch);
         QCOMPARE(p.phases[4].peakBytes, 3100);
         QCOMPARE(p.phases[4].endBytes, 100);
@@ -1138,26 +1138,8 @@ private Q_SLOTS:
     // freed first (2150).
     void ownOutputBesideTheFirstNode()
     {
-        GraphBuilder builder;
-        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
-        const std::vector<std::pair<std::string, std::int64_t>> vertices{{"x", 100}, {"p", 50}, {"a", 1000}, {"b", 10}};
-        for (const auto& [id, bytes] : vertices) {
-            Vertex v;
-            v.id = id;
-            v.bytes = bytes;
-            v.autograd.write().savedBy = id == "p" ? std::vector<std::string>{"p", "a"}
-                                         : id == "a" ? std::vector<std::string>{"a"}
-                                                     : std::vector<std::string>{};
-            if (id == "a") {
-                v.autograd.write().backwardWorkspaceBytes = 1000;
-                v.autograd.write().backwardWorkspaceReleasedBytes = 1000;
-            }
-            builder.addVertex(v);
-        }
-        builder.addEdge("x", "p");
-        builder.addEdge("p", "a");
-        builder.addEdge("a", "b");
-        const Graph g = builder.build();
+        const Graph g = exportedChain({{"x", 100, {}}, {"p", 50, {"p", "a"}}, {"a", 1000, {"a"}}, {"b", 10, {}}}, "a",
+                                      1000, 1000);
         const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "p", "a", "b"}), MemoryModel::PyTorch);
         QCOMPARE(p.phases[5].peakBytes, 3150);
         // p recomputed: a's backward unpacks what its ReLU saved, which re-forwards p's function, and a,
