@@ -356,6 +356,21 @@ class WeightNormNet(nn.Module):
 weight_norm_net = seeded(WeightNormNet)
 
 
+class ChannelsLastResNet(nn.Module):
+    """torchvision's ResNet-18 with weights and input channels-last (NHWC), as `torch.channels_last` training
+    of CNNs runs: each backward hands its input gradient channels-last too."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = torchvision.models.resnet18(num_classes=10).to(memory_format=torch.channels_last)
+
+    def forward(self, x):
+        return self.net(x.contiguous(memory_format=torch.channels_last))
+
+
+channels_last_resnet = seeded(ChannelsLastResNet)
+
+
 class LSTMLM(nn.Module):
     """A two-layer LSTM language model with dropout between the layers. On CPU nn.LSTM runs as cells
     whose gates start from the initial state, zeros: `addmm(b_hh, h0, W_hh^T)`, which parameters alone

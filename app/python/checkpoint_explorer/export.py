@@ -1,5 +1,6 @@
 """export_graph: a live nn.Module to the graph file `ckptx` reads, with everything the `pytorch` memory
 model uses measured the way `ckptx-torch import` measures it (docs/FORMAT.md)."""
+import math
 import statistics
 import time
 import warnings
@@ -73,11 +74,14 @@ def measure_workspace(vertex_graph, inputs, timed=False):
             for v in vertex_graph.vertices:
                 executor.run_vertex(v.index, values)
         # First what each backward hands its inputs (P15, P27, P34): a vertex's measure needs its readers'.
+        # Last vertex first, so that each one's gradient is laid out as its readers hand it (P40).
         handed, layouts, readers = {}, {}, vertex_graph.readers()
-        for v in vertex_graph.vertices:
+        for v in reversed(vertex_graph.vertices):
             if v.input_index < 0:
                 try:
-                    handed[v.index] = _passed_gradient(executor, v, values, layouts)
+                    whole = {ref: layout for ref, layout in _handed_layouts(v, layouts, readers).items()
+                             if _is_whole(layout)}
+                    handed[v.index] = _passed_gradient(executor, v, values, layouts, whole)
                 except RuntimeError as error:
                     raise _training_fails(model, v, error) from None
         for v in vertex_graph.vertices:
@@ -114,11 +118,26 @@ def _training_fails(model, vertex, error):
 
 
 def _handed_layouts(vertex, layouts, readers):
-    """P34: per output of `vertex` (its exported ref) whose gradient a step hands its backward as a view
-    that is not contiguous (a slice of a concatenation's gradient along channels), that view's layout:
-    where only one reader sends it a gradient, the engine passes that view on as it is."""
-    return {ref: layouts[ref] for ref in vertex.exports
-            if ref in layouts and len(readers.get(ref, ())) == 1}
+    """Per output of `vertex` (its exported ref) whose gradient a step hands its backward laid out
+    otherwise than contiguous, that layout. P34: a view that is not dense (a slice of a concatenation's
+    gradient along channels), where only one reader sends it a gradient: the engine passes that view on
+    as it is. P40: a whole tensor of its own (a channels-last one, made by the readers' backwards), where
+    every reader hands it so laid out: their sum is laid out so too."""
+    result = {}
+    for ref in vertex.exports:
+        sent, reading = layouts.get(ref, []), len(readers.get(ref, ()))
+        if not sent or any(layout != sent[0] for layout in sent):
+            continue
+        if len(sent) == reading if _is_whole(sent[0]) else reading == 1:
+            result[ref] = sent[0]
+    return result
+
+
+def _is_whole(layout):
+    """The layout (size, stride, offset, storage elements) is a dense tensor of its own storage: a
+    permutation of a contiguous one's strides, no slice of a larger gradient."""
+    size, _, offset, elements = layout
+    return offset == 0 and elements == math.prod(size)
 
 
 class _HandedGradient(torch.autograd.Function):
@@ -133,6 +152,22 @@ class _HandedGradient(torch.autograd.Function):
     @staticmethod
     def backward(ctx, _):
         return ctx.grad, None
+
+
+class _LaidOutGradient(torch.autograd.Function):
+    """A loss term whose backward forms `tensor`'s gradient laid out as `layout` (P40): a tensor the
+    run allocates and autograd frees once the vertex's first backward node has read it, as a product
+    with a number forms a contiguous one. It saves nothing of the forward."""
+
+    @staticmethod
+    def forward(ctx, tensor, layout):
+        ctx.layout, ctx.dtype, ctx.device = layout, tensor.dtype, tensor.device
+        return tensor.new_zeros(())
+
+    @staticmethod
+    def backward(ctx, _):
+        size, stride = ctx.layout[:2]
+        return torch.empty_strided(size, stride, dtype=ctx.dtype, device=ctx.device).fill_(1), None
 
 
 class _FormedGradient(torch.autograd.Function):
@@ -175,14 +210,12 @@ def _take_weight_gradients(parameters, owned=()):
     return grads
 
 
-def _loss_saving_nothing(roots):
+def _loss_saving_nothing(roots, layouts):
     """A loss whose backward forms each root's gradient and keeps no tensor of the forward (a product
-    with a number saves nothing, where one with `ones_like` would keep the ones until it runs)."""
-    return sum((r * 1.0).sum() for r in roots)
-
-
-def _roots(vertex, env):
-    return [env[r] for r in vertex.exports if _is_root(env.get(r))]
+    with a number saves nothing, where one with `ones_like` would keep the ones until it runs).
+    `layouts`: per root, the whole layout its readers hand it (P40), or None: contiguous."""
+    return sum((r * 1.0).sum() if layout is None else _LaidOutGradient.apply(r, layout)
+               for r, layout in zip(roots, layouts))
 
 
 def _last_readers(vertex_graph):
@@ -232,7 +265,8 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
         return forward, 0, 0
     parameters = list(executor.program.model.parameters())
     _take_weight_gradients(parameters)
-    handed = [ref for ref in root_refs if ref in layouts]
+    handed = [ref for ref in root_refs if ref in layouts and not _is_whole(layouts[ref])]
+    formed = [ref for ref in root_refs if ref not in handed]
     # G has each root's shape, views too; a handed one is not the run's.
     output_grads = sum(env[ref].numel() * env[ref].element_size() for ref in root_refs if ref not in handed)
     # What the model counts elsewhere is no scratch: G, the owners' contributions (P5, P23) and the
@@ -245,7 +279,7 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     # The ones are made before the measure, so that their free in the backward does not count (a
     # block older than the run). The vertex runs again inside it: the CPU meter counts a free only
     # where it saw the allocation, and the frees of what a multi-operation vertex saved are its own.
-    ones = {ref: _view_of_ones(layouts[ref], env[ref]) if ref in handed else torch.ones_like(env[ref])
+    ones = {ref: _view_of_ones(layouts[ref], env[ref]) if ref in layouts else torch.ones_like(env[ref])
             for ref in root_refs}
     del env
     step = {}
@@ -256,7 +290,7 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     def prepare_held():
         step["inputs"] = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, step["inputs"])
-        step["loss"] = (sum((step["inputs"][ref] * ones[ref]).sum() for ref in root_refs if ref not in handed)
+        step["loss"] = (sum((step["inputs"][ref] * ones[ref]).sum() for ref in formed)
                         + handed_terms(step["inputs"])
                         + sum(_owners_contributions(executor, vertex))
                         + sum(_earlier_gradients(executor, step["inputs"], accumulating)))
@@ -270,7 +304,7 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
         inputs = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, inputs)
         # Only autograd holds the outputs too (P16): one the vertex saved goes after the node that read it.
-        step["loss"] = (_loss_saving_nothing([inputs[ref] for ref in root_refs if ref not in handed])
+        step["loss"] = (_loss_saving_nothing([inputs[ref] for ref in formed], [layouts.get(ref) for ref in formed])
                         + handed_terms(inputs)
                         + sum(_owners_contributions(executor, vertex))
                         + sum(_earlier_gradients(executor, inputs, accumulating)))
@@ -348,7 +382,7 @@ def _checkpointed_forward_workspace(executor, meter, vertex, values):
         return meter.measure(lambda: _run_as_in_a_step(executor, vertex, env))
 
 
-def _passed_gradient(executor, vertex, values, layouts):
+def _passed_gradient(executor, vertex, values, layouts, own_layouts):
     """The inputs whose gradient is the vertex's output gradient itself, the same tensor (P15), and
     those whose gradient is a slice of it, another tensor of the same storage (a concatenation's
     backward; P27), or a slice of a tensor of its size that the backward made before it sliced (a
@@ -356,14 +390,16 @@ def _passed_gradient(executor, vertex, values, layouts):
     whose hooks keep each gradient alive, so that no address is reused. A view of the whole (a
     reshape's) counts as the tensor itself; the first slice starts where the whole does, and its
     size tells them apart. Also, into `layouts`, each input's gradient that is not contiguous (P34): its
-    size, stride, offset and its storage's elements."""
+    size, stride, offset and its storage's elements, appended per reader. The vertex's own gradient is
+    laid out as `own_layouts` says, the whole layouts its readers hand it (P40)."""
     executor.run_statics(vertex)
     env = _fresh_inputs(executor.graph, vertex, values)
     inputs = dict(env)  # the run adds the vertex's exports to env
     executor.run_vertex(vertex.index, env)
-    roots = _roots(vertex, env)
-    if not roots:  # no backward runs (an untracked vertex's)
+    root_refs = [ref for ref in vertex.exports if _is_root(env.get(ref))]
+    if not root_refs:  # no backward runs (an untracked vertex's)
         return [], []
+    roots = [env[ref] for ref in root_refs]
     kept = {}
 
     def keep(key):
@@ -374,7 +410,7 @@ def _passed_gradient(executor, vertex, values, layouts):
     for base, tensor in inputs.items():
         if tensor.requires_grad:
             tensor.register_hook(keep(base))
-    _loss_saving_nothing(roots).backward()
+    _loss_saving_nothing(roots, [own_layouts.get(ref) for ref in root_refs]).backward()
     _take_weight_gradients(list(executor.program.model.parameters()))
     own = [kept[k] for k in range(len(roots)) if k in kept]
     passed, sliced = [], []
@@ -383,8 +419,8 @@ def _passed_gradient(executor, vertex, values, layouts):
         if grad is None or _compat.storage_key(grad) is None:
             continue
         if not grad.is_contiguous():
-            layouts[base] = (tuple(grad.shape), grad.stride(), grad.storage_offset(),
-                             _compat.storage_bytes(grad) // grad.element_size())
+            layouts.setdefault(base, []).append((tuple(grad.shape), grad.stride(), grad.storage_offset(),
+                                                 _compat.storage_bytes(grad) // grad.element_size()))
         if any(grad.data_ptr() == g.data_ptr() and grad.numel() == g.numel() for g in own):
             passed.append(base)
         elif any(_compat.storage_key(grad) == _compat.storage_key(g) for g in own) or _slices_a_copy(grad, own):
