@@ -90,6 +90,8 @@ public:
             for (VertexIndex v : m_graph.successors(m_graph.source()))
                 m_trace.allocValue(v);
         forward();
+        if (m_checkpointFunctions && !heldAsLoss(m_graph.sink()))
+            lossBackward();
         for (auto it = m_order.rbegin(); it + 1 != m_order.rend(); ++it) {
             // P21: an input has no backward. Its phase, filled in by index, reads as the profilers list
             // a phase nothing happened in; begun in its turn, it read as the step's end, which the
@@ -445,6 +447,20 @@ private:
         endBackward(v);
     }
 
+    // P10: the loss reads the output and its backward forms the output's gradient before the output's
+    // own backward starts, in the last forward phase as the profilers mark it (a phase begins when its
+    // vertex's gradient is complete). What the loss function keeps is not the model's, so the output
+    // goes then, unless its own operation holds it (P41: a final sigmoid, tanh or softmax saved it
+    // outside every checkpointed function; inside one the hooks packed none). Not where the output is
+    // the loss the model returns (P38): its backward is its own phase, whose gradient is the model's.
+    void lossBackward()
+    {
+        const VertexIndex sink = m_graph.sink();
+        if (!m_graph.vertex(sink).autograd->savedBy || m_unsaved[sink])
+            m_trace.freeValue(sink);
+        m_trace.allocGradient(sink);
+    }
+
     // P10, P13: each gradient is a tensor of its own instead of Hong's buffer: the output's from the
     // loss, each input's from the first backward that forms it, each until the end of its tensor's
     // own backward. P10, a step autograd's engine runs (a Python export): within v's backward, in
@@ -458,11 +474,8 @@ private:
     // measure holds them).
     void ownGradientsBackward(VertexIndex v)
     {
-        if (v == m_graph.sink() && !m_trace.hasGradient(v)) {
-            if (m_checkpointFunctions && !heldAsLoss(v))
-                m_trace.freeValue(v);  // the loss read it; what the loss function keeps is not the model's
-            m_trace.allocGradient(v);
-        }
+        if (v == m_graph.sink() && !m_trace.hasGradient(v))
+            m_trace.allocGradient(v);  // P13, P38: from the loss, held until this backward returns
         // P13: ckptx-torch drops a checkpoint's stored tensor before it re-forwards what the
         // checkpoint's backward needs, then recomputes the checkpoint with autograd, which saves its
         // extras again (P6: an in-place ReLU6's copy of its input, max-pool indices) until its

@@ -356,6 +356,23 @@ class WeightNormNet(nn.Module):
 weight_norm_net = seeded(WeightNormNet)
 
 
+class ESPCN(nn.Module):
+    """Super-resolution by sub-pixel convolution (Shi et al. 2016): tanh features, PixelShuffle, and a
+    final sigmoid, whose output is the model's and which its own backward saves."""
+
+    def __init__(self, scale=3):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(3, 64, 5, padding=2), nn.Tanh(), nn.Conv2d(64, 32, 3, padding=1), nn.Tanh(),
+                                  nn.Conv2d(32, 3 * scale * scale, 3, padding=1))
+        self.shuffle = nn.PixelShuffle(scale)
+
+    def forward(self, x):
+        return torch.sigmoid(self.shuffle(self.body(x)))
+
+
+espcn = seeded(ESPCN)
+
+
 class ChannelsLastResNet(nn.Module):
     """torchvision's ResNet-18 with weights and input channels-last (NHWC), as `torch.channels_last` training
     of CNNs runs: each backward hands its input gradient channels-last too."""

@@ -1019,8 +1019,9 @@ private Q_SLOTS:
     void autogradGradients()
     {
         // P10 on the chain x -> a -> b -> c -> d (1 .. 10000 bytes), regular step, run by autograd's
-        // engine (a Python export): d is freed once the loss has read it and its gradient (10000)
-        // takes its place; each backward holds its output's gradient and forms its input's, a
+        // engine (a Python export): the loss forms d's gradient (10000) in d's forward phase, beside d,
+        // which d's own operation saved (P41; 11011 with d freed by the loss): phases 4 and 5 peak at
+        // 21011; each backward holds its output's gradient and forms its input's, a
         // tensor of its own. With no workspace measured the two never meet (P16: the input's comes
         // last, after the output's went): c's backward peaks at its start, 1000 + 10 + 1 (Hong's
         // buffer: 1000 then 100, never both: 1011, the same here).
@@ -1029,7 +1030,7 @@ private Q_SLOTS:
         QList<qint64> peaks;
         for (const auto& phase : p.phases)
             peaks.push_back(phase.peakBytes);
-        QCOMPARE(peaks, (QList<qint64>{1, 11, 111, 1111, 11011, 11011, 1011, 111, 11, 1}));
+        QCOMPARE(peaks, (QList<qint64>{1, 11, 111, 1111, 21011, 21011, 1011, 111, 11, 1}));
         const auto& live = p.phases[6].live;
         QCOMPARE(std::count(live.begin(), live.end(), "grad:c"), 1);
         QCOMPARE(std::count(live.begin(), live.end(), "grad-buffer"), 0);
@@ -1149,6 +1150,33 @@ private Q_SLOTS:
         // first).
         const MemoryProfile recomputed = simulatePlanMemory(g, evaluateIds(g, {"x", "a", "b"}), MemoryModel::PyTorch);
         QCOMPARE(recomputed.phases[5].peakBytes, 3150);
+    }
+
+    // P41 on x -> a -> b (100, 1000, 10 bytes), a Python export whose output b's own operation saved
+    // (a final sigmoid): the loss's backward forms b's gradient (10) in the last forward phase, as the
+    // profilers mark it, and b stays until its own backward ends. Regular step: phase 2 ends at x, a
+    // (saved by b), b and its gradient (1120; 1110 with b freed at the loss, ESPCN's mean error
+    // 1.10 %), and b's backward (phase 3) peaks there too. Checkpoints {x, b}: b is the exit of a's
+    // function, where the hooks packed no copy of it, so the loss frees it: phase 2 ends at x and b's
+    // gradient (110); its re-forward at b's backward makes a and a copy of b again (1120).
+    void outputSavedByItsOwnOperation_data()
+    {
+        QTest::addColumn<QStringList>("plan");
+        QTest::addColumn<QList<qint64>>("bytes");  // phase 2's end, phase 3's peak
+        QTest::newRow("regular") << QStringList{"x", "a", "b"} << QList<qint64>{1120, 1120};
+        QTest::newRow("exit of a function") << QStringList{"x", "b"} << QList<qint64>{110, 1120};
+    }
+
+    void outputSavedByItsOwnOperation()
+    {
+        QFETCH(QStringList, plan);
+        QFETCH(QList<qint64>, bytes);
+        const Graph g = exportedChain({{"x", 100, {"a"}}, {"a", 1000, {"b"}}, {"b", 10, {"b"}}}, "b", 0);
+        std::vector<std::string> checkpoints;
+        for (const QString& id : plan)
+            checkpoints.push_back(id.toStdString());
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, checkpoints), MemoryModel::PyTorch);
+        QCOMPARE((QList<qint64>{p.phases[2].endBytes, p.phases[3].peakBytes}), bytes);
     }
 
     // P17 on x -> a -> b -> c (1, 10, 100, 1000 bytes), a Python export, every tensor saved by its
