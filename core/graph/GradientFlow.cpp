@@ -10,4 +10,12 @@ bool sendsGradient(const Graph& graph, VertexIndex reader, VertexIndex input)
     return std::find(without.begin(), without.end(), graph.vertex(input).id) == without.end();
 }
 
+std::int64_t gradientBytes(const Vertex& vertex)
+{
+    if (!vertex.shape || !vertex.shape->empty())
+        return vertex.bytes;
+    const std::int64_t element = vertex.dtype == "float64" ? 8 : vertex.dtype == "float16" || vertex.dtype == "bfloat16" ? 2 : 4;
+    return std::min(vertex.bytes, element);
+}
+
 }  // namespace ckpt

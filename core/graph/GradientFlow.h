@@ -1,11 +1,17 @@
 #pragma once
 // Whether a vertex's backward sends one of its inputs a gradient: not where it reads the input for
 // its shape alone, or reads a boolean mask (Vertex::readsWithoutGradient, written by ckptx-torch's
-// importer; rule P13). The memory model and the peak search's floors ask the same question.
+// importer; rule P13). And how large a gradient is (P42). The memory model and the peak search's
+// floors ask the same questions.
 #include "graph/Graph.h"
 
 namespace ckpt {
 
 bool sendsGradient(const Graph& graph, VertexIndex reader, VertexIndex input);
+
+// P42: a tensor's gradient has the tensor's size. A 0-dim vertex's bytes may count a storage it views
+// (P38: torch 1.13's losses return the reduced value as a view of their elementwise buffer); its
+// gradient is one element.
+std::int64_t gradientBytes(const Vertex& vertex);
 
 }  // namespace ckpt

@@ -1,6 +1,7 @@
 #pragma once
 // Bookkeeping shared by the memory models: allocations and frees of values, gradients and
 // the output-gradient buffer, grouped into training phases (see MemoryProfile.h).
+#include "graph/GradientFlow.h"
 #include "graph/Graph.h"
 #include "memory/MemoryProfile.h"
 
@@ -22,7 +23,7 @@ public:
     void allocValue(VertexIndex v) { alloc(v, m_graph.bytes(v)); }
     void freeValue(VertexIndex v) { release(v); }
     bool hasValue(VertexIndex v) const { return m_position[v] >= 0; }
-    void allocGradient(VertexIndex v) { alloc(m_n + v, m_graph.bytes(v)); }
+    void allocGradient(VertexIndex v) { alloc(m_n + v, gradientBytes(m_graph.vertex(v))); }
     void freeGradient(VertexIndex v) { release(m_n + v); }
     bool hasGradient(VertexIndex v) const { return m_position[m_n + v] >= 0; }
     // v's gradient is another's tensor (P15): live, of no bytes of its own.

@@ -186,7 +186,7 @@ PhaseFloors ownRunFloors(const Graph& g)
                                       return g.vertex(w).requiresGrad;
                                   });
         if (vertex.requiresGrad)
-            floors.backward[v] += ((mayShare[v] && v != g.sink()) || !getsGradient ? 0 : g.bytes(v)) +
+            floors.backward[v] += ((mayShare[v] && v != g.sink()) || !getsGradient ? 0 : gradientBytes(vertex)) +
                                   vertex.autograd->parameterBytes + later[v] + leastBackwardWorkspace(vertex, false) +
                                   (known ? savedOperandBytes(g, v) : 0);
     }
@@ -208,7 +208,7 @@ PhaseFloors phaseFloors(const Graph& g)
     // Alg. 4 keeps a gradient of its own only for a tensor several consumers send one (the buffer
     // holds the others: hongBuffers).
     const bool rooted = runsRootedExecutor(g);
-    const std::int64_t lossGradient = rooted ? g.bytes(g.sink()) : 0;
+    const std::int64_t lossGradient = rooted ? gradientBytes(g.vertex(g.sink())) : 0;
     std::vector<VertexIndex> accumulatesFrom(count, -1);  // the first sender to run
     // Difference arrays over topological positions.
     std::vector<std::int64_t> waiting(count + 1, 0), accumulated(count + 1, 0);
@@ -228,8 +228,8 @@ PhaseFloors phaseFloors(const Graph& g)
         const auto sending = gradientSenders(g, u);
         if (sending.size() > (rooted ? 0u : 1u)) {
             accumulatesFrom[u] = sending.back();
-            accumulated[from] += g.bytes(u);
-            accumulated[g.topologicalPosition(sending.back()) + 1] -= g.bytes(u);
+            accumulated[from] += gradientBytes(g.vertex(u));
+            accumulated[g.topologicalPosition(sending.back()) + 1] -= gradientBytes(g.vertex(u));
         }
     }
     // P5: the weight gradients of every vertex from p on; P33: in an accumulation step p's alone (the
@@ -253,7 +253,7 @@ PhaseFloors phaseFloors(const Graph& g)
         if (rooted)
             for (VertexIndex u : g.predecessors(v))
                 if (!g.isInput(u) && sendsGradient(g, v, u) && accumulatesFrom[u] != v)
-                    formed += g.bytes(u);
+                    formed += gradientBytes(g.vertex(u));
         // P13, P6: ckptx-torch's executor re-forwards or recomputes v with autograd before v's backward,
         // which so holds v's saved extras.
         const std::int64_t own = accumulates ? vertex.autograd->parameterBytes : 0;

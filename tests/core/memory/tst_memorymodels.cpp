@@ -1179,6 +1179,31 @@ private Q_SLOTS:
         QCOMPARE((QList<qint64>{p.phases[2].endBytes, p.phases[3].peakBytes}), bytes);
     }
 
+    // P42 on x -> a -> b (100, 1000, 4 bytes), a Python export whose a is a 0-dim loss term that views
+    // its 1000-byte elementwise buffer (torch 1.13's binary_cross_entropy with reduction="sum") and b =
+    // a / 16, the loss returned: b's backward forms a's gradient, one float (4), not a's bytes. Phase 3
+    // ends at x, b and that gradient: 108 (1104 when a's gradient had a's bytes: a VAE's mean 0.18 %).
+    void scalarGradient()
+    {
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        const std::vector<std::pair<std::string, std::int64_t>> ids{{"x", 100}, {"a", 1000}, {"b", 4}};
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            Vertex v;
+            v.id = ids[i].first;
+            v.bytes = ids[i].second;
+            v.dtype = "float32";
+            v.shape = i == 0 ? std::vector<std::int64_t>{25} : std::vector<std::int64_t>{};
+            v.autograd.write().savedBy = i == 0 ? std::vector<std::string>{"a"} : std::vector<std::string>{};
+            builder.addVertex(v);
+            if (i > 0)
+                builder.addEdge(ids[i - 1].first, v.id);
+        }
+        const Graph g = builder.build();
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "a", "b"}), MemoryModel::PyTorch);
+        QCOMPARE(p.phases[3].endBytes, 108);
+    }
+
     // P17 on x -> a -> b -> c (1, 10, 100, 1000 bytes), a Python export, every tensor saved by its
     // reader, a's forward measured at 5000 bytes of scratch with autograd recording and 7000 with it
     // keeping nothing (a softmax's scores, a dropout's mask go once read). The regular step records:
