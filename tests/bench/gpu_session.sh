@@ -41,9 +41,10 @@ run)
     timeout $((budget / 5)) $suite --solvers $solvers --module "$here/tests/bench/gpu_models.py" \
         --models "$gpu_models" > "$out/gpu_models.log" 2>&1
     echo "gpu models rc $?" >> "$out/gpu_models.log"
-    # Mixed precision, as most GPU training runs: bfloat16 autocast (measured on the CPU only so far).
+    # Mixed precision, as most GPU training runs: bfloat16 autocast (measured on the CPU only so far),
+    # and a channels-last CNN with it, the usual recipe for convolutions on tensor cores (P40).
     timeout $((budget / 6)) $suite --solvers $solvers --autocast bfloat16 \
-        --models gpt_bench:8x128:int64:1000,resnet50:8x3x224x224 > "$out/autocast.log" 2>&1
+        --models gpt_bench:8x128:int64:1000,resnet50:8x3x224x224,channels_last_resnet:8x3x224x224 > "$out/autocast.log" 2>&1
     echo "autocast rc $?" >> "$out/autocast.log"
     # P35 on CUDA, where torch 2.x's AdamW picks foreach by itself (measured on torch 1.13's CPU so far).
     timeout $((budget / 10)) python3 "$here/tests/bench/bench_optimizer_step.py" --ckptx $ckptx --device cuda \
