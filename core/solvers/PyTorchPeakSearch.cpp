@@ -228,8 +228,9 @@ PhaseFloors phaseFloors(const Graph& g)
         const auto sending = gradientSenders(g, u);
         if (sending.size() > (rooted ? 0u : 1u)) {
             accumulatesFrom[u] = sending.back();
-            accumulated[from] += gradientBytes(g.vertex(u));
-            accumulated[g.topologicalPosition(sending.back()) + 1] -= gradientBytes(g.vertex(u));
+            const std::int64_t gradient = gradientBytes(g.vertex(u));
+            accumulated[from] += gradient;
+            accumulated[g.topologicalPosition(sending.back()) + 1] -= gradient;
         }
     }
     // P5: the weight gradients of every vertex from p on; P33: in an accumulation step p's alone (the

@@ -166,8 +166,7 @@ class _LaidOutGradient(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, _):
-        size, stride = ctx.layout[:2]
-        return torch.empty_strided(size, stride, dtype=ctx.dtype, device=ctx.device).fill_(1), None
+        return _view_of_ones(ctx.layout, ctx.dtype, ctx.device), None
 
 
 class _FormedGradient(torch.autograd.Function):
@@ -279,8 +278,8 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     # The ones are made before the measure, so that their free in the backward does not count (a
     # block older than the run). The vertex runs again inside it: the CPU meter counts a free only
     # where it saw the allocation, and the frees of what a multi-operation vertex saved are its own.
-    ones = {ref: _view_of_ones(layouts[ref], env[ref]) if ref in layouts else torch.ones_like(env[ref])
-            for ref in root_refs}
+    ones = {ref: _view_of_ones(layouts[ref], env[ref].dtype, env[ref].device) if ref in layouts
+            else torch.ones_like(env[ref]) for ref in root_refs}
     del env
     step = {}
 
@@ -319,9 +318,9 @@ def _is_root(value):
     return isinstance(value, torch.Tensor) and value.requires_grad
 
 
-def _view_of_ones(layout, like):
+def _view_of_ones(layout, dtype, device):
     size, stride, offset, elements = layout
-    return torch.ones(elements, dtype=like.dtype, device=like.device).as_strided(size, stride, offset)
+    return torch.ones(elements, dtype=dtype, device=device).as_strided(size, stride, offset)
 
 
 def _run_as_in_a_step(executor, vertex, env):

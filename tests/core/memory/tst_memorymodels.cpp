@@ -189,6 +189,15 @@ Graph exportedChain(const std::vector<ChainVertex>& vertices, const std::string&
     return builder.build();
 }
 
+// The vertex ids a data row lists.
+std::vector<std::string> idsOf(const QStringList& list)
+{
+    std::vector<std::string> ids;
+    for (const QString& id : list)
+        ids.push_back(id.toStdString());
+    return ids;
+}
+
 // The vertices' ids in the order apply_plan runs them under `plan` (P18).
 QStringList runOrder(const Graph& g, const PlanEvaluation& plan)
 {
@@ -703,9 +712,7 @@ private Q_SLOTS:
         QFETCH(QString, until);
         QFETCH(QStringList, plan);
         QFETCH(bool, heldIntoA);
-        std::vector<std::string> ids;
-        for (const QString& id : plan)
-            ids.push_back(id.toStdString());
+        const std::vector<std::string> ids = idsOf(plan);
         const std::vector<std::vector<std::string>> savers{{"a"}, {"b"}, {"c"}, {}};
         auto phases = [&](std::int64_t staticGradient) {  // (end, peak) per phase
             const Graph g = weightedChain(savers, std::nullopt, staticGradient, until.toStdString());
@@ -749,9 +756,7 @@ private Q_SLOTS:
         // are formed there either way.
         QFETCH(QStringList, plan);
         QFETCH(qint64, tied);
-        std::vector<std::string> ids;
-        for (const QString& id : plan)
-            ids.push_back(id.toStdString());
+        const std::vector<std::string> ids = idsOf(plan);
         const Graph fresh = weightedChain({{"a"}, {"b"}, {"c"}, {}});
         const Graph accumulating = withMetadata(fresh, {{"accumulate_gradients", "true"}}, [&](Vertex& v) {
             if (v.id == "b" && tied > 0) {
@@ -879,9 +884,7 @@ private Q_SLOTS:
         // the same graph with a 0-byte mask.
         QFETCH(QString, executor);
         QFETCH(QStringList, plan);
-        std::vector<std::string> ids;
-        for (const QString& id : plan)
-            ids.push_back(id.toStdString());
+        const std::vector<std::string> ids = idsOf(plan);
         auto graph = [&](std::int64_t maskBytes) {
             GraphBuilder builder;
             if (!executor.isEmpty())
@@ -1079,13 +1082,7 @@ private Q_SLOTS:
         QFETCH(QStringList, bSavedBy);
         QFETCH(bool, measured);
         QFETCH(qint64, peak);
-        auto ids = [](const QStringList& list) {
-            std::vector<std::string> out;
-            for (const QString& id : list)
-                out.push_back(id.toStdString());
-            return out;
-        };
-        const Graph chain = weightedChain({{"a"}, ids(aSavedBy), ids(bSavedBy), {}},
+        const Graph chain = weightedChain({{"a"}, idsOf(aSavedBy), idsOf(bSavedBy), {}},
                                           measured ? std::optional<std::int64_t>(3000) : std::nullopt);
         const auto p = simulatePlanMemory(chain, evaluateIds(chain, {"x", "a", "b", "c"}), MemoryModel::PyTorch);
         QCOMPARE(p.phases[5].peakBytes, peak);
@@ -1172,10 +1169,7 @@ private Q_SLOTS:
         QFETCH(QStringList, plan);
         QFETCH(QList<qint64>, bytes);
         const Graph g = exportedChain({{"x", 100, {"a"}}, {"a", 1000, {"b"}}, {"b", 10, {"b"}}}, "b", 0);
-        std::vector<std::string> checkpoints;
-        for (const QString& id : plan)
-            checkpoints.push_back(id.toStdString());
-        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, checkpoints), MemoryModel::PyTorch);
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, idsOf(plan)), MemoryModel::PyTorch);
         QCOMPARE((QList<qint64>{p.phases[2].endBytes, p.phases[3].peakBytes}), bytes);
     }
 
@@ -1244,10 +1238,7 @@ private Q_SLOTS:
                 builder.addEdge(ids[i - 1], v.id);
         }
         const Graph g = builder.build();
-        std::vector<std::string> checkpoints;
-        for (const QString& id : plan)
-            checkpoints.push_back(id.toStdString());
-        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, checkpoints), MemoryModel::PyTorch);
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, idsOf(plan)), MemoryModel::PyTorch);
         QCOMPARE((QList<qint64>{p.phases[1].peakBytes, p.phases[4].peakBytes}), peaks);
     }
 
@@ -1451,9 +1442,7 @@ private Q_SLOTS:
         QFETCH(QString, plan);
         QFETCH(QList<qint64>, peakBytes);
         QFETCH(QString, peakLive);
-        std::vector<std::string> ids;
-        for (const QString& id : (plan == "all" ? QString("v0,v1,v2") : plan).split(','))
-            ids.push_back(id.toStdString());
+        const std::vector<std::string> ids = idsOf((plan == "all" ? QString("v0,v1,v2") : plan).split(','));
         auto run = [&](bool workspace, MemoryModel model) {
             const Graph g = workspaceChain(workspace);
             return simulatePlanMemory(g, evaluateIds(g, ids), model);
