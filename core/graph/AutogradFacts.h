@@ -50,6 +50,10 @@ struct AutogradFacts {
     // The backward's scratch memory when the tensors it saved are freed as autograd frees them,
     // mid-backward (the Python exporter; rule P14): what the peak is when nothing else holds them.
     std::optional<std::int64_t> backwardWorkspaceReleasedBytes;
+    // The same measure up to the end of the backward's first node (the Python exporter, where the
+    // vertex saved its own output; rule P43): an in-place ReLU's gradient formed beside its output,
+    // before the weight gradients the whole measure subtracts exist.
+    std::optional<std::int64_t> firstBackwardNodeBytes;
     // The backward's scratch memory when its inputs are autograd leaves, as ckptx-torch's executor
     // makes them in a checkpointed step (rule P24): a leaf's AccumulateGrad runs as soon as a gradient
     // reaches it and copies one that another input's node still holds (an add hands one to both).

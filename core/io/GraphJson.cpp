@@ -127,6 +127,8 @@ Vertex vertexFromJson(const json& value, const std::string& at)
         facts.checkpointedForwardWorkspaceBytes = optionalBytes("checkpointed_forward_workspace_bytes");
     if (optionalMember(item, "backward_workspace_released_bytes"))
         facts.backwardWorkspaceReleasedBytes = optionalBytes("backward_workspace_released_bytes");
+    if (optionalMember(item, "first_backward_node_bytes"))
+        facts.firstBackwardNodeBytes = optionalBytes("first_backward_node_bytes");
     if (optionalMember(item, "leaf_inputs_backward_workspace_bytes"))
         facts.leafInputsBackwardWorkspaceBytes = optionalBytes("leaf_inputs_backward_workspace_bytes");
     if (optionalMember(item, "engine_backward_workspace_bytes"))
@@ -303,6 +305,8 @@ std::string toGraphJson(const Graph& graph)
             item["checkpointed_forward_workspace_bytes"] = *f.checkpointedForwardWorkspaceBytes;
         if (f.backwardWorkspaceReleasedBytes)
             item["backward_workspace_released_bytes"] = *f.backwardWorkspaceReleasedBytes;
+        if (f.firstBackwardNodeBytes)
+            item["first_backward_node_bytes"] = *f.firstBackwardNodeBytes;
         if (f.leafInputsBackwardWorkspaceBytes)
             item["leaf_inputs_backward_workspace_bytes"] = *f.leafInputsBackwardWorkspaceBytes;
         if (f.engineBackwardWorkspaceBytes)

@@ -501,9 +501,13 @@ private:
         if (m_savesOwnOutput[v] && !released) {
             // P39: that first node forms its gradient beside what it saved (a ReLU's, of v's size), a
             // peak the released measure saw (it frees v after it, as here); later nodes peak without.
+            // P43: that measure up to the first node's end where the exporter took it apart, before
+            // the weight gradients the whole measure subtracts.
             const bool freesValue =
                 heldByAutograd(v) && std::count(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), v) == 1;
-            if (const auto& first = m_graph.vertex(v).autograd->backwardWorkspaceReleasedBytes;
+            const AutogradFacts& facts = *m_graph.vertex(v).autograd;
+            if (const auto& first = facts.firstBackwardNodeBytes ? facts.firstBackwardNodeBytes
+                                                                 : facts.backwardWorkspaceReleasedBytes;
                 first && (freesValue || m_trace.hasCopy(v)))
                 m_trace.touchWorkspace(v, *first);
             m_trace.freeCopy(v);

@@ -42,7 +42,8 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
             a.savedBytes = scaled(a.savedBytes);
             a.forwardWorkspaceBytes = scaled(a.forwardWorkspaceBytes);
             a.backwardWorkspaceBytes = scaled(a.backwardWorkspaceBytes);
-            for (auto* measured : {&a.backwardWorkspaceReleasedBytes, &a.checkpointedForwardWorkspaceBytes,
+            for (auto* measured : {&a.backwardWorkspaceReleasedBytes, &a.firstBackwardNodeBytes,
+                                   &a.checkpointedForwardWorkspaceBytes,
                                    &a.leafInputsBackwardWorkspaceBytes, &a.engineBackwardWorkspaceBytes})
                 if (*measured)
                     *measured = scaled(**measured);

@@ -356,6 +356,27 @@ class WeightNormNet(nn.Module):
 weight_norm_net = seeded(WeightNormNet)
 
 
+class ConvAutoencoder(nn.Module):
+    """Weight-normalised strided convolutions down, transposed convolutions and in-place ReLUs up, the
+    reconstruction loss returned: each decoder step is one vertex whose ReLU saved its output."""
+
+    def __init__(self):
+        super().__init__()
+        wn = nn.utils.weight_norm
+        self.encoder = nn.Sequential(wn(nn.Conv2d(3, 32, 4, 2, 1)), nn.LeakyReLU(0.2, inplace=True),
+                                     wn(nn.Conv2d(32, 64, 4, 2, 1)), nn.LeakyReLU(0.2, inplace=True),
+                                     wn(nn.Conv2d(64, 128, 4, 2, 1)), nn.Tanh())
+        self.decoder = nn.Sequential(nn.ConvTranspose2d(128, 64, 4, 2, 1), nn.ReLU(inplace=True),
+                                     nn.ConvTranspose2d(64, 32, 4, 2, 1), nn.ReLU(inplace=True),
+                                     nn.ConvTranspose2d(32, 3, 4, 2, 1), nn.Sigmoid())
+
+    def forward(self, x):
+        return F.mse_loss(self.decoder(self.encoder(x)), x)
+
+
+conv_autoencoder = seeded(ConvAutoencoder)
+
+
 class ESPCN(nn.Module):
     """Super-resolution by sub-pixel convolution (Shi et al. 2016): tanh features, PixelShuffle, and a
     final sigmoid, whose output is the model's and which its own backward saves."""

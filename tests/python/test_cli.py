@@ -2,6 +2,7 @@
 input gives exit 1, one line naming the file and the problem, and no output file. apply_plan refuses a
 plan made for another model."""
 import collections
+import contextlib
 import copy
 import dataclasses
 import json
@@ -1026,29 +1027,27 @@ class Cli(unittest.TestCase):
         # them. They disagreed, unseen until a GPU ran it: the importer wanted the simulators' phase
         # index and every phase marked. Here the ranges of a real CPU profile go into a snapshot of
         # plain data (one allocation per phase start), which the importer must cut into both steps.
-        from checkpoint_explorer import profiler
+        from checkpoint_explorer import memory, profiler
         marks = []
-        original = torch.autograd.profiler.record_function
+        original = memory.profiler_range
 
-        class Marked(original):
-            def __enter__(self):
-                marks.append(("START", self.name))
-                return super().__enter__()
-
-            def __exit__(self, *exc):
-                marks.append(("END", self.name))
-                return super().__exit__(*exc)
+        @contextlib.contextmanager
+        def marked(name):
+            marks.append(("START", name))
+            with original(name):
+                yield
+            marks.append(("END", name))
 
         model, inputs = models.gpt(), (torch.randint(0, 100, (2, 32)),)
         with support.scratch() as folder:
             graph, plan = os.path.join(folder, "g.json"), os.path.join(folder, "p.json")
             export_graph(model, inputs, path=graph)
             support.solve(graph, "feng-acg", plan)
-            torch.autograd.profiler.record_function = Marked
+            memory.profiler_range = marked
             try:
                 profiler.profile(model, inputs, graph, plan, iterations=1)
             finally:
-                torch.autograd.profiler.record_function = original
+                memory.profiler_range = original
             ours = [(stage, name) for stage, name in marks if name.startswith("ckptx:")]
             events, annotations = [], []
             for t, (stage, name) in enumerate(ours):

@@ -308,6 +308,15 @@ class Profile(unittest.TestCase):
         # leaves) support the deepcopy protocol"), and no plan could be measured.
         self.check_within("weight_norm_net", ["8x3x32x32"], 0.5, ("regular", "checkpointed"))
 
+    def test_conv_autoencoder(self):
+        # P43: a transposed convolution and an in-place ReLU (`decoder.2`), whose ReLU's backward node
+        # is the released run's peak, before the convolution's node forms its weight gradient. The
+        # whole measure subtracts that gradient all the same; the export now also reads the peak at the
+        # node's end. Regular step −1.89 % without the rule, −0.00 % with it.
+        document = self.check_within("conv_autoencoder", ["8x3x64x64"], 0.5, ("regular", "checkpointed"))
+        relu = next(v for v in document["vertices"] if v["id"] == "decoder.2")
+        self.assertGreater(relu["first_backward_node_bytes"], relu["backward_workspace_released_bytes"])
+
     def test_channels_last(self):
         # P40: the readers of a channels-last tensor hand it a channels-last gradient, made in their
         # backward and freed once its first backward node has read it. The export formed it contiguous,

@@ -288,6 +288,10 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
         vertex.autograd.write().backwardWorkspaceBytes = small(30, 10);
         if (rng() % 2)
             vertex.autograd.write().backwardWorkspaceReleasedBytes = small(30, 10);
+        // P43: the released measure up to the first node holds the weight gradients' bytes more
+        // (no draw of its own, so the graphs are as before where nothing reads it).
+        if (const auto& released = vertex.autograd->backwardWorkspaceReleasedBytes; released && v % 2)
+            vertex.autograd.write().firstBackwardNodeBytes = *released + vertex.autograd->parameterBytes;
         if (rng() % 2)
             vertex.autograd.write().checkpointedForwardWorkspaceBytes = small(40, 14);  // P17
         if (rootedExecutor && rng() % 2)

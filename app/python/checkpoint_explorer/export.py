@@ -89,9 +89,10 @@ def measure_workspace(vertex_graph, inputs, timed=False):
                 continue
             try:
                 executor.run_statics(v)
-                v.forward_workspace_bytes, v.backward_workspace_bytes, v.backward_workspace_released_bytes = \
-                    _vertex_workspace(executor, meter, v, values, _accumulating(vertex_graph, v, last_readers),
-                                      _handed_layouts(v, layouts, readers))
+                (v.forward_workspace_bytes, v.backward_workspace_bytes, v.backward_workspace_released_bytes,
+                 v.first_backward_node_bytes) = _vertex_workspace(
+                    executor, meter, v, values, _accumulating(vertex_graph, v, last_readers),
+                    _handed_layouts(v, layouts, readers))
                 executor.run_statics(v)
                 v.checkpointed_forward_workspace_bytes = _checkpointed_forward_workspace(executor, meter, v, values)
                 if timed:
@@ -255,13 +256,14 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     inputs in `accumulating` have their gradient before the backward (_earlier_gradients), which the
     model counts (P10) and the measures leave out. An output in `layouts` gets its gradient as the step
     hands it (P34): a view of a tensor made before the measure (the model counts the whole, P27), so
-    what the backward copies to read it contiguous is its workspace."""
+    what the backward copies to read it contiguous is its workspace. Last, where the vertex saved its
+    own output: the released run's peak up to the end of its first backward node (P43), or None."""
     layouts = layouts or {}
     env = _fresh_inputs(executor.graph, vertex, values)
     forward = meter.measure(lambda: _run_as_in_a_step(executor, vertex, env))
     root_refs = [ref for ref in vertex.exports if _is_root(env.get(ref))]
     if not root_refs:
-        return forward, 0, 0
+        return forward, 0, 0, None
     parameters = list(executor.program.model.parameters())
     _take_weight_gradients(parameters)
     handed = [ref for ref in root_refs if ref in layouts and not _is_whole(layouts[ref])]
@@ -302,16 +304,23 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     def prepare():
         inputs = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, inputs)
+        if first_node:
+            inputs[root_refs[0]].grad_fn.register_hook(lambda *grads: meter.mark())
         # Only autograd holds the outputs too (P16): one the vertex saved goes after the node that read it.
         step["loss"] = (_loss_saving_nothing([inputs[ref] for ref in formed], [layouts.get(ref) for ref in formed])
                         + handed_terms(inputs)
                         + sum(_owners_contributions(executor, vertex))
                         + sum(_earlier_gradients(executor, inputs, accumulating)))
 
+    # P43: where the vertex saved its own output, its first backward node (the operation that made it,
+    # an in-place ReLU's) may be the run's peak, before any weight gradient is formed.
+    first_node = vertex.saves_output and len(root_refs) == 1 and not handed
     executor.run_statics(vertex)  # the backward before went through them
     released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
     released -= counted + _take_weight_gradients(parameters, taken)
-    return forward, max(0, held), max(0, released)
+    # What comes before that node: G, the owners' contributions and the earlier gradients.
+    first = max(0, meter.marks[0] - output_grads - owners - earlier) if first_node and meter.marks else None
+    return forward, max(0, held), max(0, released), first
 
 
 def _is_root(value):

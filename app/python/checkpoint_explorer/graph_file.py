@@ -110,6 +110,8 @@ def graph_json(vertex_graph, name, metadata):
                           "checkpointed_forward_workspace_bytes": int(v.checkpointed_forward_workspace_bytes),
                           "backward_workspace_bytes": int(v.backward_workspace_bytes),
                           "backward_workspace_released_bytes": int(v.backward_workspace_released_bytes)})
+            if v.first_backward_node_bytes is not None:
+                entry["first_backward_node_bytes"] = int(v.first_backward_node_bytes)
         else:
             entry["compute"] = 0.0
         entry["saved_by"] = saved_by[v.index]

@@ -7,8 +7,7 @@ CPU: every allocation and free of c10's CPU allocator, as the autograd profiler 
 `profile_memory=True` (`[memory]` events with signed byte counts, in the order they happened). That is
 the same c10 memory reporting `ckptx-torch` installs in C++, so it counts exactly the bytes tensors
 occupy (not what malloc or the OS add), and it is in Debian's torch 1.13 and in 2.x. Phase boundaries
-are `record_function` markers in the same event stream; the markers' own bookkeeping (a few bytes,
-freed at once) is counted with them."""
+are empty profiler ranges in the same event stream, which allocate nothing (`profiler_range`)."""
 import contextlib
 import os
 import sys
@@ -171,27 +170,57 @@ class TransientMeter:
     def peak_after(self, prepare, run):
         """run()'s peak above the memory allocated when it starts, counting the frees of blocks that
         prepare() (run just before it) allocated: what a backward releases of the tensors its
-        forward saved, when nothing but autograd holds them."""
+        forward saved, when nothing but autograd holds them. `marks` then holds, per mark() that
+        run() made (a backward node's hook), the peak above that start up to it."""
+        self.marks = []
         if self.device.type == "cuda":
             prepare()
             torch.cuda.synchronize(self.device)
-            start = torch.cuda.memory_allocated(self.device)
+            self._start = torch.cuda.memory_allocated(self.device)
             torch.cuda.reset_peak_memory_stats(self.device)
             run()
             torch.cuda.synchronize(self.device)
-            return torch.cuda.max_memory_allocated(self.device) - start
+            return torch.cuda.max_memory_allocated(self.device) - self._start
         with _native_warnings_silenced(), autograd_profiler.profile(profile_memory=True) as profile:
             prepare()
             PhaseMeter._mark(0)
             run()
         total, start, peak = 0, None, 0
         for _, kind, value in _memory_events(profile):
-            if kind == 1:
+            if kind == 1 and value == 0:
                 start = peak = total
+            elif kind == 1:
+                self.marks.append(peak - start)
             else:
                 total += value[1]
                 peak = max(peak, total)
         return peak - start
+
+    def mark(self):
+        """Within peak_after's run: the peak so far goes to `marks`. The allocator's counts are the
+        host's, so a hook on autograd's device thread reads them without waiting for the device."""
+        if self.device.type == "cuda":
+            self.marks.append(torch.cuda.max_memory_allocated(self.device) - self._start)
+        else:
+            PhaseMeter._mark(1)
+
+
+@contextlib.contextmanager
+def profiler_range(name):
+    """A `record_function` range that allocates nothing: through the handle torch 2.x's record_function
+    uses, where this torch has it. torch 1.13's record_function makes a one-element tensor for its
+    handle, which outlives the range: 4 bytes counted in every phase after a marker."""
+    try:
+        enter, leave = torch.ops.profiler._record_function_enter_new, torch.ops.profiler._record_function_exit
+    except (AttributeError, RuntimeError):
+        with autograd_profiler.record_function(name):
+            yield
+        return
+    handle = enter(name, None)
+    try:
+        yield
+    finally:
+        leave._RecordFunction(handle)
 
 
 @contextlib.contextmanager
@@ -240,7 +269,7 @@ class PhaseMeter:
         # An empty range in the thread that crosses the boundary (CUDA backward hooks run on
         # autograd's device thread): a phase lasts from its marker to the next one.
         if index is not None:
-            with autograd_profiler.record_function(f"{MARKER}{index}"):
+            with profiler_range(f"{MARKER}{index}"):
                 pass
 
     def phase(self, index):

@@ -10,7 +10,7 @@ import time
 
 import torch
 
-from . import _compat, graph_file
+from . import _compat, graph_file, memory
 from .memory import PhaseMeter, TransientMeter, synchronize
 from .optimizer_step import optimizer_for
 from .export import input_entries
@@ -92,7 +92,7 @@ def _step(module, model, inputs, label, observer=None, meter=None, n=0, device="
     synchronize(device)
     start = time.perf_counter()
     # A memory snapshot taken around the run tells the steps apart by this label (docs/FORMAT.md).
-    with torch.autograd.profiler.record_function(f"ckptx:step:{label}"):
+    with memory.profiler_range(f"ckptx:step:{label}"):
         with _compat.autocast(torch.device(device).type, autocast):
             loss = _loss(inputs.call(module))
         synchronize(device)

@@ -4,6 +4,7 @@ the in-place operations on its storage; views and reshapes are no vertices (thei
 tensor viewed); what parameters, buffers and shapes alone compute is no vertex; at module granularity
 consecutive vertices of one module call merge when only the last is read from outside."""
 import dataclasses
+import typing
 
 from . import _compat
 from .program import ConstantRef, ExportError, InputRef, OutputRef
@@ -37,6 +38,7 @@ class Vertex:
     checkpointed_forward_workspace_bytes: int = 0  # P17: autograd keeping nothing it saves
     backward_workspace_bytes: int = 0
     backward_workspace_released_bytes: int = 0
+    first_backward_node_bytes: typing.Optional[int] = None  # P43: the released measure to its first node
     passes_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P15)
     slices_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P27)
     static_gradient_bytes: int = 0  # P20

@@ -65,7 +65,7 @@ private Q_SLOTS:
             "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "static_gradient_until": "a", "output": true,
             "parameter_bytes": 23, "tied_parameter_bytes": 21, "tied_parameter_until": "a",
             "leaf_inputs_backward_workspace_bytes": 17, "engine_backward_workspace_bytes": 19, "slices_gradient_to": ["a"],
-            "draws_random": true}],
+            "draws_random": true, "first_backward_node_bytes": 29}],
             "edges": [{"from": "a", "to": "b"}]})");
         QCOMPARE(g.vertex(0).autograd->forwardWorkspaceBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).autograd->forwardWorkspaceBytes, std::int64_t(7));
@@ -76,6 +76,8 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).autograd->leafInputsBackwardWorkspaceBytes, std::optional<std::int64_t>(17));
         QVERIFY(!g.vertex(0).autograd->engineBackwardWorkspaceBytes);
         QCOMPARE(g.vertex(1).autograd->engineBackwardWorkspaceBytes, std::optional<std::int64_t>(19));
+        QVERIFY(!g.vertex(0).autograd->firstBackwardNodeBytes);
+        QCOMPARE(g.vertex(1).autograd->firstBackwardNodeBytes, std::optional<std::int64_t>(29));
         QVERIFY(g.vertex(0).requiresGrad && !g.vertex(1).requiresGrad);  // absent: tracked
         QVERIFY(!g.vertex(0).autograd->checkpointedForwardWorkspaceBytes);
         QCOMPARE(g.vertex(1).autograd->checkpointedForwardWorkspaceBytes, std::optional<std::int64_t>(11));
@@ -264,6 +266,9 @@ private Q_SLOTS:
         QTest::newRow("negative engine workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "engine_backward_workspace_bytes": -3}]})"
             << "test.json: /vertices/0/engine_backward_workspace_bytes: engine_backward_workspace_bytes must be >= 0";
+        QTest::newRow("negative first-node workspace")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "first_backward_node_bytes": -3}]})"
+            << "test.json: /vertices/0/first_backward_node_bytes: first_backward_node_bytes must be >= 0";
         QTest::newRow("wrong schema") << R"({"schema": "other", "vertices": []})" << "test.json: /schema: unknown schema";
         QTest::newRow("newer version") << R"({"schema": "checkpoint-explorer/graph", "version": 7, "vertices": []})"
                                        << "test.json: /version: unsupported version 7";
