@@ -269,6 +269,37 @@ class Cli(unittest.TestCase):
         product = next(v for v in graph["vertices"] if v["id"].endswith("/mul"))
         self.assertLess(product["backward_workspace_bytes"], 512 * 128 * 4 * 1.5)
 
+    def test_an_op_plan_applies_to_the_op_graph(self):
+        # A plan names no granularity: apply_plan takes the graph whose fingerprint is the plan's before
+        # one the plan fits only by vertex id. This model's module and op graphs have as many vertices,
+        # and a plan keeping only functional ops names ids the module graph has too, so the op plan went
+        # to the module graph (a VAE's op-granularity profile then failed: "not this model's graph").
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(16, 16)
+
+            def forward(self, x):
+                return (self.fc(x) * 2).tanh()
+
+        torch.manual_seed(0)
+        model, inputs = Net(), (torch.randn(8, 16),)
+        with support.scratch() as folder:
+            graph, plan = os.path.join(folder, "g.json"), os.path.join(folder, "p.json")
+            export_graph(model, inputs, path=graph, granularity="op")
+            support.solve(graph, "checkpoint-all", plan)
+            with open(plan) as f:
+                document = json.load(f)
+            document["checkpoints"] = [c for c in document["checkpoints"] if "/" not in c]
+            self.assertEqual(document["checkpoints"], ["input", "mul", "tanh"])
+            with open(plan, "w") as f:
+                json.dump(document, f)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # applied by fingerprint, not by vertex id
+                planned = apply_plan(model, plan, example_inputs=inputs)
+            self.assertEqual(planned.granularity, "op")
+            self.assertEqual(len(export_graph(model, inputs)["vertices"]), len(document["checkpoints"]) + 1)
+
     def test_gradients_of_what_parameters_alone_compute(self):
         # P20: each block's position bias (8 heads x 32 x 32 floats) is made by an MLP from a coordinate
         # buffer, parameters alone, and read by one vertex: apply_plan makes it just before that

@@ -287,10 +287,18 @@ class PlannedModule(torch.nn.Module):
                 "tests": PathTests(program)}
 
     def _verified_graph(self, program):
-        """The program cut at the plan's granularity: module, else op (whichever the plan fits)."""
-        errors = []
+        """The program cut at the plan's granularity: module, else op (whichever the plan fits). One
+        whose graph is the plan's (by fingerprint) comes before one the plan fits only by vertex id: a
+        small model's op graph can have as many vertices as its module graph, and the module graph
+        every id an op plan keeps (a VAE's), which applied the plan to the other graph."""
+        graphs = {}
         for granularity in ((self.granularity,) if self.granularity else ("module", "op")):
-            graph = VertexGraph(program, granularity, self.depth)
+            graphs[granularity] = VertexGraph(program, granularity, self.depth)
+            if self._structure is None and graph_file.graph_fingerprint(graphs[granularity]) == self.plan.get("fingerprint"):
+                graphs = {granularity: graphs[granularity]}
+                break
+        errors = []
+        for granularity, graph in graphs.items():
             try:
                 self._verify(graph)
                 self.granularity = granularity
