@@ -8,6 +8,9 @@ packages=(
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
   libgraphviz-dev
   libtorch-dev python3-torch python3-torchvision
+  # libtorch's recommended BLAS, which --no-install-recommends leaves out: without it torch falls back
+  # on the reference BLAS, whose sgemm runs at a fourteenth of OpenBLAS's here (docs/BENCHMARKS.md)
+  libopenblas0-pthread
   nlohmann-json3-dev
   coinor-libcbc-dev
   xvfb xauth fonts-dejavu-core
