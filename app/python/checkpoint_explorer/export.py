@@ -301,6 +301,10 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     held -= counted + _take_weight_gradients(parameters, taken)
     step.clear()
 
+    # P43: where the vertex saved its own output, its first backward node (the operation that made it,
+    # an in-place ReLU's) may be the run's peak, before any weight gradient is formed.
+    first_node = vertex.saves_output and len(root_refs) == 1 and not handed
+
     def prepare():
         inputs = _fresh_inputs(executor.graph, vertex, values)
         executor.run_vertex(vertex.index, inputs)
@@ -312,9 +316,6 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
                         + sum(_owners_contributions(executor, vertex))
                         + sum(_earlier_gradients(executor, inputs, accumulating)))
 
-    # P43: where the vertex saved its own output, its first backward node (the operation that made it,
-    # an in-place ReLU's) may be the run's peak, before any weight gradient is formed.
-    first_node = vertex.saves_output and len(root_refs) == 1 and not handed
     executor.run_statics(vertex)  # the backward before went through them
     released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
     released -= counted + _take_weight_gradients(parameters, taken)
