@@ -294,7 +294,7 @@ class PlannedModule(torch.nn.Module):
         graphs = {}
         for granularity in ((self.granularity,) if self.granularity else ("module", "op")):
             graphs[granularity] = VertexGraph(program, granularity, self.depth)
-            if self._structure is None and graph_file.graph_fingerprint(graphs[granularity]) == self.plan.get("fingerprint"):
+            if graph_file.graph_fingerprint(graphs[granularity]) == self.plan.get("fingerprint"):
                 graphs = {granularity: graphs[granularity]}
                 break
         errors = []
