@@ -314,6 +314,44 @@ class Cli(unittest.TestCase):
         self.assertEqual(sum(v.get("parameter_bytes", 0) for v in graph["vertices"]),
                          graph["metadata"]["parameter_bytes"])
 
+    def test_statics_that_read_noise_drawn_upfront(self):
+        # An MAE's random masking: the noise is drawn once per step, before every vertex (P29); the
+        # shuffle that sorts it is made just before the gather that reads it, and the order that undoes
+        # the shuffle just before a later vertex (P20). The export measured the gather with its statics
+        # made again, from noise an earlier run of them had let go ("KeyError: OutputRef(op=...)"), and
+        # a plan that re-forwards the gather after a plain step had made the order failed the same way
+        # in its backward: the noise is held to the step's end, and the re-forward draws the same mask.
+        class TokenDrop(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed, self.head = torch.nn.Linear(8, 16), torch.nn.Linear(16, 4)
+
+            def forward(self, x):
+                x = self.embed(x)
+                shuffle = torch.argsort(torch.rand(x.shape[0], x.shape[1]), dim=1)
+                keep = shuffle[:, : x.shape[1] // 2]
+                x = torch.gather(x, 1, keep.unsqueeze(-1).repeat(1, 1, x.shape[2]))
+                restore = torch.argsort(shuffle, dim=1)
+                return self.head(torch.tanh(x)) * restore[:, : x.shape[1], None]
+
+        torch.manual_seed(0)
+        model, inputs = TokenDrop(), (torch.randn(4, 12, 8),)
+        reference, planned = support.copies(model)
+        with support.scratch() as folder:
+            graph, plan = os.path.join(folder, "g.json"), os.path.join(folder, "p.json")
+            ids = [v["id"] for v in export_graph(model, inputs, path=graph)["vertices"]]
+            self.assertEqual(ids, ["input", "embed", "gather", "tanh", "head", "mul"])
+            support.solve(graph, "checkpoint-all", plan)
+            with open(plan) as f:
+                document = json.load(f)
+            document["checkpoints"] = [i for i in ids if i != "gather"]  # re-forwarded after `mul`'s statics
+            with open(plan, "w") as f:
+                json.dump(document, f)
+            planned = apply_plan(planned, plan)
+        for m in (reference, planned):
+            support.step(m, inputs)
+        self.assertIsNone(support.first_difference(reference, planned))
+
     def test_weights_read_only_through_statics_belong_to_their_first_reader(self):
         # P30: learned latents expanded to the batch query an attention (a Perceiver): the query's
         # projection of the latents is a static, and so are the parts `in_proj_weight` is split into.

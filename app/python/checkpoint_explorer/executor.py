@@ -41,7 +41,7 @@ class Executor:
                 store[OutputRef(op.index, position)] = value
             ran.add(op.index)
             for ref in op.tensor_refs():
-                if (isinstance(ref, OutputRef) and ref.op not in self.graph.read_by_vertices
+                if (isinstance(ref, OutputRef) and ref.op not in self.graph.kept_for_the_step
                         and self.graph.static_readers.get(ref.op, set()) <= ran):
                     store.pop(ref, None)
 

@@ -437,14 +437,16 @@ def _place_statics(graph, steps):
     A checkpointed function makes its own copy of each static its members read, just before the first
     of them, so that its re-forward makes it again, as a hand-written checkpoint of the block would,
     and nothing outside holds it for that; the plain steps share one, made before the first of them
-    that reads it, which goes after the last (`step.statics_after`), as a Python local would."""
+    that reads it, which goes after the last (`step.statics_after`), as a Python local would. So does a
+    static that vertices read only through other statics (a relative position bias every block
+    unsqueezes): before, nothing let it go, and the step held it to its end."""
     returned = {ref.op for ref in graph.program.output_refs if isinstance(ref, OutputRef)}
     place_of = {index: (position, order, index) for position, step in enumerate(steps)
                 for order, index in enumerate(step.members)}
     for op in graph.program.ops:
         if op.index not in graph.first_reader:
             continue
-        dropped = op.index in graph.read_by_vertices and op.index not in returned
+        dropped = op.index not in returned
         outputs = [OutputRef(op.index, k) for k in range(len(op.outputs))]
         by_step = {}
         for place in sorted(place_of[index] for index in graph.vertices_reading_static[op.index]):

@@ -470,7 +470,10 @@ class VertexGraph:
         backward. Those no vertex reads, those that update a buffer and those that draw random
         numbers, with the statics they read, are made first, once per step (`upfront_statics`).
         A static's value goes once its readers have run (`static_readers`; `read_by_vertices`: those
-        a vertex or the output reads, which the step holds for them), as a Python local would.
+        a vertex or the output reads, which the step holds for them), as a Python local would; an upfront
+        one that statics made later read is held to the step's end (`kept_for_the_step`), since a
+        checkpointed function makes those again in its re-forward (an MAE's noise, which the shuffle
+        sorts; made once, it cannot be made again).
         The same pass counts every ref's readers (`reader_count`, for the executor's bias adds)."""
         ops = self.program.ops
         self.vertices_reading_static = {}  # static op index -> the vertices that read it, in order
@@ -502,6 +505,8 @@ class VertexGraph:
                     self.static_readers.setdefault(ref.op, set()).add(op.index)
                 else:
                     self.read_by_vertices.add(ref.op)
+        self.kept_for_the_step = self.read_by_vertices | {
+            k for k in upfront if not self.static_readers.get(k, set()) <= upfront}
 
     def static_values_read_by(self, vertex):
         """The values of statics that `vertex`'s ops read themselves (an LSTM's transposed weights,
