@@ -21,6 +21,12 @@ struct AutogradFacts {
     // where that is empty (rule P20; the Python exporter). 0 when none.
     std::int64_t staticGradientBytes = 0;
     std::string staticGradientUntil;
+    // Bytes of the values parameters alone compute that apply_plan makes just before this vertex, their
+    // first reader, and that the later vertices `staticValueReaders` read too (a position bias every
+    // block reads, a causal mask): outside checkpointed functions one copy is held from the first to the
+    // last of its readers that run plainly (rule P44; the Python exporter). 0 when none.
+    std::int64_t staticValueBytes = 0;
+    std::vector<std::string> staticValueReaders;
     // Of parameterBytes, those of weights earlier vertices read too (a tied embedding and output
     // layer): autograd's engine sums every reader's gradient before the weight's AccumulateGrad
     // runs, at the end of the backward of `tiedParameterUntil`, the first reader. Only a step that

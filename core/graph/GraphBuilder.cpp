@@ -125,6 +125,7 @@ Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
         const AutogradFacts& f = *v.autograd;
         for (auto [key, bytes] : {std::pair{"bytes", v.bytes}, std::pair{"parameter_bytes", f.parameterBytes},
                                   std::pair{"static_gradient_bytes", f.staticGradientBytes},
+                                  std::pair{"static_value_bytes", f.staticValueBytes},
                                   std::pair{"saved_bytes", f.savedBytes},
                                   std::pair{"forward_workspace_bytes", f.forwardWorkspaceBytes},
                                   std::pair{"backward_workspace_bytes", f.backwardWorkspaceBytes},

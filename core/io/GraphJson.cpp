@@ -45,7 +45,8 @@ bool contains(std::span<const VertexIndex> vertices, VertexIndex w)
 
 // saved_by may only name the vertex itself or its successors (the backwards that can keep it),
 // passes_gradient_to, slices_gradient_to and reads_without_gradient only its inputs,
-// static_gradient_until any vertex, tied_parameter_until one before the vertex.
+// static_value_readers only vertices after it, static_gradient_until any vertex, tied_parameter_until one
+// before the vertex.
 void checkNamedVertices(const Graph& graph)
 {
     static const std::vector<std::string> none;
@@ -67,6 +68,13 @@ void checkNamedVertices(const Graph& graph)
         [](const Vertex& v) -> const auto& { return v.autograd->readsWithoutGradient; },
         [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
         "is not an input of the vertex");
+    checkNamedVertices(
+        graph, "static_value_readers",
+        [](const Vertex& v) -> const auto& { return v.autograd->staticValueReaders; },
+        [&graph](VertexIndex self, VertexIndex w) {
+            return graph.topologicalPosition(w) > graph.topologicalPosition(self);
+        },
+        "is not a vertex after the vertex");
     int index = 0;
     for (const Vertex& v : graph.vertices()) {
         if (v.isVirtual)
@@ -113,6 +121,8 @@ Vertex vertexFromJson(const json& value, const std::string& at)
     facts.parameterBytes = optionalBytes("parameter_bytes");
     facts.staticGradientBytes = optionalBytes("static_gradient_bytes");
     facts.staticGradientUntil = optionalString(item, "static_gradient_until", at).value_or("");
+    facts.staticValueBytes = optionalBytes("static_value_bytes");
+    facts.staticValueReaders = optionalStringArray(item, "static_value_readers", at).value_or(std::vector<std::string>{});
     facts.tiedParameterBytes = optionalBytes("tied_parameter_bytes");
     if (facts.tiedParameterBytes > facts.parameterBytes)
         throw GraphError("tied_parameter_bytes (" + std::to_string(facts.tiedParameterBytes) +
@@ -289,6 +299,10 @@ std::string toGraphJson(const Graph& graph)
             item["static_gradient_bytes"] = f.staticGradientBytes;
         if (!f.staticGradientUntil.empty())
             item["static_gradient_until"] = f.staticGradientUntil;
+        if (f.staticValueBytes > 0)
+            item["static_value_bytes"] = f.staticValueBytes;
+        if (!f.staticValueReaders.empty())
+            item["static_value_readers"] = f.staticValueReaders;
         if (f.tiedParameterBytes > 0)
             item["tied_parameter_bytes"] = f.tiedParameterBytes;
         if (!f.tiedParameterUntil.empty())

@@ -37,7 +37,7 @@ MemoryCount parseMemoryCount(const std::string& name)
 
 MemoryTrace::MemoryTrace(const Graph& graph, bool recordLive)
     : m_graph(graph), m_n(graph.vertexCount()), m_recordLive(recordLive),
-      m_itemBytes(std::make_unique_for_overwrite<std::int64_t[]>(9 * m_n + 2)), m_position(9 * m_n + 2, -1)
+      m_itemBytes(std::make_unique_for_overwrite<std::int64_t[]>(10 * m_n + 2)), m_position(10 * m_n + 2, -1)
 {
 }
 
@@ -144,7 +144,9 @@ std::string MemoryTrace::itemName(int item) const
         return "rng-state:" + m_graph.vertex(item - 7 * m_n - 1).id;
     if (item == 8 * m_n + 1)
         return "rng-fork";
-    return "tied-grad:" + m_graph.vertex(item - 8 * m_n - 2).id;
+    if (item <= 9 * m_n + 1)
+        return "tied-grad:" + m_graph.vertex(item - 8 * m_n - 2).id;
+    return "static-value:" + m_graph.vertex(item - 9 * m_n - 2).id;
 }
 
 MemoryProfile MemoryTrace::finish(MemoryModel model, int phaseCount)

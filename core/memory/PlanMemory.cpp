@@ -69,6 +69,10 @@ public:
             if (const AutogradFacts& f = *graph.vertex(v).autograd;
                 f.staticGradientBytes > 0 && !f.staticGradientUntil.empty())
                 m_staticGradientsUntil[*graph.find(f.staticGradientUntil)].push_back(v);
+        m_staticValueMadeAt.assign(graph.vertexCount(), {});
+        m_staticValueFreedAt.assign(graph.vertexCount(), {});
+        if (model == MemoryModel::PyTorch)
+            findStaticValueHolds();
         if (m_accumulates) {
             m_tiedGradientsUntil.resize(graph.vertexCount());
             for (VertexIndex v = 0; v < graph.vertexCount(); ++v)
@@ -130,6 +134,10 @@ private:
                 checkpointedForwardWorkspace(v);
             else
                 forwardWorkspace(v);
+            for (VertexIndex u : m_staticValueMadeAt[v])
+                m_trace.allocStaticValue(u);
+            for (VertexIndex u : m_staticValueFreedAt[v])
+                m_trace.freeStaticValue(u);
             // P7: in regular training a tensor no backward keeps goes with its last consumer.
             for (VertexIndex u : m_graph.predecessors(v))
                 if (--consumersLeft[u] == 0 && !heldByStep(u) &&
@@ -138,6 +146,36 @@ private:
             if (m_rngStateBytes > 0 && inFunction && m_rngLast[function] == v && rngHolder(function) < 0)
                 m_trace.freeRngState(m_rngKey[function]);  // P22: nothing saved holds it
             stashRngStateBefore(k + 1);
+        }
+    }
+
+    // P44: the statics v reads first and later vertices read too. apply_plan makes one copy for the
+    // readers that run plainly, just before the first of them, and lets it go after the last; inside
+    // its forward the first one's measured workspace counts it (P20), after it the copy is held. A
+    // checkpointed function makes its own, which lives within the function's run: the members'
+    // workspaces. Held by none or one plain reader, nothing outlives a phase.
+    void findStaticValueHolds()
+    {
+        for (VertexIndex v = 0; v < m_graph.vertexCount(); ++v) {
+            const AutogradFacts& f = *m_graph.vertex(v).autograd;
+            if (f.staticValueBytes <= 0)
+                continue;
+            VertexIndex first = -1, last = -1;
+            auto reader = [&](VertexIndex w) {
+                if (m_checkpointFunctions && m_functionOf[w] >= 0)
+                    return;
+                if (first < 0 || m_runAt[w] < m_runAt[first])
+                    first = w;
+                if (last < 0 || m_runAt[w] > m_runAt[last])
+                    last = w;
+            };
+            reader(v);
+            for (const std::string& id : f.staticValueReaders)
+                reader(*m_graph.find(id));
+            if (first != last) {
+                m_staticValueMadeAt[first].push_back(v);
+                m_staticValueFreedAt[last].push_back(v);
+            }
         }
     }
 
@@ -719,7 +757,8 @@ private:
             if (m_trace.hasStaticGradient(u))
                 m_trace.freeStaticGradient(u);
         const std::string& until = m_graph.vertex(v).autograd->staticGradientUntil;
-        if (m_trace.hasStaticGradient(v) && !until.empty() && m_backwardDone[*m_graph.find(until)])
+        if (m_trace.hasStaticGradient(v) &&
+            (!heldForItsFirstReader(v) || (!until.empty() && m_backwardDone[*m_graph.find(until)])))
             m_trace.freeStaticGradient(v);
     }
 
@@ -759,6 +798,17 @@ private:
             m_trace.allocTiedGradient(v);
         if (f.staticGradientBytes > 0)
             m_trace.allocStaticGradient(v);
+    }
+
+    // P20 beside checkpointed functions: apply_plan gives each function its own copy of a static and
+    // the plain vertices one, and each copy's node runs after the backward of the first of its own
+    // readers. v's gradient waits for its static's first reader only where that reader runs in v's
+    // copy's group; otherwise v's copy takes it on at the end of v's backward (where the group has
+    // other readers it waits for the first of them: not modeled, the graph names no group's readers).
+    bool heldForItsFirstReader(VertexIndex v) const
+    {
+        const std::string& until = m_graph.vertex(v).autograd->staticGradientUntil;
+        return !m_checkpointFunctions || until.empty() || m_functionOf[v] == m_functionOf[*m_graph.find(until)];
     }
 
     void afterTraining()
@@ -814,6 +864,7 @@ private:
     std::vector<VertexIndex> m_rngKey;               // per function: its first vertex to run (P22)
     std::vector<VertexIndex> m_rngLast;              // per function: its last vertex to run (P22)
     std::vector<std::vector<int>> m_rngReleasedBy;   // per vertex: the functions its backward frees
+    std::vector<std::vector<VertexIndex>> m_staticValueMadeAt, m_staticValueFreedAt;  // P44: per reader
     std::vector<std::vector<VertexIndex>> m_staticGradientsUntil;  // P20: per first reader, who holds till its end
     std::vector<bool> m_backwardDone;                              // P20
 };

@@ -86,7 +86,8 @@ std::int64_t operandBytes(const Graph& g, VertexIndex v)
 // v and their backwards before v's, and nothing frees a weight's gradient within the step (but an
 // accumulation step, which adds each into the kept one at once, P33: there none count); a static's
 // gradient only where its first reader (whose backward's end frees it) is v or comes before v in
-// every order. Zeros above kDescendantsLimit vertices, where the sets would cost V²/8 bytes.
+// every order, and beside checkpointed functions only one held to the backward's end (P44: whether it
+// waits for its first reader depends on the plan). Zeros above kDescendantsLimit vertices, where the sets would cost V²/8 bytes.
 constexpr int kDescendantsLimit = 8192;
 
 std::vector<std::int64_t> descendantsWeightGradients(const Graph& g)
@@ -108,9 +109,12 @@ std::vector<std::int64_t> descendantsWeightGradients(const Graph& g)
             mine[s / 64] |= std::uint64_t(1) << (s % 64);
         }
     }
+    const bool functions = runsCheckpointFunctions(g);
     auto heldAt = [&](const Vertex& d, VertexIndex v) {
         if (d.autograd->staticGradientUntil.empty())
             return true;  // to the backward's end
+        if (functions)  // P44: only where the plan runs d and its first reader in one group
+            return false;
         const VertexIndex until = *g.find(d.autograd->staticGradientUntil);
         return until == v || ((below[static_cast<std::size_t>(until) * words + v / 64] >> (v % 64)) & 1) != 0;
     };

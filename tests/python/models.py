@@ -474,6 +474,38 @@ def position_bias():
     return nn.Sequential(*[BiasedAttention(32, 8, 32) for _ in range(4)])
 
 
+class SharedBiasViT(nn.Module):
+    """BEiT's shared relative position bias: one table, gathered by a buffer of indices once per forward
+    into a (heads, tokens, tokens) bias that every block's attention adds."""
+
+    def __init__(self, dim=64, heads=8, depth=4, patch=4, image=32, classes=10):
+        super().__init__()
+        side = image // patch
+        self.heads = heads
+        self.patch_embed = nn.Conv2d(3, dim, patch, patch)
+        self.table = nn.Parameter(torch.randn((2 * side - 1) ** 2, heads) * 0.02)
+        coords = torch.stack(torch.meshgrid(torch.arange(side), torch.arange(side), indexing="ij")).flatten(1)
+        relative = (coords[:, :, None] - coords[:, None, :]).permute(1, 2, 0) + (side - 1)
+        self.register_buffer("index", relative[..., 0] * (2 * side - 1) + relative[..., 1])
+        self.norms = nn.ModuleList(nn.LayerNorm(dim) for _ in range(depth))
+        self.qkvs = nn.ModuleList(nn.Linear(dim, 3 * dim) for _ in range(depth))
+        self.outs = nn.ModuleList(nn.Linear(dim, dim) for _ in range(depth))
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, x):
+        x = self.patch_embed(x).flatten(2).transpose(1, 2)
+        n = x.shape[1]
+        bias = self.table[self.index.view(-1)].view(n, n, -1).permute(2, 0, 1).contiguous()
+        for norm, qkv, out in zip(self.norms, self.qkvs, self.outs):
+            q, k, v = qkv(norm(x)).reshape(x.shape[0], n, 3, self.heads, -1).permute(2, 0, 3, 1, 4)
+            attention = (q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5 + bias.unsqueeze(0)).softmax(-1)
+            x = x + out((attention @ v).transpose(1, 2).reshape(x.shape))
+        return self.head(x.mean(1))
+
+
+shared_bias = seeded(SharedBiasViT)
+
+
 class RunningCentre(nn.Module):
     """Centres by a running mean it updates in place from each batch (an EMA, as custom norms and EMA
     codebooks keep one)."""

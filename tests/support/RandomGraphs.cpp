@@ -283,6 +283,14 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
             if (rng() % 3 != 0)
                 vertex.autograd.write().staticGradientUntil = graph.vertex(static_cast<VertexIndex>(rng() % (v + 1))).id;
         }
+        // P44: where a static gradient is, its value too, read again by the two vertices after it in
+        // topological order (no draw of its own, so the graphs are as before where nothing reads it).
+        if (const int p = graph.topologicalPosition(v); vertex.autograd->staticGradientBytes > 0 &&
+                                                         p + 2 < graph.vertexCount() && !graph.isInput(v)) {
+            vertex.autograd.write().staticValueBytes = vertex.autograd->staticGradientBytes + 3;
+            for (int q = p + 1; q <= p + 2; ++q)
+                vertex.autograd.write().staticValueReaders.push_back(graph.vertex(graph.topologicalOrder()[q]).id);
+        }
         vertex.autograd.write().savedBytes = small(20, 6);
         vertex.autograd.write().forwardWorkspaceBytes = small(30, 10);
         vertex.autograd.write().backwardWorkspaceBytes = small(30, 10);

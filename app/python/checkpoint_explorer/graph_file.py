@@ -130,6 +130,9 @@ def graph_json(vertex_graph, name, metadata):
         if v.static_gradient_bytes:
             entry["static_gradient_bytes"] = int(v.static_gradient_bytes)
             entry["static_gradient_until"] = v.static_gradient_until
+        if v.static_value_bytes:
+            entry["static_value_bytes"] = int(v.static_value_bytes)
+            entry["static_value_readers"] = [vertex_graph.vertices[w].id for w in v.static_value_readers]
         if v.tied_parameter_bytes:
             entry["tied_parameter_bytes"] = int(v.tied_parameter_bytes)
             entry["tied_parameter_until"] = v.tied_parameter_until

@@ -43,6 +43,8 @@ class Vertex:
     slices_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P27)
     static_gradient_bytes: int = 0  # P20
     static_gradient_until: str = ""  # P20: the vertex whose backward ends their hold
+    static_value_bytes: int = 0  # P44: statics made before it that later vertices read too
+    static_value_readers: list = dataclasses.field(default_factory=list)  # P44: those vertices' indices
     tied_parameter_bytes: int = 0  # P33: of parameter_bytes, weights an earlier vertex reads too
     tied_parameter_until: str = ""  # P33: that earlier reader (the first)
 
@@ -428,6 +430,7 @@ class VertexGraph:
                             v.parameter_bytes += program.parameters[key][1]
                             v.parameter_keys.append(key)
         self._static_gradients()
+        self._static_values()
         self._tied_weights()
         self._shared_reads = {v.index: self._weights_shared(v) for v in self.vertices}
         # The sink's shape is the model output's, which may be a view of the sink's tensor.
@@ -605,6 +608,29 @@ class VertexGraph:
             if until >= 0:
                 self.vertices[index].static_gradient_until = self.vertices[until].id
 
+    def _static_values(self):
+        """P44: the statics apply_plan makes just before a vertex (P20) that later vertices read too (a
+        position bias every block reads, a causal mask) stay after it, until the last of their readers
+        has run: the storages they allocated that the vertex's run of its statics keeps (not a weight's
+        view, not an intermediate only those statics read), at the vertex, with their later readers."""
+        program = self.program
+        weights = set(program.parameters) | set(program.buffers)
+        for index, made in self.statics_before.items():
+            v, ran = self.vertices[index], {op.index for op in made}
+            allocated = {info.storage for op in made for info in _allocated_outputs(op)}
+            held, readers = {}, set()
+            for op in made:
+                later = [w for w in self.vertices_reading_static[op.index] if w != index]
+                kept = op.index in self.kept_for_the_step or not self.static_readers.get(op.index, set()) <= ran
+                if not later or not kept:
+                    continue
+                for info in op.outputs:
+                    if info is not None and info.storage in allocated and info.storage not in weights:
+                        held[info.storage] = info.storage_bytes
+                        readers.update(later)
+            v.static_value_bytes = sum(held.values())
+            v.static_value_readers = sorted(readers) if held else []
+
     def _tied_weights(self):
         """P33: a weight several vertices read (a tied embedding and output layer, a layer called twice)
         gets a gradient from each reader's backward, and autograd's engine sums them before the weight's
@@ -678,8 +704,10 @@ class VertexGraph:
         only its result."""
         program = self.program
         weights = set(program.parameters) | set(program.buffers)
-        static_storages = {info.storage for op in program.ops if op.kind == "static" for info in op.outputs
-                           if info is not None and info.storage is not None and info.storage not in weights}
+        # Not a constant's that a static views (Meta's Llama slices its rotary table, a plain attribute):
+        # the model holds that storage.
+        static_storages = {info.storage for op in program.ops if op.kind == "static" for info in _allocated_outputs(op)
+                           if info.storage is not None and info.storage not in weights}
         claimed = set()
         for v in self.vertices:
             exported = set()
@@ -721,6 +749,14 @@ class VertexGraph:
             for d in consumer.saved_deps:
                 result[d].append(consumer.id)
         return result
+
+
+def _allocated_outputs(op):
+    """The outputs `op` allocates: those its schema does not declare a view of an argument (a slice of a
+    constant the model holds, `Tensor(a)`), which storage the step did not make."""
+    returns = op.func._schema.returns
+    return [info for position, info in enumerate(op.outputs) if info is not None and
+            (returns[0] if len(returns) == 1 else returns[min(position, len(returns) - 1)]).alias_info is None]
 
 
 def _strongly_connected(nodes, successors):

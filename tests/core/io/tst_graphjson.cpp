@@ -59,8 +59,8 @@ private Q_SLOTS:
     void workspaceRoundTrip()
     {
         // Absent means 0 (old graphs); a value survives a round trip.
-        const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1,
-            "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
+        const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1, "static_value_bytes": 31, "static_value_readers": ["b"]},
+            {"id": "b", "bytes": 1, "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
             "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"],
             "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "static_gradient_until": "a", "output": true,
             "parameter_bytes": 23, "tied_parameter_bytes": 21, "tied_parameter_until": "a",
@@ -91,6 +91,10 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).autograd->staticGradientBytes, std::int64_t(13));
         QVERIFY(g.vertex(0).autograd->staticGradientUntil.empty());  // absent: held to the backward's end
         QCOMPARE(g.vertex(1).autograd->staticGradientUntil, std::string("a"));
+        QCOMPARE(g.vertex(0).autograd->staticValueBytes, std::int64_t(31));
+        QCOMPARE(g.vertex(0).autograd->staticValueReaders, std::vector<std::string>{"b"});
+        QCOMPARE(g.vertex(1).autograd->staticValueBytes, std::int64_t(0));  // absent: no static outlives the vertex
+        QVERIFY(g.vertex(1).autograd->staticValueReaders.empty());
         QCOMPARE(g.vertex(0).autograd->tiedParameterBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).autograd->tiedParameterBytes, std::int64_t(21));
         QCOMPARE(g.vertex(1).autograd->tiedParameterUntil, std::string("a"));
@@ -239,6 +243,15 @@ private Q_SLOTS:
         QTest::newRow("negative static gradient")
             << R"({"vertices": [{"id": "a", "bytes": 1, "static_gradient_bytes": -2}]})"
             << "test.json: /vertices/0/static_gradient_bytes: static_gradient_bytes must be >= 0";
+        QTest::newRow("static_value_bytes negative")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "static_value_bytes": -4}]})"
+            << "test.json: /vertices/0/static_value_bytes: static_value_bytes must be >= 0";
+        QTest::newRow("static_value_readers names an earlier vertex")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "static_value_bytes": 2, "static_value_readers": ["a"]}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/1/static_value_readers/0: \"a\" is not a vertex after the vertex";
+        QTest::newRow("static_value_readers not strings")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "static_value_readers": [3]}]})"
+            << "test.json: /vertices/0/static_value_readers/0: expected a string, got an integer";
         QTest::newRow("static_gradient_until not a vertex")
             << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "static_gradient_bytes": 2, "static_gradient_until": "z"}], "edges": [{"from": "a", "to": "b"}]})"
             << "test.json: /vertices/1/static_gradient_until: \"z\" is not a vertex";

@@ -693,7 +693,8 @@ private Q_SLOTS:
                                                             {"b recomputed", {"x", "a", "c"}},
                                                             {"a and b recomputed", {"x", "c"}}};
         for (const auto& [name, plan] : plans) {
-            QTest::newRow(qPrintable(QStringLiteral("until a, ") + name)) << "a" << plan << true;
+            // b recomputed alone: its function's own copy of the static takes b's gradient on.
+            QTest::newRow(qPrintable(QStringLiteral("until a, ") + name)) << "a" << plan << (plan.size() != 3);
             QTest::newRow(qPrintable(QStringLiteral("no first reader named, ") + name)) << "" << plan << true;
             QTest::newRow(qPrintable(QStringLiteral("until b itself, ") + name)) << "b" << plan << false;
             QTest::newRow(qPrintable(QStringLiteral("until c, whose backward came first, ") + name))
@@ -706,7 +707,8 @@ private Q_SLOTS:
         // P20: b's backward (phase 5) forms a 300000-byte gradient for a value its weights alone
         // compute that a reads too (a position bias shared by two layers); the value's node runs
         // once its first reader's backward is done: held into a's backward (phase 6) and gone by
-        // its end, whatever the plan recomputes. Graphs that name no first reader hold it to the
+        // its end, where a and b run in one group (both plain, or in one function; a function has a
+        // copy of its own). Graphs that name no first reader hold it to the
         // backward's end, which here is a's too; where b is the first, or its first reader's
         // backward came before b's, it goes with b's own backward.
         QFETCH(QString, until);
@@ -731,6 +733,63 @@ private Q_SLOTS:
         const qint64 intoA = heldIntoA ? 300000 : 0;
         QCOMPARE(heldAtEnd, (QList<qint64>{0, 0, 0, 0, 0, intoA, 0, 0}));
         QCOMPARE(heldAtPeak, (QList<qint64>{0, 0, 0, 0, 0, 300000, intoA, 0}));
+    }
+
+    void staticValueHeldBetweenItsPlainReaders_data()
+    {
+        QTest::addColumn<QStringList>("readers");
+        QTest::addColumn<QStringList>("plan");
+        QTest::addColumn<QList<qint64>>("heldAtEnd");
+        QTest::addColumn<QList<qint64>>("heldAtPeak");
+        const qint64 s = 300000;
+        QTest::newRow("read again by c, every vertex kept")
+            << QStringList{"c"} << QStringList{"x", "a", "b", "c"} << QList<qint64>{0, s, s, 0, 0, 0, 0, 0}
+            << QList<qint64>{0, s, s, s, 0, 0, 0, 0};
+        QTest::newRow("read again by c, b recomputed: c, its function's exit, runs in it")
+            << QStringList{"c"} << QStringList{"x", "a", "c"} << QList<qint64>(8, 0) << QList<qint64>(8, 0);
+        QTest::newRow("read again by b, every vertex kept")
+            << QStringList{"b"} << QStringList{"x", "a", "b", "c"} << QList<qint64>{0, s, 0, 0, 0, 0, 0, 0}
+            << QList<qint64>{0, s, s, 0, 0, 0, 0, 0};
+        QTest::newRow("read again by b, b recomputed: one plain reader")
+            << QStringList{"b"} << QStringList{"x", "a", "c"} << QList<qint64>(8, 0) << QList<qint64>(8, 0);
+        QTest::newRow("read again by c, a and b recomputed: one plain reader")
+            << QStringList{"c"} << QStringList{"x", "c"} << QList<qint64>(8, 0) << QList<qint64>(8, 0);
+        QTest::newRow("read by nothing else") << QStringList{} << QStringList{"x", "a", "b", "c"}
+                                              << QList<qint64>(8, 0) << QList<qint64>(8, 0);
+    }
+
+    void staticValueHeldBetweenItsPlainReaders()
+    {
+        // P44: apply_plan makes a 300000-byte static just before its first reader a (a position bias
+        // every block reads) and lets it go after the last of its readers that run plainly: live from
+        // the end of a's forward (phase 1) through that reader's forward. A checkpointed function makes
+        // its own copy, within its run; with one plain reader or none nothing outlives a phase.
+        QFETCH(QStringList, readers);
+        QFETCH(QStringList, plan);
+        QFETCH(QList<qint64>, heldAtEnd);
+        QFETCH(QList<qint64>, heldAtPeak);
+        const std::vector<std::string> ids = idsOf(plan);
+        auto phases = [&](std::int64_t bytes) {  // (end, peak) per phase
+            const Graph g = withMetadata(weightedChain({{"a"}, {"b"}, {"c"}, {}}), {}, [&](Vertex& v) {
+                if (v.id == "a") {
+                    v.autograd.write().staticValueBytes = bytes;
+                    v.autograd.write().staticValueReaders = idsOf(readers);
+                }
+            });
+            QList<QPair<qint64, qint64>> out;
+            for (const auto& phase : simulatePlanMemory(g, evaluateIds(g, ids), MemoryModel::PyTorch).phases)
+                out.push_back({phase.endBytes, phase.peakBytes});
+            return out;
+        };
+        const QList<QPair<qint64, qint64>> without = phases(0), with = phases(300000);
+        QCOMPARE(with.size(), 8);
+        QList<qint64> end, peak;
+        for (int i = 0; i < with.size(); ++i) {
+            end.push_back(with[i].first - without[i].first);
+            peak.push_back(with[i].second - without[i].second);
+        }
+        QCOMPARE(end, heldAtEnd);
+        QCOMPARE(peak, heldAtPeak);
     }
 
     void accumulationStep_data()
