@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <functional>
 
 using namespace ckpt;
 
@@ -196,6 +197,24 @@ std::vector<std::string> idsOf(const QStringList& list)
     for (const QString& id : list)
         ids.push_back(id.toStdString());
     return ids;
+}
+
+// Per phase, what 300000 bytes of a field add to the end and to the peak under the plan keeping `ids`:
+// the `pytorch` model on graphWith(300000) less on graphWith(0).
+QPair<QList<qint64>, QList<qint64>> heldPerPhase(const std::function<Graph(std::int64_t)>& graphWith,
+                                                 const std::vector<std::string>& ids)
+{
+    auto phases = [&](std::int64_t bytes) {
+        const Graph g = graphWith(bytes);
+        return simulatePlanMemory(g, evaluateIds(g, ids), MemoryModel::PyTorch).phases;
+    };
+    const auto without = phases(0), with = phases(300000);
+    QPair<QList<qint64>, QList<qint64>> held;
+    for (std::size_t i = 0; i < with.size(); ++i) {
+        held.first.push_back(with[i].endBytes - without[i].endBytes);
+        held.second.push_back(with[i].peakBytes - without[i].peakBytes);
+    }
+    return held;
 }
 
 // The vertices' ids in the order apply_plan runs them under `plan` (P18).
@@ -714,22 +733,11 @@ private Q_SLOTS:
         QFETCH(QString, until);
         QFETCH(QStringList, plan);
         QFETCH(bool, heldIntoA);
-        const std::vector<std::string> ids = idsOf(plan);
-        const std::vector<std::vector<std::string>> savers{{"a"}, {"b"}, {"c"}, {}};
-        auto phases = [&](std::int64_t staticGradient) {  // (end, peak) per phase
-            const Graph g = weightedChain(savers, std::nullopt, staticGradient, until.toStdString());
-            QList<QPair<qint64, qint64>> out;
-            for (const auto& phase : simulatePlanMemory(g, evaluateIds(g, ids), MemoryModel::PyTorch).phases)
-                out.push_back({phase.endBytes, phase.peakBytes});
-            return out;
-        };
-        const QList<QPair<qint64, qint64>> without = phases(0), with = phases(300000);
-        QCOMPARE(with.size(), 8);
-        QList<qint64> heldAtEnd, heldAtPeak;
-        for (int i = 0; i < with.size(); ++i) {
-            heldAtEnd.push_back(with[i].first - without[i].first);
-            heldAtPeak.push_back(with[i].second - without[i].second);
-        }
+        const auto [heldAtEnd, heldAtPeak] = heldPerPhase(
+            [&](std::int64_t staticGradient) {
+                return weightedChain({{"a"}, {"b"}, {"c"}, {}}, std::nullopt, staticGradient, until.toStdString());
+            },
+            idsOf(plan));
         const qint64 intoA = heldIntoA ? 300000 : 0;
         QCOMPARE(heldAtEnd, (QList<qint64>{0, 0, 0, 0, 0, intoA, 0, 0}));
         QCOMPARE(heldAtPeak, (QList<qint64>{0, 0, 0, 0, 0, 300000, intoA, 0}));
@@ -768,26 +776,16 @@ private Q_SLOTS:
         QFETCH(QStringList, plan);
         QFETCH(QList<qint64>, heldAtEnd);
         QFETCH(QList<qint64>, heldAtPeak);
-        const std::vector<std::string> ids = idsOf(plan);
-        auto phases = [&](std::int64_t bytes) {  // (end, peak) per phase
-            const Graph g = withMetadata(weightedChain({{"a"}, {"b"}, {"c"}, {}}), {}, [&](Vertex& v) {
-                if (v.id == "a") {
-                    v.autograd.write().staticValueBytes = bytes;
-                    v.autograd.write().staticValueReaders = idsOf(readers);
-                }
-            });
-            QList<QPair<qint64, qint64>> out;
-            for (const auto& phase : simulatePlanMemory(g, evaluateIds(g, ids), MemoryModel::PyTorch).phases)
-                out.push_back({phase.endBytes, phase.peakBytes});
-            return out;
-        };
-        const QList<QPair<qint64, qint64>> without = phases(0), with = phases(300000);
-        QCOMPARE(with.size(), 8);
-        QList<qint64> end, peak;
-        for (int i = 0; i < with.size(); ++i) {
-            end.push_back(with[i].first - without[i].first);
-            peak.push_back(with[i].second - without[i].second);
-        }
+        const auto [end, peak] = heldPerPhase(
+            [&](std::int64_t bytes) {
+                return withMetadata(weightedChain({{"a"}, {"b"}, {"c"}, {}}), {}, [&](Vertex& v) {
+                    if (v.id == "a") {
+                        v.autograd.write().staticValueBytes = bytes;
+                        v.autograd.write().staticValueReaders = idsOf(readers);
+                    }
+                });
+            },
+            idsOf(plan));
         QCOMPARE(end, heldAtEnd);
         QCOMPARE(peak, heldAtPeak);
     }
