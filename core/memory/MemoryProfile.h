@@ -41,7 +41,8 @@ struct PhaseMemory {
     // "param-grad:ID" for the gradients of the parameters vertex ID reads, "saved:ID" for its
     // saved extras, "workspace:ID" for its operator scratch memory, "copy:ID" for a re-forward's
     // second copy of it, "static-grad:ID" for the gradients it forms for what parameters alone
-    // compute (pytorch model).
+    // compute, "static-value:ID" for those values made before it that later vertices read (pytorch
+    // model).
     std::vector<std::string> live;
 };
 
