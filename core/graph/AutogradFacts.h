@@ -23,8 +23,9 @@ struct AutogradFacts {
     std::string staticGradientUntil;
     // Bytes of the values parameters alone compute that apply_plan makes just before this vertex, their
     // first reader, and that the later vertices `staticValueReaders` read too (a position bias every
-    // block reads, a causal mask): outside checkpointed functions one copy is held from the first to the
-    // last of its readers that run plainly (rule P44; the Python exporter). 0 when none.
+    // block reads, a causal mask): the plain vertices share one copy and each checkpointed function
+    // makes its own, each held from the first to the last of its readers (rule P44; the Python
+    // exporter). 0 when none.
     std::int64_t staticValueBytes = 0;
     std::vector<std::string> staticValueReaders;
     // Of parameterBytes, those of weights earlier vertices read too (a tied embedding and output

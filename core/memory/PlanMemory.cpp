@@ -5,6 +5,7 @@
 #include "memory/MemoryTrace.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 namespace ckpt {
@@ -70,6 +71,7 @@ public:
                 f.staticGradientBytes > 0 && !f.staticGradientUntil.empty())
                 m_staticGradientsUntil[*graph.find(f.staticGradientUntil)].push_back(v);
         m_staticValueMadeAt.assign(graph.vertexCount(), {});
+        m_staticValueCopies.assign(graph.vertexCount(), 0);
         m_staticValueFreedAt.assign(graph.vertexCount(), {});
         if (model == MemoryModel::PyTorch)
             findStaticValueHolds();
@@ -135,9 +137,9 @@ private:
             else
                 forwardWorkspace(v);
             for (VertexIndex u : m_staticValueMadeAt[v])
-                m_trace.allocStaticValue(u);
+                changeStaticValueCopies(u, 1);
             for (VertexIndex u : m_staticValueFreedAt[v])
-                m_trace.freeStaticValue(u);
+                changeStaticValueCopies(u, -1);
             // P7: in regular training a tensor no backward keeps goes with its last consumer.
             for (VertexIndex u : m_graph.predecessors(v))
                 if (--consumersLeft[u] == 0 && !heldByStep(u) &&
@@ -150,33 +152,44 @@ private:
     }
 
     // P44: the statics v reads first and later vertices read too. apply_plan makes one copy for the
-    // readers that run plainly, just before the first of them, and lets it go after the last; inside
-    // its forward the first one's measured workspace counts it (P20), after it the copy is held. A
-    // checkpointed function makes its own, which lives within the function's run: the members'
-    // workspaces. Held by none or one plain reader, nothing outlives a phase.
+    // readers that run plainly and one in each checkpointed function, each just before the first of
+    // its readers, and lets it go after the last of them; inside the first one's forward its measured
+    // workspace counts it (P20), after it the copy is held. A copy with one reader outlives no phase.
+    // (A function's re-forward makes its copy again, within the phase that triggered it: not counted.)
     void findStaticValueHolds()
     {
         for (VertexIndex v = 0; v < m_graph.vertexCount(); ++v) {
             const AutogradFacts& f = *m_graph.vertex(v).autograd;
             if (f.staticValueBytes <= 0)
                 continue;
-            VertexIndex first = -1, last = -1;
+            std::map<int, std::pair<VertexIndex, VertexIndex>> groups;  // function (-1: plain) -> first, last
             auto reader = [&](VertexIndex w) {
-                if (m_checkpointFunctions && m_functionOf[w] >= 0)
-                    return;
-                if (first < 0 || m_runAt[w] < m_runAt[first])
+                auto [it, added] = groups.try_emplace(m_checkpointFunctions ? m_functionOf[w] : -1, w, w);
+                auto& [first, last] = it->second;
+                if (m_runAt[w] < m_runAt[first])
                     first = w;
-                if (last < 0 || m_runAt[w] > m_runAt[last])
+                if (m_runAt[w] > m_runAt[last])
                     last = w;
             };
             reader(v);
             for (const std::string& id : f.staticValueReaders)
                 reader(*m_graph.find(id));
-            if (first != last) {
-                m_staticValueMadeAt[first].push_back(v);
-                m_staticValueFreedAt[last].push_back(v);
-            }
+            for (const auto& [function, readers] : groups)
+                if (readers.first != readers.second) {
+                    m_staticValueMadeAt[readers.first].push_back(v);
+                    m_staticValueFreedAt[readers.second].push_back(v);
+                }
         }
+    }
+
+    // P44: one more (or one fewer) copy of v's statics live.
+    void changeStaticValueCopies(VertexIndex v, int by)
+    {
+        m_staticValueCopies[v] += by;
+        if (m_trace.hasStaticValue(v))
+            m_trace.freeStaticValue(v);
+        if (m_staticValueCopies[v] > 0)
+            m_trace.allocStaticValue(v, m_staticValueCopies[v]);
     }
 
     // P22: a function stashes the state before its first vertex runs, in the phase before (the
@@ -865,6 +878,7 @@ private:
     std::vector<VertexIndex> m_rngLast;              // per function: its last vertex to run (P22)
     std::vector<std::vector<int>> m_rngReleasedBy;   // per vertex: the functions its backward frees
     std::vector<std::vector<VertexIndex>> m_staticValueMadeAt, m_staticValueFreedAt;  // P44: per reader
+    std::vector<int> m_staticValueCopies;  // P44: per first reader, the copies of its statics live
     std::vector<std::vector<VertexIndex>> m_staticGradientsUntil;  // P20: per first reader, who holds till its end
     std::vector<bool> m_backwardDone;                              // P20
 };

@@ -743,7 +743,7 @@ private Q_SLOTS:
         QCOMPARE(heldAtPeak, (QList<qint64>{0, 0, 0, 0, 0, 300000, intoA, 0}));
     }
 
-    void staticValueHeldBetweenItsPlainReaders_data()
+    void staticValueHeldBetweenTheReadersOfEachCopy_data()
     {
         QTest::addColumn<QStringList>("readers");
         QTest::addColumn<QStringList>("plan");
@@ -760,18 +760,19 @@ private Q_SLOTS:
             << QList<qint64>{0, s, s, 0, 0, 0, 0, 0};
         QTest::newRow("read again by b, b recomputed: one plain reader")
             << QStringList{"b"} << QStringList{"x", "a", "c"} << QList<qint64>(8, 0) << QList<qint64>(8, 0);
-        QTest::newRow("read again by c, a and b recomputed: one plain reader")
-            << QStringList{"c"} << QStringList{"x", "c"} << QList<qint64>(8, 0) << QList<qint64>(8, 0);
+        QTest::newRow("read again by c, a and b recomputed: one function's copy, read twice")
+            << QStringList{"c"} << QStringList{"x", "c"} << QList<qint64>{0, s, s, 0, 0, 0, 0, 0}
+            << QList<qint64>{0, s, s, s, 0, 0, 0, 0};
         QTest::newRow("read by nothing else") << QStringList{} << QStringList{"x", "a", "b", "c"}
                                               << QList<qint64>(8, 0) << QList<qint64>(8, 0);
     }
 
-    void staticValueHeldBetweenItsPlainReaders()
+    void staticValueHeldBetweenTheReadersOfEachCopy()
     {
-        // P44: apply_plan makes a 300000-byte static just before its first reader a (a position bias
-        // every block reads) and lets it go after the last of its readers that run plainly: live from
-        // the end of a's forward (phase 1) through that reader's forward. A checkpointed function makes
-        // its own copy, within its run; with one plain reader or none nothing outlives a phase.
+        // P44: apply_plan makes a 300000-byte static (a position bias every block reads) for the plain
+        // vertices and for each checkpointed function, each just before the first of its readers, and
+        // lets it go after the last: live from the end of a's forward (phase 1) through that reader's
+        // forward. A copy with one reader outlives no phase.
         QFETCH(QStringList, readers);
         QFETCH(QStringList, plan);
         QFETCH(QList<qint64>, heldAtEnd);
