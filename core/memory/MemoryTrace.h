@@ -38,15 +38,16 @@ public:
     void allocTiedGradient(VertexIndex v) { alloc(8 * m_n + 2 + v, m_graph.vertex(v).autograd->tiedParameterBytes); }
     void freeTiedGradient(VertexIndex v) { release(8 * m_n + 2 + v); }
     // P20: the gradients v's backward forms for what parameters alone compute, held past it.
+    void allocStaticGradient(VertexIndex v) { alloc(6 * m_n + 1 + v, m_graph.vertex(v).autograd->staticGradientBytes); }
+    void freeStaticGradient(VertexIndex v) { release(6 * m_n + 1 + v); }
+    bool hasStaticGradient(VertexIndex v) const { return m_position[6 * m_n + 1 + v] >= 0; }
+    // P44: `copies` copies of what parameters alone compute that v reads first and later vertices too.
     void allocStaticValue(VertexIndex v, int copies)
     {
         alloc(9 * m_n + 2 + v, copies * m_graph.vertex(v).autograd->staticValueBytes);
     }
     void freeStaticValue(VertexIndex v) { release(9 * m_n + 2 + v); }
     bool hasStaticValue(VertexIndex v) const { return m_position[9 * m_n + 2 + v] >= 0; }
-    void allocStaticGradient(VertexIndex v) { alloc(6 * m_n + 1 + v, m_graph.vertex(v).autograd->staticGradientBytes); }
-    void freeStaticGradient(VertexIndex v) { release(6 * m_n + 1 + v); }
-    bool hasStaticGradient(VertexIndex v) const { return m_position[6 * m_n + 1 + v] >= 0; }
     // What autograd saves for v's backward beyond its inputs and output (Vertex::savedBytes).
     void allocSaved(VertexIndex v) { alloc(3 * m_n + 1 + v, m_graph.vertex(v).autograd->savedBytes); }
     void freeSaved(VertexIndex v) { release(3 * m_n + 1 + v); }

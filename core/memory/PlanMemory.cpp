@@ -164,8 +164,8 @@ private:
                 continue;
             std::map<int, std::pair<VertexIndex, VertexIndex>> groups;  // function (-1: plain) -> first, last
             auto reader = [&](VertexIndex w) {
-                auto [it, added] = groups.try_emplace(m_checkpointFunctions ? m_functionOf[w] : -1, w, w);
-                auto& [first, last] = it->second;
+                const int group = m_checkpointFunctions ? m_functionOf[w] : -1;
+                auto& [first, last] = groups.try_emplace(group, w, w).first->second;
                 if (m_runAt[w] < m_runAt[first])
                     first = w;
                 if (m_runAt[w] > m_runAt[last])

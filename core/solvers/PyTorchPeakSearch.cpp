@@ -87,7 +87,8 @@ std::int64_t operandBytes(const Graph& g, VertexIndex v)
 // accumulation step, which adds each into the kept one at once, P33: there none count); a static's
 // gradient only where its first reader (whose backward's end frees it) is v or comes before v in
 // every order, and beside checkpointed functions only one held to the backward's end (P44: whether it
-// waits for its first reader depends on the plan). Zeros above kDescendantsLimit vertices, where the sets would cost V²/8 bytes.
+// waits for its first reader depends on the plan). Zeros above kDescendantsLimit vertices, where the
+// sets would cost V²/8 bytes.
 constexpr int kDescendantsLimit = 8192;
 
 std::vector<std::int64_t> descendantsWeightGradients(const Graph& g)

@@ -1,5 +1,6 @@
 """Shared by the Python package's tests: where the built tools are, and one training step."""
 import copy
+import json
 import os
 import subprocess
 import sys
@@ -22,6 +23,18 @@ def solve(graph, solver, plan, *options):
     arguments = [a for option in options + (("time-limit=20",) if solver == "optimal" else ()) for a in ("--option", option)]
     subprocess.run([CKPTX, "solve", graph, "--solver", solver, *arguments, "-o", plan], check=True,
                    stdout=subprocess.DEVNULL)
+
+
+def plan_keeping(graph, plan, keep):
+    """Writes to `plan` a plan for `graph` (one no solver makes) whose checkpoints are those `keep` picks
+    from every vertex's id; returns them."""
+    solve(graph, "checkpoint-all", plan)
+    with open(plan) as f:
+        document = json.load(f)
+    document["checkpoints"] = keep(document["checkpoints"])
+    with open(plan, "w") as f:
+        json.dump(document, f)
+    return document["checkpoints"]
 
 
 def step(model, inputs, seed=0):

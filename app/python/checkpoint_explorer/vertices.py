@@ -613,8 +613,6 @@ class VertexGraph:
         position bias every block reads, a causal mask) stay after it, until the last of their readers
         has run: the storages they allocated that the vertex's run of its statics keeps (not a weight's
         view, not an intermediate only those statics read), at the vertex, with their later readers."""
-        program = self.program
-        weights = set(program.parameters) | set(program.buffers)
         for index, made in self.statics_before.items():
             v, ran = self.vertices[index], {op.index for op in made}
             allocated = {info.storage for op in made for info in _allocated_outputs(op)}
@@ -625,11 +623,11 @@ class VertexGraph:
                 if not later or not kept:
                     continue
                 for info in op.outputs:
-                    if info is not None and info.storage in allocated and info.storage not in weights:
+                    if info is not None and info.storage in allocated:
                         held[info.storage] = info.storage_bytes
                         readers.update(later)
             v.static_value_bytes = sum(held.values())
-            v.static_value_readers = sorted(readers) if held else []
+            v.static_value_readers = sorted(readers)
 
     def _tied_weights(self):
         """P33: a weight several vertices read (a tied embedding and output layer, a layer called twice)
