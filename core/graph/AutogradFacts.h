@@ -10,6 +10,17 @@
 
 namespace ckpt {
 
+// Rule P44: values a vertex's statics make that the later vertices `readers` read too.
+struct StaticValue {
+    std::int64_t bytes = 0;
+    // Of them, those the making vertex's own backward keeps (an einsum saving a decay matrix): its
+    // savedBytes counts them while it runs plainly, so the plain copy holds only the rest.
+    std::int64_t savedBytes = 0;
+    std::vector<std::string> readers;
+
+    bool operator==(const StaticValue&) const = default;
+};
+
 struct AutogradFacts {
     // Bytes of the model parameters this vertex's operation reads first (its weights): their
     // gradients appear at its backward. 0 when unknown (published graphs) or none.
@@ -21,13 +32,12 @@ struct AutogradFacts {
     // where that is empty (rule P20; the Python exporter). 0 when none.
     std::int64_t staticGradientBytes = 0;
     std::string staticGradientUntil;
-    // Bytes of the values parameters alone compute that apply_plan makes just before this vertex, their
-    // first reader, and that the later vertices `staticValueReaders` read too (a position bias every
-    // block reads, a causal mask): the plain vertices share one copy and each checkpointed function
+    // The values parameters alone compute that apply_plan makes just before this vertex, their first
+    // reader, and that later vertices read too (a position bias every block reads, a causal mask),
+    // one entry per set of readers: the plain vertices share one copy and each checkpointed function
     // makes its own, each held from the first to the last of its readers (rule P44; the Python
-    // exporter). 0 when none.
-    std::int64_t staticValueBytes = 0;
-    std::vector<std::string> staticValueReaders;
+    // exporter). Empty when none.
+    std::vector<StaticValue> staticValues;
     // Of parameterBytes, those of weights earlier vertices read too (a tied embedding and output
     // layer): autograd's engine sums every reader's gradient before the weight's AccumulateGrad
     // runs, at the end of the backward of `tiedParameterUntil`, the first reader. Only a step that

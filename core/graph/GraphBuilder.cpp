@@ -116,6 +116,13 @@ Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
 
     std::int64_t total = 0;
     std::int64_t allBytes = 0;  // every byte field of every vertex
+    auto countBytes = [&](const std::string& key, std::int64_t bytes, const std::string& at) {
+        if (bytes < 0)
+            throw GraphError(key + " must be >= 0, got " + std::to_string(bytes), at);
+        if (bytes > kMaxGraphBytes - allBytes)
+            throw GraphError("the graph's byte counts add up to more than 2^53 bytes (8 PiB)", at);
+        allBytes += bytes;
+    };
     for (int i = 0; i < static_cast<int>(g.m_vertices.size()); ++i) {
         const Vertex& v = g.m_vertices[i];
         if (v.id.empty())
@@ -125,7 +132,6 @@ Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
         const AutogradFacts& f = *v.autograd;
         for (auto [key, bytes] : {std::pair{"bytes", v.bytes}, std::pair{"parameter_bytes", f.parameterBytes},
                                   std::pair{"static_gradient_bytes", f.staticGradientBytes},
-                                  std::pair{"static_value_bytes", f.staticValueBytes},
                                   std::pair{"saved_bytes", f.savedBytes},
                                   std::pair{"forward_workspace_bytes", f.forwardWorkspaceBytes},
                                   std::pair{"backward_workspace_bytes", f.backwardWorkspaceBytes},
@@ -135,13 +141,16 @@ Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
                                   std::pair{"first_backward_node_bytes", f.firstBackwardNodeBytes.value_or(0)},
                                   std::pair{"leaf_inputs_backward_workspace_bytes",
                                             f.leafInputsBackwardWorkspaceBytes.value_or(0)},
-                                  std::pair{"engine_backward_workspace_bytes", f.engineBackwardWorkspaceBytes.value_or(0)}}) {
-            const std::string at = vertexPointer(i) + "/" + key;
-            if (bytes < 0)
-                throw GraphError(std::string(key) + " must be >= 0, got " + std::to_string(bytes), at);
-            if (bytes > kMaxGraphBytes - allBytes)
-                throw GraphError("the graph's byte counts add up to more than 2^53 bytes (8 PiB)", at);
-            allBytes += bytes;
+                                  std::pair{"engine_backward_workspace_bytes", f.engineBackwardWorkspaceBytes.value_or(0)}})
+            countBytes(key, bytes, vertexPointer(i) + "/" + key);
+        for (std::size_t k = 0; k < f.staticValues.size(); ++k) {
+            const StaticValue& value = f.staticValues[k];
+            const std::string at = vertexPointer(i) + "/static_values/" + std::to_string(k);
+            countBytes("bytes", value.bytes, at + "/bytes");
+            if (value.savedBytes < 0 || value.savedBytes > value.bytes)
+                throw GraphError("saved_bytes must be between 0 and bytes (" + std::to_string(value.bytes) + "), got " +
+                                     std::to_string(value.savedBytes),
+                                 at + "/saved_bytes");
         }
         total += v.bytes;
     }

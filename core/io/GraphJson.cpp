@@ -43,10 +43,47 @@ bool contains(std::span<const VertexIndex> vertices, VertexIndex w)
     return std::find(vertices.begin(), vertices.end(), w) != vertices.end();
 }
 
+std::size_t maxStaticValues(const Graph& graph)
+{
+    std::size_t most = 0;
+    for (const Vertex& v : graph.vertices())
+        most = std::max(most, v.autograd->staticValues.size());
+    return most;
+}
+
+// P44: `static_values`, or the one entry of older files' static_value_bytes and static_value_readers.
+std::vector<StaticValue> readStaticValues(const json& item, const std::string& at)
+{
+    const bool older = item.contains("static_value_bytes") || item.contains("static_value_readers");
+    if (!item.contains("static_values")) {
+        StaticValue value;
+        value.bytes = optionalInt64(item, "static_value_bytes", at).value_or(0);
+        value.readers = optionalStringArray(item, "static_value_readers", at).value_or(std::vector<std::string>{});
+        if (value.bytes < 0)
+            throw GraphError("static_value_bytes must be >= 0", at + "/static_value_bytes");
+        return older ? std::vector<StaticValue>{value} : std::vector<StaticValue>{};
+    }
+    if (older)
+        throw GraphError("give static_values or the older static_value_bytes and static_value_readers, not both",
+                         at + "/static_values");
+    std::vector<StaticValue> values;
+    const json& list = requireArray(item, "static_values", at);
+    for (std::size_t k = 0; k < list.size(); ++k) {
+        const std::string where = at + "/static_values/" + std::to_string(k);
+        const json& entry = requireObject(list[k], where);
+        StaticValue value;
+        value.bytes = requireByteCount(entry, "bytes", where);
+        value.savedBytes = optionalInt64(entry, "saved_bytes", where).value_or(0);  // GraphBuilder checks it
+        value.readers = optionalStringArray(entry, "readers", where).value_or(std::vector<std::string>{});
+        values.push_back(std::move(value));
+    }
+    return values;
+}
+
 // saved_by may only name the vertex itself or its successors (the backwards that can keep it),
 // passes_gradient_to, slices_gradient_to and reads_without_gradient only its inputs,
-// static_value_readers only vertices after it, static_gradient_until any vertex, tied_parameter_until one
-// before the vertex.
+// static_values' readers only vertices after it, static_gradient_until any vertex, tied_parameter_until
+// one before the vertex.
 void checkNamedVertices(const Graph& graph)
 {
     static const std::vector<std::string> none;
@@ -68,13 +105,16 @@ void checkNamedVertices(const Graph& graph)
         [](const Vertex& v) -> const auto& { return v.autograd->readsWithoutGradient; },
         [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
         "is not an input of the vertex");
-    checkNamedVertices(
-        graph, "static_value_readers",
-        [](const Vertex& v) -> const auto& { return v.autograd->staticValueReaders; },
-        [&graph](VertexIndex self, VertexIndex w) {
-            return graph.topologicalPosition(w) > graph.topologicalPosition(self);
-        },
-        "is not a vertex after the vertex");
+    for (std::size_t k = 0; k < maxStaticValues(graph); ++k)
+        checkNamedVertices(
+            graph, "static_values/" + std::to_string(k) + "/readers",
+            [k](const Vertex& v) -> const auto& {
+                return k < v.autograd->staticValues.size() ? v.autograd->staticValues[k].readers : none;
+            },
+            [&graph](VertexIndex self, VertexIndex w) {
+                return graph.topologicalPosition(w) > graph.topologicalPosition(self);
+            },
+            "is not a vertex after the vertex");
     int index = 0;
     for (const Vertex& v : graph.vertices()) {
         if (v.isVirtual)
@@ -121,8 +161,7 @@ Vertex vertexFromJson(const json& value, const std::string& at)
     facts.parameterBytes = optionalBytes("parameter_bytes");
     facts.staticGradientBytes = optionalBytes("static_gradient_bytes");
     facts.staticGradientUntil = optionalString(item, "static_gradient_until", at).value_or("");
-    facts.staticValueBytes = optionalBytes("static_value_bytes");
-    facts.staticValueReaders = optionalStringArray(item, "static_value_readers", at).value_or(std::vector<std::string>{});
+    facts.staticValues = readStaticValues(item, at);
     facts.tiedParameterBytes = optionalBytes("tied_parameter_bytes");
     if (facts.tiedParameterBytes > facts.parameterBytes)
         throw GraphError("tied_parameter_bytes (" + std::to_string(facts.tiedParameterBytes) +
@@ -299,10 +338,16 @@ std::string toGraphJson(const Graph& graph)
             item["static_gradient_bytes"] = f.staticGradientBytes;
         if (!f.staticGradientUntil.empty())
             item["static_gradient_until"] = f.staticGradientUntil;
-        if (f.staticValueBytes > 0)
-            item["static_value_bytes"] = f.staticValueBytes;
-        if (!f.staticValueReaders.empty())
-            item["static_value_readers"] = f.staticValueReaders;
+        if (!f.staticValues.empty()) {
+            json values = json::array();
+            for (const StaticValue& value : f.staticValues) {
+                json entry = {{"bytes", value.bytes}, {"readers", value.readers}};
+                if (value.savedBytes > 0)
+                    entry["saved_bytes"] = value.savedBytes;
+                values.push_back(std::move(entry));
+            }
+            item["static_values"] = std::move(values);
+        }
         if (f.tiedParameterBytes > 0)
             item["tied_parameter_bytes"] = f.tiedParameterBytes;
         if (!f.tiedParameterUntil.empty())

@@ -41,11 +41,8 @@ public:
     void allocStaticGradient(VertexIndex v) { alloc(6 * m_n + 1 + v, m_graph.vertex(v).autograd->staticGradientBytes); }
     void freeStaticGradient(VertexIndex v) { release(6 * m_n + 1 + v); }
     bool hasStaticGradient(VertexIndex v) const { return m_position[6 * m_n + 1 + v] >= 0; }
-    // P44: `copies` copies of what parameters alone compute that v reads first and later vertices too.
-    void allocStaticValue(VertexIndex v, int copies)
-    {
-        alloc(9 * m_n + 2 + v, copies * m_graph.vertex(v).autograd->staticValueBytes);
-    }
+    // P44: the live copies of what parameters alone compute that v reads first and later vertices too.
+    void allocStaticValue(VertexIndex v, std::int64_t bytes) { alloc(9 * m_n + 2 + v, bytes); }
     void freeStaticValue(VertexIndex v) { release(9 * m_n + 2 + v); }
     bool hasStaticValue(VertexIndex v) const { return m_position[9 * m_n + 2 + v] >= 0; }
     // What autograd saves for v's backward beyond its inputs and output (Vertex::savedBytes).

@@ -71,7 +71,7 @@ public:
                 f.staticGradientBytes > 0 && !f.staticGradientUntil.empty())
                 m_staticGradientsUntil[*graph.find(f.staticGradientUntil)].push_back(v);
         m_staticValueMadeAt.assign(graph.vertexCount(), {});
-        m_staticValueCopies.assign(graph.vertexCount(), 0);
+        m_staticValueCopyBytes.assign(graph.vertexCount(), 0);
         m_staticValueFreedAt.assign(graph.vertexCount(), {});
         if (model == MemoryModel::PyTorch)
             findStaticValueHolds();
@@ -127,19 +127,17 @@ private:
             const int function = m_checkpointFunctions ? m_functionOf[v] : -1;
             if (!heldByStep(v))
                 m_trace.allocValue(v);
-            // P6: only regular training (nothing to recompute) records autograd in the forward, and
-            // under apply_plan every vertex computed outside the checkpointed functions (P12).
             const bool inFunction = function >= 0;
-            if (m_plan.segments.empty() || (m_checkpointFunctions && !inFunction))
+            if (savesInItsForward(v))
                 allocSaved(v);
             if (inFunction)
                 checkpointedForwardWorkspace(v);
             else
                 forwardWorkspace(v);
-            for (VertexIndex u : m_staticValueMadeAt[v])
-                changeStaticValueCopies(u, 1);
-            for (VertexIndex u : m_staticValueFreedAt[v])
-                changeStaticValueCopies(u, -1);
+            for (const auto& [u, bytes] : m_staticValueMadeAt[v])
+                changeStaticValueCopies(u, bytes);
+            for (const auto& [u, bytes] : m_staticValueFreedAt[v])
+                changeStaticValueCopies(u, bytes);
             // P7: in regular training a tensor no backward keeps goes with its last consumer.
             for (VertexIndex u : m_graph.predecessors(v))
                 if (--consumersLeft[u] == 0 && !heldByStep(u) &&
@@ -156,40 +154,54 @@ private:
     // its readers, and lets it go after the last of them; inside the first one's forward its measured
     // workspace counts it (P20), after it the copy is held. A copy with one reader outlives no phase.
     // (A function's re-forward makes its copy again, within the phase that triggered it: not counted.)
+    // What v's own backward keeps of the plain copy its saved extras count while v runs plainly.
     void findStaticValueHolds()
     {
-        for (VertexIndex v = 0; v < m_graph.vertexCount(); ++v) {
-            const AutogradFacts& f = *m_graph.vertex(v).autograd;
-            if (f.staticValueBytes <= 0)
-                continue;
-            std::map<int, std::pair<VertexIndex, VertexIndex>> groups;  // function (-1: plain) -> first, last
-            auto reader = [&](VertexIndex w) {
-                const int group = m_checkpointFunctions ? m_functionOf[w] : -1;
-                auto& [first, last] = groups.try_emplace(group, w, w).first->second;
-                if (m_runAt[w] < m_runAt[first])
-                    first = w;
-                if (m_runAt[w] > m_runAt[last])
-                    last = w;
-            };
-            reader(v);
-            for (const std::string& id : f.staticValueReaders)
-                reader(*m_graph.find(id));
-            for (const auto& [function, readers] : groups)
-                if (readers.first != readers.second) {
-                    m_staticValueMadeAt[readers.first].push_back(v);
-                    m_staticValueFreedAt[readers.second].push_back(v);
-                }
+        for (VertexIndex v = 0; v < m_graph.vertexCount(); ++v)
+            for (const StaticValue& value : m_graph.vertex(v).autograd->staticValues)
+                if (value.bytes > 0)
+                    findCopies(v, value);
+    }
+
+    void findCopies(VertexIndex v, const StaticValue& value)
+    {
+        std::map<int, std::pair<VertexIndex, VertexIndex>> groups;  // function (-1: plain) -> first, last
+        auto reader = [&](VertexIndex w) {
+            const int group = m_checkpointFunctions ? m_functionOf[w] : -1;
+            auto& [first, last] = groups.try_emplace(group, w, w).first->second;
+            if (m_runAt[w] < m_runAt[first])
+                first = w;
+            if (m_runAt[w] > m_runAt[last])
+                last = w;
+        };
+        reader(v);
+        for (const std::string& id : value.readers)
+            reader(*m_graph.find(id));
+        for (const auto& [function, readers] : groups) {
+            const bool savedByV = function < 0 && readers.first == v && savesInItsForward(v);
+            const std::int64_t bytes = value.bytes - (savedByV ? value.savedBytes : 0);
+            if (readers.first != readers.second && bytes > 0) {
+                m_staticValueMadeAt[readers.first].emplace_back(v, bytes);
+                m_staticValueFreedAt[readers.second].emplace_back(v, -bytes);
+            }
         }
     }
 
-    // P44: one more (or one fewer) copy of v's statics live.
-    void changeStaticValueCopies(VertexIndex v, int by)
+    // P6: only regular training (nothing to recompute) records autograd in the forward, and under
+    // apply_plan every vertex computed outside the checkpointed functions (P12).
+    bool savesInItsForward(VertexIndex v) const
     {
-        m_staticValueCopies[v] += by;
+        return m_plan.segments.empty() || (m_checkpointFunctions && m_functionOf[v] < 0);
+    }
+
+    // P44: a copy of v's statics made (bytes > 0) or let go.
+    void changeStaticValueCopies(VertexIndex v, std::int64_t bytes)
+    {
+        m_staticValueCopyBytes[v] += bytes;
         if (m_trace.hasStaticValue(v))
             m_trace.freeStaticValue(v);
-        if (m_staticValueCopies[v] > 0)
-            m_trace.allocStaticValue(v, m_staticValueCopies[v]);
+        if (m_staticValueCopyBytes[v] > 0)
+            m_trace.allocStaticValue(v, m_staticValueCopyBytes[v]);
     }
 
     // P22: a function stashes the state before its first vertex runs, in the phase before (the
@@ -877,8 +889,9 @@ private:
     std::vector<VertexIndex> m_rngKey;               // per function: its first vertex to run (P22)
     std::vector<VertexIndex> m_rngLast;              // per function: its last vertex to run (P22)
     std::vector<std::vector<int>> m_rngReleasedBy;   // per vertex: the functions its backward frees
-    std::vector<std::vector<VertexIndex>> m_staticValueMadeAt, m_staticValueFreedAt;  // P44: per reader
-    std::vector<int> m_staticValueCopies;  // P44: per first reader, the copies of its statics live
+    // P44: per reader, the copies of statics it makes (bytes > 0) and lets go (bytes < 0).
+    std::vector<std::vector<std::pair<VertexIndex, std::int64_t>>> m_staticValueMadeAt, m_staticValueFreedAt;
+    std::vector<std::int64_t> m_staticValueCopyBytes;  // P44: per first reader, its statics' live copies
     std::vector<std::vector<VertexIndex>> m_staticGradientsUntil;  // P20: per first reader, who holds till its end
     std::vector<bool> m_backwardDone;                              // P20
 };

@@ -506,6 +506,56 @@ class SharedBiasViT(nn.Module):
 shared_bias = seeded(SharedBiasViT)
 
 
+class DecayMixer(nn.Module):
+    """RWKV's time mixing in parallel form: a per-channel decay over a (tokens, tokens, channels) matrix
+    made in the forward from one parameter (its exp saves its result), read by two einsums."""
+
+    def __init__(self, vocab=100, dim=32, depth=2):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.decays = nn.ParameterList(nn.Parameter(torch.randn(dim) * 0.1) for _ in range(depth))
+        self.keys = nn.ModuleList(nn.Linear(dim, dim) for _ in range(depth))
+        self.values = nn.ModuleList(nn.Linear(dim, dim) for _ in range(depth))
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, ids):
+        x = self.embed(ids)
+        t = torch.arange(ids.shape[1], device=ids.device)
+        distance = (t[:, None] - t[None, :]).clamp(min=0).float()
+        causal = (t[:, None] >= t[None, :]).float()[:, :, None]
+        for decay, key, value in zip(self.decays, self.keys, self.values):
+            w = torch.exp(-torch.exp(decay)[None, None, :] * distance[:, :, None]) * causal
+            k = torch.exp(key(x).clamp(max=20))
+            x = x + torch.einsum("tsc,bsc->btc", w, k * value(x)) / torch.einsum("tsc,bsc->btc", w, k)
+        return self.head(x)
+
+
+decay_mixer = seeded(DecayMixer)
+
+
+class VectorQuantizer(nn.Module):
+    """A VQ-VAE: each encoded vector replaced by its nearest codebook entry (cdist, then argmin, which
+    takes no gradient), a straight-through estimator, and the loss returned."""
+
+    def __init__(self, channels=32, codes=64, dim=16):
+        super().__init__()
+        self.encode = nn.Sequential(nn.Conv2d(3, channels, 4, 2, 1), nn.ReLU(), nn.Conv2d(channels, dim, 1))
+        self.codebook = nn.Embedding(codes, dim)
+        self.decode = nn.Sequential(nn.ConvTranspose2d(dim, channels, 1), nn.ReLU(),
+                                    nn.ConvTranspose2d(channels, 3, 4, 2, 1))
+
+    def forward(self, x):
+        z = self.encode(x)
+        flat = z.permute(0, 2, 3, 1).reshape(-1, z.shape[1])
+        nearest = torch.cdist(flat, self.codebook.weight).argmin(1)
+        q = self.codebook(nearest).view(z.shape[0], z.shape[2], z.shape[3], -1).permute(0, 3, 1, 2)
+        commitment = F.mse_loss(q, z.detach()) + 0.25 * F.mse_loss(z, q.detach())
+        return F.mse_loss(self.decode(z + (q - z).detach()), x) + commitment
+
+
+vector_quantizer = seeded(VectorQuantizer)
+
+
 class RunningCentre(nn.Module):
     """Centres by a running mean it updates in place from each batch (an EMA, as custom norms and EMA
     codebooks keep one)."""

@@ -287,11 +287,16 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
         // topological order (no draw of its own, so the graphs are as before where nothing reads it).
         if (const int p = graph.topologicalPosition(v); vertex.autograd->staticGradientBytes > 0 &&
                                                          p + 2 < graph.vertexCount() && !graph.isInput(v)) {
-            vertex.autograd.write().staticValueBytes = vertex.autograd->staticGradientBytes + 3;
+            // Two values, each with readers of its own.
             for (int q = p + 1; q <= p + 2; ++q)
-                vertex.autograd.write().staticValueReaders.push_back(graph.vertex(graph.topologicalOrder()[q]).id);
+                vertex.autograd.write().staticValues.push_back(
+                    {vertex.autograd->staticGradientBytes + 3 - q + p, 0, {graph.vertex(graph.topologicalOrder()[q]).id}});
         }
         vertex.autograd.write().savedBytes = small(20, 6);
+        // Of the first, what its saved extras hold too (no draw of its own either).
+        if (!vertex.autograd->staticValues.empty())
+            vertex.autograd.write().staticValues.front().savedBytes =
+                std::min(vertex.autograd->savedBytes, vertex.autograd->staticValues.front().bytes) / 2;
         vertex.autograd.write().forwardWorkspaceBytes = small(30, 10);
         vertex.autograd.write().backwardWorkspaceBytes = small(30, 10);
         if (rng() % 2)

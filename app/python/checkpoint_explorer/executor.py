@@ -12,22 +12,25 @@ class Executor:
         self.graph = vertex_graph
         self.program = vertex_graph.program
         self.statics = {}
+        self.held_gradients = []
         self.adds_in_place = _bias_adds(vertex_graph)
         self._local_drops = {}
 
-    def run_statics(self, vertex=None, ops=None):
+    def run_statics(self, vertex=None, ops=None, held=()):
         """What parameters, buffers and shapes alone compute (a transposed weight, `torch.arange(T)`,
         BatchNorm's `num_batches_tracked += 1`), outside any checkpoint, so weights' gradients flow
         through them and buffer updates happen once per step: all of them, with `vertex` only those
         it reads (the export measures one vertex at a time: an LSTM transposes its weights at every
         time step, and running them all for each vertex made its export quadratic in the length), or
-        `ops` (the planned step's upfront statics; the others it makes where they are read)."""
+        `ops` (the planned step's upfront statics; the others it makes where they are read). A gradient
+        reaching the value of an op in `held` stops there, kept in `held_gradients` as it comes."""
         self.statics = {}
+        self.held_gradients = []
         if ops is None:
             ops = self.program.ops if vertex is None else self.graph.statics_read_by(vertex, shared=True)
-        self.run_static_ops([op for op in ops if op.kind == "static"], self.statics)
+        self.run_static_ops([op for op in ops if op.kind == "static"], self.statics, held)
 
-    def run_static_ops(self, ops, store):
+    def run_static_ops(self, ops, store, held=()):
         """Runs static ops in order, their values into `store` (which they may read, as they may read
         the statics already run). A value only statics of these read goes once they have run (an
         MLP's pre-activation, P20)."""
@@ -38,6 +41,8 @@ class Executor:
         for op in ops:
             flat = self.program.run_op(op, value_of)
             for position, value in enumerate(flat):
+                if op.index in held and isinstance(value, torch.Tensor) and value.requires_grad:
+                    value = _HeldGradient.apply(value.detach().requires_grad_(), self.held_gradients)
                 store[OutputRef(op.index, position)] = value
             ran.add(op.index)
             for ref in op.tensor_refs():
@@ -191,3 +196,18 @@ def _bias_adds(vertex_graph):
                     and vertex_graph.vertex_of_op.get(ref.op) == vertex_graph.vertex_of_op.get(op.index)):
                 found.add(op.index)
     return found
+
+
+class _HeldGradient(torch.autograd.Function):
+    """A static's value whose gradient stops here, kept in `held` as it comes: no copy, and none of
+    the nodes before it run (the export's measure of a later reader, P20)."""
+
+    @staticmethod
+    def forward(ctx, value, held):
+        ctx.held = held
+        return value.view_as(value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ctx.held.append(grad)
+        return None, None

@@ -222,17 +222,21 @@ def _last_readers(vertex_graph):
     """Per tensor vertices read (an input's base, or a static a vertex's op reads itself: an LSTM's
     transposed weights, read at every time step), the index of the last vertex that reads it."""
     last = {base: max(indices) for base, indices in vertex_graph.readers().items()}
-    last.update((ref, v.index) for ref, v in vertex_graph.last_static_readers().items())
+    for ref, v in vertex_graph.last_static_readers().items():
+        base = vertex_graph.static_base(ref)
+        last[base] = max(last.get(base, -1), v.index)
     return last
 
 
 def _accumulating(vertex_graph, vertex, last_readers):
     """What `vertex` reads whose gradient a step has already formed when `vertex`'s backward adds to
     it: what a later vertex reads too (P10: an input's gradient is formed at the backward of its
-    topologically last reader; P20: a static's, held to its first reader's)."""
-    refs = {base for _, base, _ in vertex_graph.reads(vertex)} | vertex_graph.static_values_read_by(vertex)
-    return sorted((ref for ref in refs if vertex_graph.info_of(ref).requires_grad
-                   and vertex_graph.info_of(ref).floating and last_readers[ref] > vertex.index), key=repr)
+    topologically last reader; P20: a static's, held to its first reader's, summed where the views
+    the readers take of it meet: there the gradient of the view `vertex` reads arrives)."""
+    refs = {base: base for _, base, _ in vertex_graph.reads(vertex)}
+    refs.update((vertex_graph.static_base(ref), ref) for ref in sorted(vertex_graph.static_values_read_by(vertex), key=repr))
+    return sorted((ref for base, ref in refs.items() if vertex_graph.info_of(ref).requires_grad
+                   and vertex_graph.info_of(ref).floating and last_readers[base] > vertex.index), key=repr)
 
 
 def _earlier_gradients(executor, env, accumulating):
@@ -288,15 +292,33 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     def handed_terms(env):
         return sum(_HandedGradient.apply(env[ref], ones[ref]) for ref in handed)
 
+    # Outside the measures: its profile then records the vertex alone. What statics made for an earlier
+    # reader allocate takes the gradient where the step holds it (P20), their nodes waiting for that one.
+    made_earlier = executor.graph.statics_made_for_earlier(vertex)
+    own_statics = executor.graph.statics_before.get(vertex.index, [])
+
+    def run_vertex(inputs):
+        """The vertex, after the statics made for it (an RWKV block's decay matrix, which its einsum
+        saves): made again here, where the meter sees their frees, and left to autograd once the loss
+        is made, as the step lets them go after their readers' forwards (P44)."""
+        executor.run_static_ops(own_statics, executor.statics, made_earlier)
+        executor.run_vertex(vertex.index, inputs)
+
+    def let_go_of_own_statics():
+        for op in own_statics:
+            for position in range(len(op.outputs)):
+                executor.statics.pop(OutputRef(op.index, position), None)
+
     def prepare_held():
         step["inputs"] = _fresh_inputs(executor.graph, vertex, values)
-        executor.run_vertex(vertex.index, step["inputs"])
+        run_vertex(step["inputs"])
         step["loss"] = (sum((step["inputs"][ref] * ones[ref]).sum() for ref in formed)
                         + handed_terms(step["inputs"])
                         + sum(_owners_contributions(executor, vertex))
                         + sum(_earlier_gradients(executor, step["inputs"], accumulating)))
+        let_go_of_own_statics()
 
-    executor.run_statics(vertex)  # outside the measure: its profile then records the vertex alone
+    executor.run_statics(vertex, held=made_earlier)
     held = meter.peak_after(prepare_held, lambda: step["loss"].backward())
     held -= counted + _take_weight_gradients(parameters, taken)
     step.clear()
@@ -307,7 +329,7 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
 
     def prepare():
         inputs = _fresh_inputs(executor.graph, vertex, values)
-        executor.run_vertex(vertex.index, inputs)
+        run_vertex(inputs)
         if first_node:
             inputs[root_refs[0]].grad_fn.register_hook(lambda *grads: meter.mark())
         # Only autograd holds the outputs too (P16): one the vertex saved goes after the node that read it.
@@ -315,8 +337,9 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
                         + handed_terms(inputs)
                         + sum(_owners_contributions(executor, vertex))
                         + sum(_earlier_gradients(executor, inputs, accumulating)))
+        let_go_of_own_statics()
 
-    executor.run_statics(vertex)  # the backward before went through them
+    executor.run_statics(vertex, held=made_earlier)  # the backward before went through them
     released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
     released -= counted + _take_weight_gradients(parameters, taken)
     # What comes before that node: G, the owners' contributions and the earlier gradients.

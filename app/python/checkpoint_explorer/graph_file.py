@@ -130,9 +130,13 @@ def graph_json(vertex_graph, name, metadata):
         if v.static_gradient_bytes:
             entry["static_gradient_bytes"] = int(v.static_gradient_bytes)
             entry["static_gradient_until"] = v.static_gradient_until
-        if v.static_value_bytes:
-            entry["static_value_bytes"] = int(v.static_value_bytes)
-            entry["static_value_readers"] = [vertex_graph.vertices[w].id for w in v.static_value_readers]
+        if v.static_values:
+            entry["static_values"] = []
+            for size, kept, readers in v.static_values:
+                value = {"bytes": int(size), "readers": [vertex_graph.vertices[w].id for w in readers]}
+                if kept:
+                    value["saved_bytes"] = int(kept)
+                entry["static_values"].append(value)
         if v.tied_parameter_bytes:
             entry["tied_parameter_bytes"] = int(v.tied_parameter_bytes)
             entry["tied_parameter_until"] = v.tied_parameter_until

@@ -6,6 +6,8 @@ consecutive vertices of one module call merge when only the last is read from ou
 import dataclasses
 import typing
 
+import torch
+
 from . import _compat
 from .program import ConstantRef, ExportError, InputRef, OutputRef
 
@@ -43,8 +45,9 @@ class Vertex:
     slices_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P27)
     static_gradient_bytes: int = 0  # P20
     static_gradient_until: str = ""  # P20: the vertex whose backward ends their hold
-    static_value_bytes: int = 0  # P44: statics made before it that later vertices read too
-    static_value_readers: list = dataclasses.field(default_factory=list)  # P44: those vertices' indices
+    # P44, P45: statics made before it that later vertices read too, per set of readers: (bytes, of
+    # them what its own backward keeps, the readers' indices)
+    static_values: list = dataclasses.field(default_factory=list)
     tied_parameter_bytes: int = 0  # P33: of parameter_bytes, weights an earlier vertex reads too
     tied_parameter_until: str = ""  # P33: that earlier reader (the first)
 
@@ -437,6 +440,41 @@ class VertexGraph:
         if len(self.sinks) == 1 and len(program.output_refs) == 1:
             self.vertices[self.sinks[0]].shape = self.info_of(program.output_refs[0]).shape
         self._saved()
+        self._untrack_dead_ends()
+
+    def _read_with_gradient(self, vertex):
+        """The vertices `vertex`'s ops read, but through `detach`."""
+        ops = self.program.ops
+        for index in vertex.ops:
+            for ref in ops[index].tensor_refs():
+                source, detached = ref, False
+                while isinstance(source, OutputRef) and ops[source.op].kind == "view" and not detached:
+                    detached = ops[source.op].func is torch.ops.aten.detach.default
+                    refs = ops[source.op].tensor_refs()
+                    source = refs[0] if len(refs) == 1 else None
+                if not detached:
+                    yield from (self.vertex_of_ref(base) for base in self.base_refs(ref))
+
+    def _untrack_dead_ends(self):
+        """P19 for what autograd records but no gradient leaves: a vertex whose tensors reach the outputs
+        only through ops that take no gradient (a VQ-VAE's codebook distances, which only argmin reads)
+        or through `detach` (a straight-through estimator's `(q - z).detach()`). Its backward never runs:
+        its graph goes with its tensor, after its last reader, and with it what it saved. Found by
+        walking back from the outputs along the reads of tracked vertices."""
+        roots = set(self.sinks)
+        roots.update(self.vertex_of_ref(base) for ref in self.program.output_refs if ref is not None
+                     for base in self.base_refs(ref))
+        live, stack = set(), [r for r in roots if self.vertices[r].requires_grad]
+        while stack:
+            index = stack.pop()
+            if index in live:
+                continue
+            live.add(index)
+            stack.extend(d for d in self._read_with_gradient(self.vertices[index]) if self.vertices[d].requires_grad)
+        for v in self.vertices:
+            if v.requires_grad and v.index not in live and v.input_index < 0:
+                v.requires_grad = False
+                v.saved_bytes, v.saved_deps, v.saves_output, v.saves_other = 0, [], False, False
 
     def _weights_read_through_statics(self):
         """P30: the parameters that vertices read only through statics that compute from them (the
@@ -484,10 +522,14 @@ class VertexGraph:
             for op in self.statics_read_by(v):
                 self.vertices_reading_static.setdefault(op.index, []).append(v.index)
         self.first_reader = {k: self.vertices[readers[0]] for k, readers in self.vertices_reading_static.items()}
+        # Nothing reads the `detach` autograd records where a static saves its own result (an exp of a
+        # decay, made in the forward): unread, it is not made at all, nor drags what it views upfront.
+        read = {r.op for op in ops for r in op.tensor_refs() if isinstance(r, OutputRef)}
+        read.update(r.op for r in self.program.output_refs if isinstance(r, OutputRef))
         upfront = set()
         for op in reversed(ops):
-            if op.kind == "static" and (op.index in upfront or op.index not in self.first_reader
-                                        or op.written >= 0 or op.draws_random):
+            if op.kind == "static" and (op.index in upfront or op.written >= 0 or op.draws_random
+                                        or op.index not in self.first_reader and op.index in read):
                 upfront.add(op.index)
                 upfront.update(r.op for r in op.tensor_refs()
                                if isinstance(r, OutputRef) and ops[r.op].kind == "static")
@@ -498,9 +540,11 @@ class VertexGraph:
                 self.first_reader.pop(op.index, None)
             elif op.index in self.first_reader:
                 self.statics_before.setdefault(self.first_reader[op.index].index, []).append(op)
+        placed = upfront | {op.index for made in self.statics_before.values() for op in made}
         self.static_readers, self.read_by_vertices = {}, set()
         self.reader_count = {}  # ref -> how many op arguments and model outputs read it
-        refs = [(op, ref) for op in ops for ref in op.tensor_refs()] + [(None, r) for r in self.program.output_refs]
+        refs = [(op, ref) for op in ops if op.kind != "static" or op.index in placed for ref in op.tensor_refs()]
+        refs += [(None, r) for r in self.program.output_refs]
         for op, ref in refs:
             self.reader_count[ref] = self.reader_count.get(ref, 0) + 1
             if isinstance(ref, OutputRef) and ops[ref.op].kind == "static":
@@ -526,6 +570,28 @@ class VertexGraph:
             for ref in self.static_values_read_by(v):
                 last[ref] = v
         return last
+
+    def statics_made_for_earlier(self, vertex):
+        """Indices of the statics `vertex` reads that allocate and that the step makes before an earlier
+        vertex or upfront (a decay matrix two einsums read): in the step their nodes run at that
+        vertex's backward, or the backward's end, not at this one's (P20)."""
+        own = {op.index for op in self.statics_before.get(vertex.index, [])}
+        return {op.index for op in self.statics_read_by(vertex) if op.index not in own and _allocated_outputs(op)}
+
+    def static_base(self, ref):
+        """The static that allocated what static `ref` views (an RWKV block's decay matrix, which two
+        einsums read through reshapes of their own): where autograd sums their gradients (P31). `ref`
+        itself where it allocates, or where its views lead to a weight."""
+        ops, base = self.program.ops, ref
+        while True:
+            op = ops[base.op]
+            refs = [r for r in op.tensor_refs() if isinstance(r, (OutputRef, ConstantRef))]
+            viewed = _allocated_outputs(op) == [] and len(refs) == 1
+            if not viewed:
+                return base
+            if not isinstance(refs[0], OutputRef) or not ops[refs[0].op].static:
+                return ref
+            base = refs[0]
 
     def statics_read_by(self, vertex, shared=False):
         """The static ops `vertex` reads, directly, through the views it computes or through other
@@ -612,11 +678,14 @@ class VertexGraph:
         """P44: the statics apply_plan makes just before a vertex (P20) that later vertices read too (a
         position bias every block reads, a causal mask) stay after it, until the last of their readers
         has run: the storages they allocated that the vertex's run of its statics keeps (not a weight's
-        view, not an intermediate only those statics read), at the vertex, with their later readers."""
+        view, not an intermediate only those statics read), at the vertex, grouped by their later
+        readers (a causal mask every block reads, a decay matrix only the next einsum reads); and of
+        them, those the vertex's own backward keeps (an RWKV block's decay matrix, which its einsum
+        saves): its saved extras count them (_saved) while it runs plainly."""
         for index, made in self.statics_before.items():
             v, ran = self.vertices[index], {op.index for op in made}
             allocated = {info.storage for op in made for info in _allocated_outputs(op)}
-            held, readers = {}, set()
+            held, readers = {}, {}  # storage -> bytes, later readers
             for op in made:
                 later = [w for w in self.vertices_reading_static[op.index] if w != index]
                 kept = op.index in self.kept_for_the_step or not self.static_readers.get(op.index, set()) <= ran
@@ -625,9 +694,14 @@ class VertexGraph:
                 for info in op.outputs:
                     if info is not None and info.storage in allocated:
                         held[info.storage] = info.storage_bytes
-                        readers.update(later)
-            v.static_value_bytes = sum(held.values())
-            v.static_value_readers = sorted(readers)
+                        readers.setdefault(info.storage, set()).update(later)
+            saved = {key for op in made + [self.program.ops[k] for k in v.ops] for key in op.saved}
+            groups = {}  # readers -> [bytes, saved bytes]
+            for key, size in held.items():
+                group = groups.setdefault(tuple(sorted(readers[key])), [0, 0])
+                group[0] += size
+                group[1] += size if key in saved else 0
+            v.static_values = [(size, kept, list(group)) for group, (size, kept) in sorted(groups.items())]
 
     def _tied_weights(self):
         """P33: a weight several vertices read (a tied embedding and output layer, a layer called twice)

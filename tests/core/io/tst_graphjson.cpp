@@ -56,10 +56,19 @@ private Q_SLOTS:
             QCOMPARE(back.vertex(v).autograd->savedBy, g.vertex(v).autograd->savedBy);
     }
 
+    void olderStaticValueFields()
+    {
+        // Graphs exported before static_values gave one value per vertex; it reads as that one entry.
+        const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1, "static_value_bytes": 31, "static_value_readers": ["b"]},
+            {"id": "b", "bytes": 1}], "edges": [{"from": "a", "to": "b"}]})");
+        QCOMPARE(g.vertex(0).autograd->staticValues, (std::vector<StaticValue>{{31, 0, {"b"}}}));
+        QVERIFY(g.vertex(1).autograd->staticValues.empty());
+    }
+
     void workspaceRoundTrip()
     {
         // Absent means 0 (old graphs); a value survives a round trip.
-        const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1, "static_value_bytes": 31, "static_value_readers": ["b"]},
+        const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1, "static_values": [{"bytes": 31, "readers": ["b"], "saved_bytes": 27}, {"bytes": 5}]},
             {"id": "b", "bytes": 1, "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
             "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"],
             "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "static_gradient_until": "a", "output": true,
@@ -91,10 +100,9 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).autograd->staticGradientBytes, std::int64_t(13));
         QVERIFY(g.vertex(0).autograd->staticGradientUntil.empty());  // absent: held to the backward's end
         QCOMPARE(g.vertex(1).autograd->staticGradientUntil, std::string("a"));
-        QCOMPARE(g.vertex(0).autograd->staticValueBytes, std::int64_t(31));
-        QCOMPARE(g.vertex(0).autograd->staticValueReaders, std::vector<std::string>{"b"});
-        QCOMPARE(g.vertex(1).autograd->staticValueBytes, std::int64_t(0));  // absent: no static outlives the vertex
-        QVERIFY(g.vertex(1).autograd->staticValueReaders.empty());
+        QCOMPARE(g.vertex(0).autograd->staticValues,
+                 (std::vector<StaticValue>{{31, 27, {"b"}}, {5, 0, {}}}));  // absent: nothing saved, no reader
+        QVERIFY(g.vertex(1).autograd->staticValues.empty());  // absent: no static outlives the vertex
         QCOMPARE(g.vertex(0).autograd->tiedParameterBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).autograd->tiedParameterBytes, std::int64_t(21));
         QCOMPARE(g.vertex(1).autograd->tiedParameterUntil, std::string("a"));
@@ -246,9 +254,24 @@ private Q_SLOTS:
         QTest::newRow("static_value_bytes negative")
             << R"({"vertices": [{"id": "a", "bytes": 1, "static_value_bytes": -4}]})"
             << "test.json: /vertices/0/static_value_bytes: static_value_bytes must be >= 0";
-        QTest::newRow("static_value_readers names an earlier vertex")
+        QTest::newRow("static_values not an array")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "static_values": {"bytes": 2}}]})"
+            << "test.json: /vertices/0/static_values: expected an array, got an object";
+        QTest::newRow("static value without bytes")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "static_values": [{"readers": []}]}]})"
+            << "test.json: /vertices/0/static_values/0/bytes: missing required field \"bytes\"";
+        QTest::newRow("static value's saved_bytes above its bytes")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "static_values": [{"bytes": 2, "saved_bytes": 3}]}]})"
+            << "test.json: /vertices/0/static_values/0/saved_bytes: saved_bytes must be between 0 and bytes (2), got 3";
+        QTest::newRow("static value's reader an earlier vertex")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "static_values": [{"bytes": 2, "readers": []}, {"bytes": 2, "readers": ["a"]}]}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/1/static_values/1/readers/0: \"a\" is not a vertex after the vertex";
+        QTest::newRow("static_values beside the older static_value_bytes")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "static_value_bytes": 2, "static_values": []}]})"
+            << "test.json: /vertices/0/static_values: give static_values or the older static_value_bytes and static_value_readers, not both";
+        QTest::newRow("older static_value_readers names an earlier vertex (reported as its static_values entry)")
             << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "static_value_bytes": 2, "static_value_readers": ["a"]}], "edges": [{"from": "a", "to": "b"}]})"
-            << "test.json: /vertices/1/static_value_readers/0: \"a\" is not a vertex after the vertex";
+            << "test.json: /vertices/1/static_values/0/readers/0: \"a\" is not a vertex after the vertex";
         QTest::newRow("static_value_readers not strings")
             << R"({"vertices": [{"id": "a", "bytes": 1, "static_value_readers": [3]}]})"
             << "test.json: /vertices/0/static_value_readers/0: expected a string, got an integer";

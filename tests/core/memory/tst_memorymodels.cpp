@@ -747,23 +747,30 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("readers");
         QTest::addColumn<QStringList>("plan");
+        QTest::addColumn<bool>("aSavesAThird");
         QTest::addColumn<QList<qint64>>("heldAtEnd");
         QTest::addColumn<QList<qint64>>("heldAtPeak");
         const qint64 s = 300000;
         QTest::newRow("read again by c, every vertex kept")
-            << QStringList{"c"} << QStringList{"x", "a", "b", "c"} << QList<qint64>{0, s, s, 0, 0, 0, 0, 0}
+            << QStringList{"c"} << QStringList{"x", "a", "b", "c"} << false << QList<qint64>{0, s, s, 0, 0, 0, 0, 0}
+            << QList<qint64>{0, s, s, s, 0, 0, 0, 0};
+        QTest::newRow("read again by c, a third saved by a, every vertex kept: a's saved extras count it")
+            << QStringList{"c"} << QStringList{"x", "a", "b", "c"} << true
+            << QList<qint64>{0, 2 * s / 3, 2 * s / 3, 0, 0, 0, 0, 0} << QList<qint64>{0, 2 * s / 3, 2 * s / 3, 2 * s / 3, 0, 0, 0, 0};
+        QTest::newRow("read again by c, a third saved by a, a and b recomputed: the function keeps nothing")
+            << QStringList{"c"} << QStringList{"x", "c"} << true << QList<qint64>{0, s, s, 0, 0, 0, 0, 0}
             << QList<qint64>{0, s, s, s, 0, 0, 0, 0};
         QTest::newRow("read again by c, b recomputed: c, its function's exit, runs in it")
-            << QStringList{"c"} << QStringList{"x", "a", "c"} << QList<qint64>(8, 0) << QList<qint64>(8, 0);
+            << QStringList{"c"} << QStringList{"x", "a", "c"} << false << QList<qint64>(8, 0) << QList<qint64>(8, 0);
         QTest::newRow("read again by b, every vertex kept")
-            << QStringList{"b"} << QStringList{"x", "a", "b", "c"} << QList<qint64>{0, s, 0, 0, 0, 0, 0, 0}
+            << QStringList{"b"} << QStringList{"x", "a", "b", "c"} << false << QList<qint64>{0, s, 0, 0, 0, 0, 0, 0}
             << QList<qint64>{0, s, s, 0, 0, 0, 0, 0};
         QTest::newRow("read again by b, b recomputed: one plain reader")
-            << QStringList{"b"} << QStringList{"x", "a", "c"} << QList<qint64>(8, 0) << QList<qint64>(8, 0);
+            << QStringList{"b"} << QStringList{"x", "a", "c"} << false << QList<qint64>(8, 0) << QList<qint64>(8, 0);
         QTest::newRow("read again by c, a and b recomputed: one function's copy, read twice")
-            << QStringList{"c"} << QStringList{"x", "c"} << QList<qint64>{0, s, s, 0, 0, 0, 0, 0}
+            << QStringList{"c"} << QStringList{"x", "c"} << false << QList<qint64>{0, s, s, 0, 0, 0, 0, 0}
             << QList<qint64>{0, s, s, s, 0, 0, 0, 0};
-        QTest::newRow("read by nothing else") << QStringList{} << QStringList{"x", "a", "b", "c"}
+        QTest::newRow("read by nothing else") << QStringList{} << QStringList{"x", "a", "b", "c"} << false
                                               << QList<qint64>(8, 0) << QList<qint64>(8, 0);
     }
 
@@ -772,17 +779,18 @@ private Q_SLOTS:
         // P44: apply_plan makes a 300000-byte static (a position bias every block reads) for the plain
         // vertices and for each checkpointed function, each just before the first of its readers, and
         // lets it go after the last: live from the end of a's forward (phase 1) through that reader's
-        // forward. A copy with one reader outlives no phase.
+        // forward. A copy with one reader outlives no phase. What a's own backward keeps of it (an
+        // einsum saving a decay matrix) a's saved extras count while a runs plainly.
         QFETCH(QStringList, readers);
         QFETCH(QStringList, plan);
+        QFETCH(bool, aSavesAThird);
         QFETCH(QList<qint64>, heldAtEnd);
         QFETCH(QList<qint64>, heldAtPeak);
         const auto [end, peak] = heldPerPhase(
             [&](std::int64_t bytes) {
                 return withMetadata(weightedChain({{"a"}, {"b"}, {"c"}, {}}), {}, [&](Vertex& v) {
                     if (v.id == "a") {
-                        v.autograd.write().staticValueBytes = bytes;
-                        v.autograd.write().staticValueReaders = idsOf(readers);
+                        v.autograd.write().staticValues = {{bytes, aSavesAThird ? bytes / 3 : 0, idsOf(readers)}};
                     }
                 });
             },
