@@ -16,6 +16,10 @@ struct StaticValue {
     // Of them, those the making vertex's own backward keeps (an einsum saving a decay matrix): its
     // savedBytes counts them while it runs plainly, so the plain copy holds only the rest.
     std::int64_t savedBytes = 0;
+    // What the statics these need save for their own nodes (an exp of the decays a matrix is made of):
+    // a plain reader after a first one that runs in a checkpointed function makes them again and
+    // keeps that, and savedBytes of the values, to its backward (P47).
+    std::int64_t remadeSavedBytes = 0;
     std::vector<std::string> readers;
 
     bool operator==(const StaticValue&) const = default;

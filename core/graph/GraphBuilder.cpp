@@ -147,6 +147,7 @@ Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
             const StaticValue& value = f.staticValues[k];
             const std::string at = vertexPointer(i) + "/static_values/" + std::to_string(k);
             countBytes("bytes", value.bytes, at + "/bytes");
+            countBytes("remade_saved_bytes", value.remadeSavedBytes, at + "/remade_saved_bytes");
             if (value.savedBytes < 0 || value.savedBytes > value.bytes)
                 throw GraphError("saved_bytes must be between 0 and bytes (" + std::to_string(value.bytes) + "), got " +
                                      std::to_string(value.savedBytes),

@@ -74,6 +74,7 @@ std::vector<StaticValue> readStaticValues(const json& item, const std::string& a
         StaticValue value;
         value.bytes = requireByteCount(entry, "bytes", where);
         value.savedBytes = optionalInt64(entry, "saved_bytes", where).value_or(0);  // GraphBuilder checks it
+        value.remadeSavedBytes = optionalInt64(entry, "remade_saved_bytes", where).value_or(0);
         value.readers = optionalStringArray(entry, "readers", where).value_or(std::vector<std::string>{});
         values.push_back(std::move(value));
     }
@@ -344,6 +345,8 @@ std::string toGraphJson(const Graph& graph)
                 json entry = {{"bytes", value.bytes}, {"readers", value.readers}};
                 if (value.savedBytes > 0)
                     entry["saved_bytes"] = value.savedBytes;
+                if (value.remadeSavedBytes > 0)
+                    entry["remade_saved_bytes"] = value.remadeSavedBytes;
                 values.push_back(std::move(entry));
             }
             item["static_values"] = std::move(values);

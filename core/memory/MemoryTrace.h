@@ -46,7 +46,7 @@ public:
     void freeStaticValue(VertexIndex v) { release(9 * m_n + 2 + v); }
     bool hasStaticValue(VertexIndex v) const { return m_position[9 * m_n + 2 + v] >= 0; }
     // What autograd saves for v's backward beyond its inputs and output (Vertex::savedBytes).
-    void allocSaved(VertexIndex v) { alloc(3 * m_n + 1 + v, m_graph.vertex(v).autograd->savedBytes); }
+    void allocSaved(VertexIndex v, std::int64_t bytes) { alloc(3 * m_n + 1 + v, bytes); }
     void freeSaved(VertexIndex v) { release(3 * m_n + 1 + v); }
     bool hasSaved(VertexIndex v) const { return m_position[3 * m_n + 1 + v] >= 0; }
     void freeBuffer() { release(2 * m_n); }

@@ -72,6 +72,7 @@ public:
                 m_staticGradientsUntil[*graph.find(f.staticGradientUntil)].push_back(v);
         m_staticValueMadeAt.assign(graph.vertexCount(), {});
         m_staticValueCopyBytes.assign(graph.vertexCount(), 0);
+        m_remadeSaved.assign(graph.vertexCount(), 0);
         m_staticValueFreedAt.assign(graph.vertexCount(), {});
         if (model == MemoryModel::PyTorch)
             findStaticValueHolds();
@@ -178,8 +179,13 @@ private:
         for (const std::string& id : value.readers)
             reader(*m_graph.find(id));
         for (const auto& [function, readers] : groups) {
+            // P47: a plain first reader after v, which runs in a function, makes the statics again and
+            // keeps what they save, and what it saves of the values (as v would), to its backward.
+            const bool remadeByPlainReader = function < 0 && readers.first != v && savesInItsForward(readers.first);
+            if (remadeByPlainReader)
+                m_remadeSaved[readers.first] += value.remadeSavedBytes + value.savedBytes;
             const bool savedByV = function < 0 && readers.first == v && savesInItsForward(v);
-            const std::int64_t bytes = value.bytes - (savedByV ? value.savedBytes : 0);
+            const std::int64_t bytes = value.bytes - (savedByV || remadeByPlainReader ? value.savedBytes : 0);
             if (readers.first != readers.second && bytes > 0) {
                 m_staticValueMadeAt[readers.first].emplace_back(v, bytes);
                 m_staticValueFreedAt[readers.second].emplace_back(v, -bytes);
@@ -789,11 +795,12 @@ private:
 
     // Once per vertex: an exit two segments share is recomputed by each of their re-forwards (P9).
     // An input ran no operation, so it saved nothing (P21: it has no backward either, which would free it).
+    // P47: with what statics it makes again for a checkpointed first reader's values.
     void allocSaved(VertexIndex v)
     {
-        if (m_model == MemoryModel::PyTorch && !m_graph.isInput(v) && m_graph.vertex(v).autograd->savedBytes > 0 &&
-            !m_trace.hasSaved(v))
-            m_trace.allocSaved(v);
+        const std::int64_t bytes = m_graph.vertex(v).autograd->savedBytes + m_remadeSaved[v];
+        if (m_model == MemoryModel::PyTorch && !m_graph.isInput(v) && bytes > 0 && !m_trace.hasSaved(v))
+            m_trace.allocSaved(v, bytes);
     }
 
     // P8: the forward's scratch memory, right after its output (and saved extras) exist.
@@ -892,6 +899,7 @@ private:
     // P44: per reader, the copies of statics it makes (bytes > 0) and lets go (bytes < 0).
     std::vector<std::vector<std::pair<VertexIndex, std::int64_t>>> m_staticValueMadeAt, m_staticValueFreedAt;
     std::vector<std::int64_t> m_staticValueCopyBytes;  // P44: per first reader, its statics' live copies
+    std::vector<std::int64_t> m_remadeSaved;  // P47: per plain reader, what it keeps of statics made again
     std::vector<std::vector<VertexIndex>> m_staticGradientsUntil;  // P20: per first reader, who holds till its end
     std::vector<bool> m_backwardDone;                              // P20
 };

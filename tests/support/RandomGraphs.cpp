@@ -287,10 +287,10 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
         // topological order (no draw of its own, so the graphs are as before where nothing reads it).
         if (const int p = graph.topologicalPosition(v); vertex.autograd->staticGradientBytes > 0 &&
                                                          p + 2 < graph.vertexCount() && !graph.isInput(v)) {
-            // Two values, each with readers of its own.
+            // Two values, each with readers of its own and statics that save a little (P47).
             for (int q = p + 1; q <= p + 2; ++q)
-                vertex.autograd.write().staticValues.push_back(
-                    {vertex.autograd->staticGradientBytes + 3 - q + p, 0, {graph.vertex(graph.topologicalOrder()[q]).id}});
+                vertex.autograd.write().staticValues.push_back({vertex.autograd->staticGradientBytes + 3 - q + p, 0,
+                                                                q - p, {graph.vertex(graph.topologicalOrder()[q]).id}});
         }
         vertex.autograd.write().savedBytes = small(20, 6);
         // Of the first, what its saved extras hold too (no draw of its own either).

@@ -132,10 +132,12 @@ def graph_json(vertex_graph, name, metadata):
             entry["static_gradient_until"] = v.static_gradient_until
         if v.static_values:
             entry["static_values"] = []
-            for size, kept, readers in v.static_values:
+            for size, kept, remade, readers in v.static_values:
                 value = {"bytes": int(size), "readers": [vertex_graph.vertices[w].id for w in readers]}
                 if kept:
                     value["saved_bytes"] = int(kept)
+                if remade:
+                    value["remade_saved_bytes"] = int(remade)
                 entry["static_values"].append(value)
         if v.tied_parameter_bytes:
             entry["tied_parameter_bytes"] = int(v.tied_parameter_bytes)

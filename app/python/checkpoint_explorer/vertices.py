@@ -45,8 +45,8 @@ class Vertex:
     slices_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P27)
     static_gradient_bytes: int = 0  # P20
     static_gradient_until: str = ""  # P20: the vertex whose backward ends their hold
-    # P44, P45: statics made before it that later vertices read too, per set of readers: (bytes, of
-    # them what its own backward keeps, the readers' indices)
+    # P44, P45, P47: statics made before it that later vertices read too, per set of readers: (bytes,
+    # of them what its own backward keeps, what the statics they need save, the readers' indices)
     static_values: list = dataclasses.field(default_factory=list)
     tied_parameter_bytes: int = 0  # P33: of parameter_bytes, weights an earlier vertex reads too
     tied_parameter_until: str = ""  # P33: that earlier reader (the first)
@@ -681,7 +681,9 @@ class VertexGraph:
         view, not an intermediate only those statics read), at the vertex, grouped by their later
         readers (a causal mask every block reads, a decay matrix only the next einsum reads); and of
         them, those the vertex's own backward keeps (an RWKV block's decay matrix, which its einsum
-        saves): its saved extras count them (_saved) while it runs plainly."""
+        saves): its saved extras count them (_saved) while it runs plainly. Last, per group, what the
+        statics its readers read save for their own nodes (the exp of the decays the matrix is made
+        of): a plain reader after a checkpointed first one makes them again and keeps that (P47)."""
         for index, made in self.statics_before.items():
             v, ran = self.vertices[index], {op.index for op in made}
             allocated = {info.storage for op in made for info in _allocated_outputs(op)}
@@ -701,7 +703,13 @@ class VertexGraph:
                 group = groups.setdefault(tuple(sorted(readers[key])), [0, 0])
                 group[0] += size
                 group[1] += size if key in saved else 0
-            v.static_values = [(size, kept, list(group)) for group, (size, kept) in sorted(groups.items())]
+            v.static_values, counted = [], set()  # a storage several groups need counts in the first
+            for group, (size, kept) in sorted(groups.items()):
+                needed = {op.index for w in group for op in self.statics_read_by(self.vertices[w])}
+                remade = {key for op in made if op.index in needed for key in op.saved
+                          if key in allocated and key not in held} - counted
+                counted |= remade
+                v.static_values.append((size, kept, sum(self.storage_bytes[key] for key in remade), list(group)))
 
     def _tied_weights(self):
         """P33: a weight several vertices read (a tied embedding and output layer, a layer called twice)

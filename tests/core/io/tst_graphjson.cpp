@@ -61,14 +61,14 @@ private Q_SLOTS:
         // Graphs exported before static_values gave one value per vertex; it reads as that one entry.
         const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1, "static_value_bytes": 31, "static_value_readers": ["b"]},
             {"id": "b", "bytes": 1}], "edges": [{"from": "a", "to": "b"}]})");
-        QCOMPARE(g.vertex(0).autograd->staticValues, (std::vector<StaticValue>{{31, 0, {"b"}}}));
+        QCOMPARE(g.vertex(0).autograd->staticValues, (std::vector<StaticValue>{{31, 0, 0, {"b"}}}));
         QVERIFY(g.vertex(1).autograd->staticValues.empty());
     }
 
     void workspaceRoundTrip()
     {
         // Absent means 0 (old graphs); a value survives a round trip.
-        const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1, "static_values": [{"bytes": 31, "readers": ["b"], "saved_bytes": 27}, {"bytes": 5}]},
+        const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1, "static_values": [{"bytes": 31, "readers": ["b"], "saved_bytes": 27, "remade_saved_bytes": 3}, {"bytes": 5}]},
             {"id": "b", "bytes": 1, "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
             "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"],
             "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "static_gradient_until": "a", "output": true,
@@ -101,7 +101,7 @@ private Q_SLOTS:
         QVERIFY(g.vertex(0).autograd->staticGradientUntil.empty());  // absent: held to the backward's end
         QCOMPARE(g.vertex(1).autograd->staticGradientUntil, std::string("a"));
         QCOMPARE(g.vertex(0).autograd->staticValues,
-                 (std::vector<StaticValue>{{31, 27, {"b"}}, {5, 0, {}}}));  // absent: nothing saved, no reader
+                 (std::vector<StaticValue>{{31, 27, 3, {"b"}}, {5, 0, 0, {}}}));  // absent: nothing saved, no reader
         QVERIFY(g.vertex(1).autograd->staticValues.empty());  // absent: no static outlives the vertex
         QCOMPARE(g.vertex(0).autograd->tiedParameterBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).autograd->tiedParameterBytes, std::int64_t(21));
@@ -263,6 +263,9 @@ private Q_SLOTS:
         QTest::newRow("static value's saved_bytes above its bytes")
             << R"({"vertices": [{"id": "a", "bytes": 1, "static_values": [{"bytes": 2, "saved_bytes": 3}]}]})"
             << "test.json: /vertices/0/static_values/0/saved_bytes: saved_bytes must be between 0 and bytes (2), got 3";
+        QTest::newRow("static value's remade_saved_bytes negative")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "static_values": [{"bytes": 2, "remade_saved_bytes": -1}]}]})"
+            << "test.json: /vertices/0/static_values/0/remade_saved_bytes: remade_saved_bytes must be >= 0, got -1";
         QTest::newRow("static value's reader an earlier vertex")
             << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "static_values": [{"bytes": 2, "readers": []}, {"bytes": 2, "readers": ["a"]}]}], "edges": [{"from": "a", "to": "b"}]})"
             << "test.json: /vertices/1/static_values/1/readers/0: \"a\" is not a vertex after the vertex";

@@ -790,13 +790,35 @@ private Q_SLOTS:
             [&](std::int64_t bytes) {
                 return withMetadata(weightedChain({{"a"}, {"b"}, {"c"}, {}}), {}, [&](Vertex& v) {
                     if (v.id == "a") {
-                        v.autograd.write().staticValues = {{bytes, aSavesAThird ? bytes / 3 : 0, idsOf(readers)}};
+                        v.autograd.write().staticValues = {{bytes, aSavesAThird ? bytes / 3 : 0, 0, idsOf(readers)}};
                     }
                 });
             },
             idsOf(plan));
         QCOMPARE(end, heldAtEnd);
         QCOMPARE(peak, heldAtPeak);
+    }
+
+    void staticsMadeAgainForAPlainReader()
+    {
+        // P47: a makes 300000 bytes of statics that c reads too; its backward keeps a third of them,
+        // and the statics they are made of save half as much for their own nodes. Under {x, b, c} a
+        // runs in b's function and c plainly: apply_plan makes the statics again for c, which keeps
+        // both parts from its forward (phase 3) through its backward (phase 4). With every vertex
+        // kept, a's own saved extras count them and c makes nothing again.
+        auto graphWith = [](std::int64_t bytes) {
+            return withMetadata(weightedChain({{"a"}, {"b"}, {"c"}, {}}), {}, [&](Vertex& v) {
+                if (v.id == "a")
+                    v.autograd.write().staticValues = {{bytes, bytes / 3, bytes / 2, {"c"}}};
+            });
+        };
+        const qint64 kept = 100000 + 150000;
+        const auto [end, peak] = heldPerPhase(graphWith, {"x", "b", "c"});
+        QCOMPARE(end, (QList<qint64>{0, 0, 0, kept, 0, 0, 0, 0}));
+        QCOMPARE(peak, (QList<qint64>{0, 0, 0, kept, kept, 0, 0, 0}));
+        const auto [endKept, peakKept] = heldPerPhase(graphWith, {"x", "a", "b", "c"});
+        QCOMPARE(endKept, (QList<qint64>{0, 300000 - 100000, 300000 - 100000, 0, 0, 0, 0, 0}));
+        QCOMPARE(peakKept, (QList<qint64>{0, 200000, 200000, 200000, 0, 0, 0, 0}));
     }
 
     void accumulationStep_data()
