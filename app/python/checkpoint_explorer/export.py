@@ -301,8 +301,7 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
         """The vertex, after the statics made for it (an RWKV block's decay matrix, which its einsum
         saves): made again here, where the meter sees their frees, and left to autograd once the loss
         is made, as the step lets them go after their readers' forwards (P44)."""
-        executor.run_static_ops(own_statics, executor.statics, made_earlier)
-        executor.run_vertex(vertex.index, inputs)
+        executor.run_vertex(vertex.index, inputs, statics=own_statics, store=executor.statics)
 
     def let_go_of_own_statics():
         for op in own_statics:

@@ -586,7 +586,7 @@ class VertexGraph:
         while True:
             op = ops[base.op]
             refs = [r for r in op.tensor_refs() if isinstance(r, (OutputRef, ConstantRef))]
-            viewed = _allocated_outputs(op) == [] and len(refs) == 1
+            viewed = not _allocated_outputs(op) and len(refs) == 1
             if not viewed:
                 return base
             if not isinstance(refs[0], OutputRef) or not ops[refs[0].op].static:
