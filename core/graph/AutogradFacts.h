@@ -75,6 +75,11 @@ struct AutogradFacts {
     // vertex saved its own output; rule P43): an in-place ReLU's gradient formed beside its output,
     // before the weight gradients the whole measure subtracts exist.
     std::optional<std::int64_t> firstBackwardNodeBytes;
+    // The released measure with the inputs named in backwardWorkspaceHeldInputs held through the
+    // backward, where those outlive it and another it saved does not (the Python exporter; rule P48):
+    // gMLP's product frees the half it alone saved while the other half's norm keeps its own.
+    std::optional<std::int64_t> backwardWorkspacePartlyReleasedBytes;
+    std::vector<std::string> backwardWorkspaceHeldInputs;
     // The backward's scratch memory when its inputs are autograd leaves, as ckptx-torch's executor
     // makes them in a checkpointed step (rule P24): a leaf's AccumulateGrad runs as soon as a gradient
     // reaches it and copies one that another input's node still holds (an add hands one to both).

@@ -139,6 +139,8 @@ Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
                                             f.checkpointedForwardWorkspaceBytes.value_or(0)},
                                   std::pair{"backward_workspace_released_bytes", f.backwardWorkspaceReleasedBytes.value_or(0)},
                                   std::pair{"first_backward_node_bytes", f.firstBackwardNodeBytes.value_or(0)},
+                                  std::pair{"backward_workspace_partly_released_bytes",
+                                            f.backwardWorkspacePartlyReleasedBytes.value_or(0)},
                                   std::pair{"leaf_inputs_backward_workspace_bytes",
                                             f.leafInputsBackwardWorkspaceBytes.value_or(0)},
                                   std::pair{"engine_backward_workspace_bytes", f.engineBackwardWorkspaceBytes.value_or(0)}})

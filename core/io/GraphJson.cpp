@@ -102,6 +102,11 @@ void checkNamedVertices(const Graph& graph)
         [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
         "is not an input of the vertex");
     checkNamedVertices(
+        graph, "backward_workspace_held_inputs",
+        [](const Vertex& v) -> const auto& { return v.autograd->backwardWorkspaceHeldInputs; },
+        [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
+        "is not an input of the vertex");
+    checkNamedVertices(
         graph, "reads_without_gradient",
         [](const Vertex& v) -> const auto& { return v.autograd->readsWithoutGradient; },
         [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
@@ -179,6 +184,15 @@ Vertex vertexFromJson(const json& value, const std::string& at)
         facts.backwardWorkspaceReleasedBytes = optionalBytes("backward_workspace_released_bytes");
     if (optionalMember(item, "first_backward_node_bytes"))
         facts.firstBackwardNodeBytes = optionalBytes("first_backward_node_bytes");
+    const bool partlyReleased = optionalMember(item, "backward_workspace_partly_released_bytes") != nullptr;
+    if (const bool heldInputs = optionalMember(item, "backward_workspace_held_inputs") != nullptr; partlyReleased != heldInputs)
+        throw GraphError("give backward_workspace_partly_released_bytes and backward_workspace_held_inputs together",
+                         at + (heldInputs ? "/backward_workspace_held_inputs" : "/backward_workspace_partly_released_bytes"));
+    if (partlyReleased) {
+        facts.backwardWorkspacePartlyReleasedBytes = optionalBytes("backward_workspace_partly_released_bytes");
+        facts.backwardWorkspaceHeldInputs =
+            optionalStringArray(item, "backward_workspace_held_inputs", at).value_or(std::vector<std::string>{});
+    }
     if (optionalMember(item, "leaf_inputs_backward_workspace_bytes"))
         facts.leafInputsBackwardWorkspaceBytes = optionalBytes("leaf_inputs_backward_workspace_bytes");
     if (optionalMember(item, "engine_backward_workspace_bytes"))
@@ -369,6 +383,10 @@ std::string toGraphJson(const Graph& graph)
             item["backward_workspace_released_bytes"] = *f.backwardWorkspaceReleasedBytes;
         if (f.firstBackwardNodeBytes)
             item["first_backward_node_bytes"] = *f.firstBackwardNodeBytes;
+        if (f.backwardWorkspacePartlyReleasedBytes) {
+            item["backward_workspace_partly_released_bytes"] = *f.backwardWorkspacePartlyReleasedBytes;
+            item["backward_workspace_held_inputs"] = f.backwardWorkspaceHeldInputs;
+        }
         if (f.leafInputsBackwardWorkspaceBytes)
             item["leaf_inputs_backward_workspace_bytes"] = *f.leafInputsBackwardWorkspaceBytes;
         if (f.engineBackwardWorkspaceBytes)

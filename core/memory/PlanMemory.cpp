@@ -25,6 +25,10 @@ std::vector<std::vector<VertexIndex>> resolvedSavers(const Graph& graph)
     return savers;
 }
 
+// Which measure of a backward's scratch memory counts (P8, P14, P48): its saved inputs held through it,
+// freed as autograd frees them, or the exporter's named ones held and the others freed.
+enum class BackwardMeasure { Held, Released, PartlyReleased };
+
 class PlanSimulation {
 public:
     PlanSimulation(const Graph& graph, const PlanEvaluation& plan, MemoryModel model, bool recordLive,
@@ -566,8 +570,8 @@ private:
         // ReLU, a softmax), the copy a re-forward made of v for it (P9) is gone before the rest of
         // v's backward, and so is v where nothing later holds it. The workspace measured with v
         // freed as autograd frees it (P16) has seen that happen: there v goes at the end.
-        const bool released = countsReleasedWorkspace(v);
-        if (m_savesOwnOutput[v] && !released) {
+        const BackwardMeasure measure = backwardMeasure(v);
+        if (m_savesOwnOutput[v] && measure == BackwardMeasure::Held) {
             // P39: that first node forms its gradient beside what it saved (a ReLU's, of v's size), a
             // peak the released measure saw (it frees v after it, as here); later nodes peak without.
             // P43: that measure up to the first node's end where the exporter took it apart, before
@@ -592,7 +596,7 @@ private:
                 if (!m_trace.hasGradient(u))
                     formed.push_back(u);
             }
-        m_trace.touchWorkspace(v, backwardWorkspace(v, released) + (m_rootedExecutor ? formedBytes : 0));
+        m_trace.touchWorkspace(v, backwardWorkspace(v, measure) + (m_rootedExecutor ? formedBytes : 0));
         // P27: the slices of v's gradient formed below keep the tensor it is (or is a slice of)
         // alive past v's backward; not where it is another's tensor (P15).
         m_sliceTarget[v] = m_sliceOf[v] >= 0 ? m_sliceOf[v] : m_trace.sharesGradient(v) ? -1 : v;
@@ -711,42 +715,54 @@ private:
             m_trace.freeGradient(storage);
     }
 
-    // P8 under autograd's engine (P10) or ckptx-torch's executor (P13): P14/P16's measure where
-    // `released`; P24's where the executor's inputs are leaves.
-    std::int64_t backwardWorkspace(VertexIndex v, bool released) const
+    // P8 under autograd's engine (P10) or ckptx-torch's executor (P13): P14/P16's or P48's measure
+    // where `measure` says; P24's where the executor's inputs are leaves.
+    std::int64_t backwardWorkspace(VertexIndex v, BackwardMeasure measure) const
     {
         const AutogradFacts& f = *m_graph.vertex(v).autograd;
-        if (released)
+        if (measure == BackwardMeasure::Released)
             return *f.backwardWorkspaceReleasedBytes;
+        if (measure == BackwardMeasure::PartlyReleased)
+            return *f.backwardWorkspacePartlyReleasedBytes;
         return m_rootedExecutor ? f.leafInputsBackwardWorkspaceBytes.value_or(f.backwardWorkspaceBytes) : f.backwardWorkspaceBytes;
     }
 
     // P14, P16: where v's backward is what frees every tensor it saved (its inputs, and its output
     // or the copy of it where it saved that), the workspace the exporter measured with those freed as autograd frees
-    // them (after the operation that read them, before the rest of v's backward); otherwise the
-    // one measured with them held.
-    bool countsReleasedWorkspace(VertexIndex v) const
+    // them (after the operation that read them, before the rest of v's backward); P48: where the
+    // inputs that outlive it are those the exporter held in its third measure, that one; otherwise
+    // the one measured with them all held.
+    BackwardMeasure backwardMeasure(VertexIndex v) const
     {
         const Vertex& vertex = m_graph.vertex(v);
-        if (!vertex.autograd->backwardWorkspaceReleasedBytes)
-            return false;
+        const AutogradFacts& f = *vertex.autograd;
+        if (!f.backwardWorkspaceReleasedBytes)
+            return BackwardMeasure::Held;
         auto freedHere = [&](VertexIndex u) {
             return heldByAutograd(u) && std::find(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), u) != m_lastSaverOf[v].end();
         };
         // The output v's backward saved is the re-forward's copy where there is one (P9).
         if (m_savesOwnOutput[v] && !m_trace.hasCopy(v) && !freedHere(v))
-            return false;
+            return BackwardMeasure::Held;
+        std::vector<std::string> outliving;
         for (VertexIndex u : m_graph.predecessors(v)) {
             const auto& savers = m_graph.vertex(u).autograd->savedBy;
             if (!savers)
-                return false;
+                return BackwardMeasure::Held;
             // P37: a step's input (P21) is held by the step, not freed here, but the released
             // measure frees it only as the node that saved it ends: the node of v's first
             // operation, which reads it and runs last in v's backward.
             if (!freedHere(u) && !heldByStep(u) && std::find(savers->begin(), savers->end(), vertex.id) != savers->end())
-                return false;
+                outliving.push_back(m_graph.vertex(u).id);
         }
-        return true;
+        if (outliving.empty())
+            return BackwardMeasure::Released;
+        if (!f.backwardWorkspacePartlyReleasedBytes)
+            return BackwardMeasure::Held;
+        std::vector<std::string> held = f.backwardWorkspaceHeldInputs;
+        std::sort(outliving.begin(), outliving.end());
+        std::sort(held.begin(), held.end());
+        return outliving == held ? BackwardMeasure::PartlyReleased : BackwardMeasure::Held;
     }
 
     void endBackward(VertexIndex v)

@@ -43,6 +43,7 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
             a.forwardWorkspaceBytes = scaled(a.forwardWorkspaceBytes);
             a.backwardWorkspaceBytes = scaled(a.backwardWorkspaceBytes);
             for (auto* measured : {&a.backwardWorkspaceReleasedBytes, &a.firstBackwardNodeBytes,
+                                   &a.backwardWorkspacePartlyReleasedBytes,
                                    &a.checkpointedForwardWorkspaceBytes,
                                    &a.leafInputsBackwardWorkspaceBytes, &a.engineBackwardWorkspaceBytes})
                 if (*measured)

@@ -40,7 +40,7 @@ struct PhaseFloors {
 
 // The least scratch memory a vertex's forward may take in some plan: recorded by autograd (P8) or
 // in a checkpointed function (P17); and its backward's in a plan that recomputes: with its saved
-// tensors held or not (P14), on ckptx-torch's executor the one measured on leaves (P24).
+// tensors held, not (P14) or in part (P48), on ckptx-torch's executor the one measured on leaves (P24).
 std::int64_t leastForwardWorkspace(const Vertex& v)
 {
     const AutogradFacts& f = *v.autograd;
@@ -52,7 +52,7 @@ std::int64_t leastBackwardWorkspace(const Vertex& v, bool rootedExecutor)
     const AutogradFacts& f = *v.autograd;
     const std::int64_t held =
         rootedExecutor ? f.leafInputsBackwardWorkspaceBytes.value_or(f.backwardWorkspaceBytes) : f.backwardWorkspaceBytes;
-    return std::min(held, f.backwardWorkspaceReleasedBytes.value_or(held));
+    return std::min({held, f.backwardWorkspaceReleasedBytes.value_or(held), f.backwardWorkspacePartlyReleasedBytes.value_or(held)});
 }
 
 VertexIndex lastSuccessor(const Graph& g, VertexIndex u)

@@ -556,6 +556,30 @@ class VectorQuantizer(nn.Module):
 vector_quantizer = seeded(VectorQuantizer)
 
 
+class GatingMLP(nn.Module):
+    """gMLP: each block's spatial gating unit splits a gelu output in two, normalises one half, mixes it
+    across the tokens and multiplies the other half by it."""
+
+    def __init__(self, vocab=100, dim=32, ffn=128, tokens=32, depth=2):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.blocks = nn.ModuleList(nn.ModuleDict({"norm": nn.LayerNorm(dim), "up": nn.Linear(dim, ffn),
+                                                   "gate_norm": nn.LayerNorm(ffn // 2), "mix": nn.Linear(tokens, tokens),
+                                                   "down": nn.Linear(ffn // 2, dim)}) for _ in range(depth))
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, ids):
+        x = self.embed(ids)
+        for block in self.blocks:
+            u, v = F.gelu(block["up"](block["norm"](x))).chunk(2, dim=-1)
+            v = block["mix"](block["gate_norm"](v).transpose(1, 2)).transpose(1, 2)
+            x = x + block["down"](u * v)
+        return self.head(x)
+
+
+gating_mlp = seeded(GatingMLP)
+
+
 class RunningCentre(nn.Module):
     """Centres by a running mean it updates in place from each batch (an EMA, as custom norms and EMA
     codebooks keep one)."""

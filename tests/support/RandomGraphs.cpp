@@ -305,6 +305,13 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
         // (no draw of its own, so the graphs are as before where nothing reads it).
         if (const auto& released = vertex.autograd->backwardWorkspaceReleasedBytes; released && v % 2)
             vertex.autograd.write().firstBackwardNodeBytes = *released + vertex.autograd->parameterBytes;
+        // P48: of two inputs or more, the first held and the rest freed, between the two (no draw).
+        if (const auto& released = vertex.autograd->backwardWorkspaceReleasedBytes;
+            pythonExport && released && graph.predecessors(v).size() >= 2) {
+            vertex.autograd.write().backwardWorkspacePartlyReleasedBytes =
+                (*released + vertex.autograd->backwardWorkspaceBytes) / 2;
+            vertex.autograd.write().backwardWorkspaceHeldInputs = {graph.vertex(graph.predecessors(v).front()).id};
+        }
         if (rng() % 2)
             vertex.autograd.write().checkpointedForwardWorkspaceBytes = small(40, 14);  // P17
         if (rootedExecutor && rng() % 2)

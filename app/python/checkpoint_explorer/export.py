@@ -75,7 +75,7 @@ def measure_workspace(vertex_graph, inputs, timed=False):
                 executor.run_vertex(v.index, values)
         # First what each backward hands its inputs (P15, P27, P34): a vertex's measure needs its readers'.
         # Last vertex first, so that each one's gradient is laid out as its readers hand it (P40).
-        handed, layouts, readers = {}, {}, vertex_graph.readers()
+        handed, layouts, readers, first_saver = {}, {}, vertex_graph.readers(), _first_savers(vertex_graph)
         for v in reversed(vertex_graph.vertices):
             if v.input_index < 0:
                 try:
@@ -90,9 +90,9 @@ def measure_workspace(vertex_graph, inputs, timed=False):
             try:
                 executor.run_statics(v)
                 (v.forward_workspace_bytes, v.backward_workspace_bytes, v.backward_workspace_released_bytes,
-                 v.first_backward_node_bytes) = _vertex_workspace(
+                 v.first_backward_node_bytes, v.backward_workspace_partly_released) = _vertex_workspace(
                     executor, meter, v, values, _accumulating(vertex_graph, v, last_readers),
-                    _handed_layouts(v, layouts, readers))
+                    _handed_layouts(v, layouts, readers), _inputs_outliving(vertex_graph, v, first_saver))
                 executor.run_statics(v)
                 v.checkpointed_forward_workspace_bytes = _checkpointed_forward_workspace(executor, meter, v, values)
                 if timed:
@@ -248,7 +248,22 @@ def _earlier_gradients(executor, env, accumulating):
     return [((env[ref] if ref in env else executor.static_value(ref)) * 1.0).sum() for ref in accumulating]
 
 
-def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=None):
+def _first_savers(vertex_graph):
+    """Per vertex index, the index of the first vertex whose backward keeps its tensor, or None."""
+    index_of = {v.id: v.index for v in vertex_graph.vertices}
+    return {u: min((index_of[w] for w in ids), default=None) for u, ids in vertex_graph.saved_by().items()}
+
+
+def _inputs_outliving(vertex_graph, vertex, first_saver):
+    """P48: the inputs `vertex` saved that an earlier vertex's backward, run after this one, needs too
+    (a chunk of a gelu output the other chunk's norm saved), where it saved another that only autograd
+    holds past it: the step's own inputs, which it holds (P37), are neither. Ids, or none."""
+    saved = [vertex_graph.vertices[u] for u in vertex.saved_deps if vertex_graph.vertices[u].input_index < 0]
+    outliving = sorted(u.id for u in saved if first_saver[u.index] < vertex.index)
+    return outliving if 0 < len(outliving) < len(saved) else []
+
+
+def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=None, outliving=()):
     """Forward: the run's peak minus what it leaves. Backward: the gradient of the vertex's output
     (G) comes from a product, so that the run allocates it and autograd frees it once the vertex's
     first backward node has read it, as in a step (a Python reference would keep it alive);
@@ -261,13 +276,15 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     model counts (P10) and the measures leave out. An output in `layouts` gets its gradient as the step
     hands it (P34): a view of a tensor made before the measure (the model counts the whole, P27), so
     what the backward copies to read it contiguous is its workspace. Last, where the vertex saved its
-    own output: the released run's peak up to the end of its first backward node (P43), or None."""
+    own output: the released run's peak up to the end of its first backward node (P43), or None. And
+    where some inputs it saved outlive its backward (`outliving`, ids), the released measure with those
+    held, with them (P48), or None."""
     layouts = layouts or {}
     env = _fresh_inputs(executor.graph, vertex, values)
     forward = meter.measure(lambda: _run_as_in_a_step(executor, vertex, env))
     root_refs = [ref for ref in vertex.exports if _is_root(env.get(ref))]
     if not root_refs:
-        return forward, 0, 0, None
+        return forward, 0, 0, None, None
     parameters = list(executor.program.model.parameters())
     _take_weight_gradients(parameters)
     handed = [ref for ref in root_refs if ref in layouts and not _is_whole(layouts[ref])]
@@ -326,9 +343,10 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     # an in-place ReLU's) may be the run's peak, before any weight gradient is formed.
     first_node = vertex.saves_output and len(root_refs) == 1 and not handed
 
-    def prepare():
+    def prepare(kept=()):
         inputs = _fresh_inputs(executor.graph, vertex, values)
         run_vertex(inputs)
+        step["kept"] = [inputs[ref] for ref in kept]
         if first_node:
             inputs[root_refs[0]].grad_fn.register_hook(lambda *grads: meter.mark())
         # Only autograd holds the outputs too (P16): one the vertex saved goes after the node that read it.
@@ -343,7 +361,14 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     released -= counted + _take_weight_gradients(parameters, taken)
     # What comes before that node: G, the owners' contributions and the earlier gradients.
     first = max(0, meter.marks[0] - output_grads - owners - earlier) if first_node and meter.marks else None
-    return forward, max(0, held), max(0, released), first
+    partly = None
+    if outliving:
+        kept = [base for _, base, w in executor.graph.reads(vertex) if executor.graph.vertices[w].id in outliving]
+        executor.run_statics(vertex, held=made_earlier)
+        measured = meter.peak_after(lambda: prepare(kept), lambda: step.pop("loss").backward())
+        partly = (max(0, measured - counted - _take_weight_gradients(parameters, taken)), list(outliving))
+    step.clear()
+    return forward, max(0, held), max(0, released), first, partly
 
 
 def _is_root(value):

@@ -112,6 +112,10 @@ def graph_json(vertex_graph, name, metadata):
                           "backward_workspace_released_bytes": int(v.backward_workspace_released_bytes)})
             if v.first_backward_node_bytes is not None:
                 entry["first_backward_node_bytes"] = int(v.first_backward_node_bytes)
+            if v.backward_workspace_partly_released is not None:
+                partly, held = v.backward_workspace_partly_released
+                entry["backward_workspace_partly_released_bytes"] = int(partly)
+                entry["backward_workspace_held_inputs"] = held
         else:
             entry["compute"] = 0.0
         entry["saved_by"] = saved_by[v.index]

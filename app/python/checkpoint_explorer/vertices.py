@@ -41,6 +41,7 @@ class Vertex:
     backward_workspace_bytes: int = 0
     backward_workspace_released_bytes: int = 0
     first_backward_node_bytes: typing.Optional[int] = None  # P43: the released measure to its first node
+    backward_workspace_partly_released: typing.Optional[tuple] = None  # P48: (bytes, ids of the inputs held)
     passes_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P15)
     slices_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P27)
     static_gradient_bytes: int = 0  # P20

@@ -74,7 +74,8 @@ private Q_SLOTS:
             "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "static_gradient_until": "a", "output": true,
             "parameter_bytes": 23, "tied_parameter_bytes": 21, "tied_parameter_until": "a",
             "leaf_inputs_backward_workspace_bytes": 17, "engine_backward_workspace_bytes": 19, "slices_gradient_to": ["a"],
-            "draws_random": true, "first_backward_node_bytes": 29}],
+            "draws_random": true, "first_backward_node_bytes": 29,
+            "backward_workspace_partly_released_bytes": 31, "backward_workspace_held_inputs": ["a"]}],
             "edges": [{"from": "a", "to": "b"}]})");
         QCOMPARE(g.vertex(0).autograd->forwardWorkspaceBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).autograd->forwardWorkspaceBytes, std::int64_t(7));
@@ -87,6 +88,9 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).autograd->engineBackwardWorkspaceBytes, std::optional<std::int64_t>(19));
         QVERIFY(!g.vertex(0).autograd->firstBackwardNodeBytes);
         QCOMPARE(g.vertex(1).autograd->firstBackwardNodeBytes, std::optional<std::int64_t>(29));
+        QVERIFY(!g.vertex(0).autograd->backwardWorkspacePartlyReleasedBytes);  // absent: no third measure
+        QCOMPARE(g.vertex(1).autograd->backwardWorkspacePartlyReleasedBytes, std::optional<std::int64_t>(31));
+        QCOMPARE(g.vertex(1).autograd->backwardWorkspaceHeldInputs, std::vector<std::string>{"a"});
         QVERIFY(g.vertex(0).requiresGrad && !g.vertex(1).requiresGrad);  // absent: tracked
         QVERIFY(!g.vertex(0).autograd->checkpointedForwardWorkspaceBytes);
         QCOMPARE(g.vertex(1).autograd->checkpointedForwardWorkspaceBytes, std::optional<std::int64_t>(11));
@@ -299,6 +303,21 @@ private Q_SLOTS:
         QTest::newRow("negative released workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_released_bytes": -3}]})"
             << "test.json: /vertices/0/backward_workspace_released_bytes: backward_workspace_released_bytes must be >= 0";
+        QTest::newRow("negative partly released workspace")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "backward_workspace_partly_released_bytes": -3, "backward_workspace_held_inputs": ["a"]}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/1/backward_workspace_partly_released_bytes: backward_workspace_partly_released_bytes must be >= 0";
+        QTest::newRow("partly released workspace without its held inputs")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_partly_released_bytes": 3}]})"
+            << "test.json: /vertices/0/backward_workspace_partly_released_bytes: give backward_workspace_partly_released_bytes and backward_workspace_held_inputs together";
+        QTest::newRow("held inputs without their measure")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_held_inputs": []}]})"
+            << "test.json: /vertices/0/backward_workspace_held_inputs: give backward_workspace_partly_released_bytes and backward_workspace_held_inputs together";
+        QTest::newRow("held inputs not an array")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_partly_released_bytes": 3, "backward_workspace_held_inputs": "a"}]})"
+            << "test.json: /vertices/0/backward_workspace_held_inputs: expected an array of strings, got a string";
+        QTest::newRow("held input not an input")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "backward_workspace_partly_released_bytes": 3, "backward_workspace_held_inputs": ["b"]}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/1/backward_workspace_held_inputs/0: \"b\" is not an input of the vertex";
         QTest::newRow("negative leaf-inputs workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "leaf_inputs_backward_workspace_bytes": -3}]})"
             << "test.json: /vertices/0/leaf_inputs_backward_workspace_bytes: leaf_inputs_backward_workspace_bytes must be >= 0";

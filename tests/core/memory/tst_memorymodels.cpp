@@ -1237,6 +1237,63 @@ private Q_SLOTS:
         QCOMPARE(recomputed.phases[5].peakBytes, 3150);
     }
 
+    // P48 on x -> g -> n -> s with g -> s too (1, 1000, 100, 10 bytes), a Python export: gMLP's
+    // spatial gating unit, g a gelu output, n the norm of one chunk of it (saving g), s the product
+    // of the other chunk and n (saving both). s's backward frees n, which it alone saved, while g
+    // outlives it (n's backward, later, needs it). Measured with every input held (5000), with none
+    // (3000) and with g alone held (4000): the last counts where the inputs that outlive s's
+    // backward are the ones the exporter held. At s's backward x, g, n and s's gradient are live
+    // (1111; s, which nothing saved, went once the loss was made). Recomputing g and n ({x, s}), s's backward re-forwards them, its copies go as in the
+    // regular step.
+    void partlyReleasedWorkspace_data()
+    {
+        QTest::addColumn<QStringList>("nSavedBy");
+        QTest::addColumn<QStringList>("held");  // the exporter's held inputs; empty: no third measure
+        QTest::addColumn<QStringList>("plan");
+        QTest::addColumn<qint64>("peak");
+        const QStringList regular{"x", "g", "n", "s"};
+        QTest::newRow("g outlives, n goes") << QStringList{"s"} << QStringList{"g"} << regular << qint64(5111);
+        QTest::newRow("no third measure") << QStringList{"s"} << QStringList{} << regular << qint64(6111);
+        QTest::newRow("measured with another input held") << QStringList{"s"} << QStringList{"n"} << regular
+                                                          << qint64(6111);
+        QTest::newRow("n saved by its own backward too") << QStringList{"n", "s"} << QStringList{"g"} << regular
+                                                         << qint64(6111);
+        QTest::newRow("g and n recomputed") << QStringList{"s"} << QStringList{"g"} << QStringList{"x", "s"}
+                                            << qint64(5111);
+    }
+
+    void partlyReleasedWorkspace()
+    {
+        QFETCH(QStringList, nSavedBy);
+        QFETCH(QStringList, held);
+        QFETCH(QStringList, plan);
+        QFETCH(qint64, peak);
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        const std::vector<ChainVertex> vertices{{"x", 1, {}}, {"g", 1000, {"n", "s"}}, {"n", 100, idsOf(nSavedBy)},
+                                                {"s", 10, {}}};
+        for (const ChainVertex& c : vertices) {
+            Vertex v;
+            v.id = c.id;
+            v.bytes = c.bytes;
+            v.autograd.write().savedBy = c.savedBy;
+            if (v.id == "s") {
+                v.autograd.write().backwardWorkspaceBytes = 5000;
+                v.autograd.write().backwardWorkspaceReleasedBytes = 3000;
+                if (!held.isEmpty()) {
+                    v.autograd.write().backwardWorkspacePartlyReleasedBytes = 4000;
+                    v.autograd.write().backwardWorkspaceHeldInputs = idsOf(held);
+                }
+            }
+            builder.addVertex(v);
+        }
+        for (auto [from, to] : {std::pair{"x", "g"}, std::pair{"g", "n"}, std::pair{"n", "s"}, std::pair{"g", "s"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, idsOf(plan)), MemoryModel::PyTorch);
+        QCOMPARE(p.phases[4].peakBytes, peak);
+    }
+
     // P43 on P39's chain, where a's transposed convolution also owns a weight (its gradient 200
     // bytes). The ReLU's node is the released run's peak (G and its 1000 bytes), before the
     // convolution's node forms the weight gradient; the whole measure subtracts that gradient all
