@@ -68,6 +68,10 @@ struct AutogradFacts {
     // The forward's scratch memory inside a checkpointed function, where autograd keeps nothing it
     // saves (the Python exporter; rule P17): a softmax's scores, a dropout's mask are scratch there.
     std::optional<std::int64_t> checkpointedForwardWorkspaceBytes;
+    // The same where the function makes its own copy of the statics an earlier vertex's are made for,
+    // just before this vertex, the first of its readers there (the Python exporter; rule P49): an RWKV
+    // block's decay matrix, whose chain peaks at twice its size.
+    std::optional<std::int64_t> copiedStaticsForwardWorkspaceBytes;
     // The backward's scratch memory when the tensors it saved are freed as autograd frees them,
     // mid-backward (the Python exporter; rule P14): what the peak is when nothing else holds them.
     std::optional<std::int64_t> backwardWorkspaceReleasedBytes;

@@ -137,6 +137,8 @@ Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
                                   std::pair{"backward_workspace_bytes", f.backwardWorkspaceBytes},
                                   std::pair{"checkpointed_forward_workspace_bytes",
                                             f.checkpointedForwardWorkspaceBytes.value_or(0)},
+                                  std::pair{"copied_statics_forward_workspace_bytes",
+                                            f.copiedStaticsForwardWorkspaceBytes.value_or(0)},
                                   std::pair{"backward_workspace_released_bytes", f.backwardWorkspaceReleasedBytes.value_or(0)},
                                   std::pair{"first_backward_node_bytes", f.firstBackwardNodeBytes.value_or(0)},
                                   std::pair{"backward_workspace_partly_released_bytes",

@@ -180,6 +180,8 @@ Vertex vertexFromJson(const json& value, const std::string& at)
     facts.backwardWorkspaceBytes = optionalBytes("backward_workspace_bytes");
     if (optionalMember(item, "checkpointed_forward_workspace_bytes"))
         facts.checkpointedForwardWorkspaceBytes = optionalBytes("checkpointed_forward_workspace_bytes");
+    if (optionalMember(item, "copied_statics_forward_workspace_bytes"))
+        facts.copiedStaticsForwardWorkspaceBytes = optionalBytes("copied_statics_forward_workspace_bytes");
     if (optionalMember(item, "backward_workspace_released_bytes"))
         facts.backwardWorkspaceReleasedBytes = optionalBytes("backward_workspace_released_bytes");
     if (optionalMember(item, "first_backward_node_bytes"))
@@ -379,6 +381,8 @@ std::string toGraphJson(const Graph& graph)
             item["backward_workspace_bytes"] = f.backwardWorkspaceBytes;
         if (f.checkpointedForwardWorkspaceBytes)
             item["checkpointed_forward_workspace_bytes"] = *f.checkpointedForwardWorkspaceBytes;
+        if (f.copiedStaticsForwardWorkspaceBytes)
+            item["copied_statics_forward_workspace_bytes"] = *f.copiedStaticsForwardWorkspaceBytes;
         if (f.backwardWorkspaceReleasedBytes)
             item["backward_workspace_released_bytes"] = *f.backwardWorkspaceReleasedBytes;
         if (f.firstBackwardNodeBytes)

@@ -77,6 +77,7 @@ public:
         m_staticValueMadeAt.assign(graph.vertexCount(), {});
         m_staticValueCopyBytes.assign(graph.vertexCount(), 0);
         m_remadeSaved.assign(graph.vertexCount(), 0);
+        m_makesStaticCopy.assign(graph.vertexCount(), false);
         m_staticValueFreedAt.assign(graph.vertexCount(), {});
         if (model == MemoryModel::PyTorch)
             findStaticValueHolds();
@@ -158,8 +159,8 @@ private:
     // readers that run plainly and one in each checkpointed function, each just before the first of
     // its readers, and lets it go after the last of them; inside the first one's forward its measured
     // workspace counts it (P20), after it the copy is held. A copy with one reader outlives no phase.
-    // (A function's re-forward makes its copy again, within the phase that triggered it: not counted.)
-    // What v's own backward keeps of the plain copy its saved extras count while v runs plainly.
+    // What v's own backward keeps of the plain copy its saved extras count while v runs plainly; what
+    // another group's first reader keeps of its copy, its own (P47, P49).
     void findStaticValueHolds()
     {
         for (VertexIndex v = 0; v < m_graph.vertexCount(); ++v)
@@ -184,9 +185,14 @@ private:
             reader(*m_graph.find(id));
         for (const auto& [function, readers] : groups) {
             // P47: a plain first reader after v, which runs in a function, makes the statics again and
-            // keeps what they save, and what it saves of the values (as v would), to its backward.
+            // keeps what they save, and what it saves of the values (as v would), to its backward; so
+            // does the first reader in another function, in its re-forward (P49), and its forward makes
+            // them too, saving nothing.
             const bool remadeByPlainReader = function < 0 && readers.first != v && savesInItsForward(readers.first);
-            if (remadeByPlainReader)
+            const bool copiedByFunction = function >= 0 && readers.first != v;
+            if (copiedByFunction)
+                m_makesStaticCopy[readers.first] = true;
+            if (remadeByPlainReader || copiedByFunction)
                 m_remadeSaved[readers.first] += value.remadeSavedBytes + value.savedBytes;
             const bool savedByV = function < 0 && readers.first == v && savesInItsForward(v);
             const std::int64_t bytes = value.bytes - (savedByV || remadeByPlainReader ? value.savedBytes : 0);
@@ -828,10 +834,14 @@ private:
 
     // P17: a checkpointed function's forward keeps nothing autograd saves, so what the recorded
     // run kept for the backward is scratch there.
+    // P49: the copy of an earlier vertex's statics that v's function makes just before v, in its forward.
     void checkpointedForwardWorkspace(VertexIndex v)
     {
         const AutogradFacts& f = *m_graph.vertex(v).autograd;
-        m_trace.touchWorkspace(v, f.checkpointedForwardWorkspaceBytes.value_or(f.forwardWorkspaceBytes));
+        if (m_makesStaticCopy[v] && f.copiedStaticsForwardWorkspaceBytes)
+            m_trace.touchWorkspace(v, *f.copiedStaticsForwardWorkspaceBytes);
+        else
+            m_trace.touchWorkspace(v, f.checkpointedForwardWorkspaceBytes.value_or(f.forwardWorkspaceBytes));
     }
 
     // P5, P20: what v's backward forms for its weights, and for what they alone compute. P33: in an
@@ -916,6 +926,7 @@ private:
     std::vector<std::vector<std::pair<VertexIndex, std::int64_t>>> m_staticValueMadeAt, m_staticValueFreedAt;
     std::vector<std::int64_t> m_staticValueCopyBytes;  // P44: per first reader, its statics' live copies
     std::vector<std::int64_t> m_remadeSaved;  // P47: per plain reader, what it keeps of statics made again
+    std::vector<bool> m_makesStaticCopy;  // P49: v's function makes its copy of an earlier vertex's statics
     std::vector<std::vector<VertexIndex>> m_staticGradientsUntil;  // P20: per first reader, who holds till its end
     std::vector<bool> m_backwardDone;                              // P20
 };

@@ -44,7 +44,7 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
             a.backwardWorkspaceBytes = scaled(a.backwardWorkspaceBytes);
             for (auto* measured : {&a.backwardWorkspaceReleasedBytes, &a.firstBackwardNodeBytes,
                                    &a.backwardWorkspacePartlyReleasedBytes,
-                                   &a.checkpointedForwardWorkspaceBytes,
+                                   &a.checkpointedForwardWorkspaceBytes, &a.copiedStaticsForwardWorkspaceBytes,
                                    &a.leafInputsBackwardWorkspaceBytes, &a.engineBackwardWorkspaceBytes})
                 if (*measured)
                     *measured = scaled(**measured);

@@ -533,6 +533,30 @@ class DecayMixer(nn.Module):
 decay_mixer = seeded(DecayMixer)
 
 
+class GatedDecayMixer(DecayMixer):
+    """RWKV's form of it: a receptance gate multiplies the first einsum before the division, so the two
+    einsums feed different vertices (a plan can run them in different checkpointed functions)."""
+
+    def __init__(self, vocab=100, dim=32, depth=2):
+        super().__init__(vocab, dim, depth)
+        self.gates = nn.ModuleList(nn.Linear(dim, dim) for _ in range(depth))
+
+    def forward(self, ids):
+        x = self.embed(ids)
+        t = torch.arange(ids.shape[1], device=ids.device)
+        distance = (t[:, None] - t[None, :]).clamp(min=0).float()
+        causal = (t[:, None] >= t[None, :]).float()[:, :, None]
+        for decay, key, value, gate in zip(self.decays, self.keys, self.values, self.gates):
+            w = torch.exp(-torch.exp(decay)[None, None, :] * distance[:, :, None]) * causal
+            k = torch.exp(key(x).clamp(max=20))
+            x = x + torch.sigmoid(gate(x)) * torch.einsum("tsc,bsc->btc", w, k * value(x)) / torch.einsum(
+                "tsc,bsc->btc", w, k)
+        return self.head(x)
+
+
+gated_decay_mixer = seeded(GatedDecayMixer)
+
+
 class VectorQuantizer(nn.Module):
     """A VQ-VAE: each encoded vector replaced by its nearest codebook entry (cdist, then argmin, which
     takes no gradient), a straight-through estimator, and the loss returned."""

@@ -241,6 +241,35 @@ class Profile(unittest.TestCase):
         self.check_within("decay_mixer", ["8x32:int64:100"], 0.02, ("regular",))
         self.check_within("decay_mixer", ["8x32:int64:100"], 0.2, ("checkpointed",))
 
+    def test_statics_copied_by_another_function(self):
+        # P49: every vertex kept but the einsums, so each runs in a checkpointed function of its own, and
+        # the second's function makes its own copy of the decay matrix: in its forward, saving nothing,
+        # the chain peaks at twice the matrix; in its re-forward the matrix its einsum saves and the exp
+        # it is made of stay to that einsum's backward. An RWKV-style LM at op granularity whose
+        # least-peak plan so placed each block's einsums read -4.54 % and measured 3.58 % above the
+        # lowest; here this plan read -1.29 % at the peak (mean 1.39 %) before.
+        with support.scratch() as folder:
+            graph, plan, trace = (os.path.join(folder, f) for f in ("graph.json", "plan.json", "trace.json"))
+            inputs = ("--input", "8x32:int64:100")
+            run = package("export", f"{MODELS}:gated_decay_mixer", *inputs, "--granularity", "op", "-o", graph)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            support.solve(graph, "checkpoint-all", plan)
+            with open(plan) as f:
+                document = json.load(f)
+            einsums = [c for c in document["checkpoints"] if c.split("/")[-1].split("#")[0] == "bmm"]
+            self.assertEqual(len(einsums), 4, document["checkpoints"])
+            document["checkpoints"] = [c for c in document["checkpoints"] if c not in einsums]
+            with open(plan, "w") as f:
+                json.dump(document, f)
+            run = package("profile", f"{MODELS}:gated_decay_mixer", "--graph", graph, "--plan", plan, *inputs,
+                          "--iterations", "1", "-o", trace)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            line = self.compare(graph, plan, trace, "checkpointed")
+            print(f"gated_decay_mixer, einsums in functions: {line}", file=sys.stderr)
+            mean, peak = self.errors(line)
+            self.assertLessEqual(peak, 0.1, line)
+            self.assertLessEqual(mean, 0.5, line)
+
     def test_dead_ends(self):
         # A VQ-VAE: autograd records the codebook distances, but only argmin, which takes no gradient,
         # reads them, and only `detach` reads the straight-through difference: no backward of theirs

@@ -314,6 +314,9 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
         }
         if (rng() % 2)
             vertex.autograd.write().checkpointedForwardWorkspaceBytes = small(40, 14);  // P17
+        // P49: making a function's copy of an earlier vertex's statics first (no draw of its own).
+        if (const auto& checkpointed = vertex.autograd->checkpointedForwardWorkspaceBytes; pythonExport && checkpointed)
+            vertex.autograd.write().copiedStaticsForwardWorkspaceBytes = *checkpointed + 7;
         if (rootedExecutor && rng() % 2)
             vertex.autograd.write().leafInputsBackwardWorkspaceBytes = small(50, 12);  // P24
         if (rootedExecutor && rng() % 2)

@@ -95,6 +95,10 @@ def measure_workspace(vertex_graph, inputs, timed=False):
                     _handed_layouts(v, layouts, readers), _inputs_outliving(vertex_graph, v, first_saver))
                 executor.run_statics(v)
                 v.checkpointed_forward_workspace_bytes = _checkpointed_forward_workspace(executor, meter, v, values)
+                copied = _statics_a_function_copies(vertex_graph, v)
+                if copied:
+                    v.copied_statics_forward_workspace_bytes = _checkpointed_forward_workspace(
+                        executor, meter, v, values, copied)
                 if timed:
                     v.compute = _forward_microseconds(executor, v, values, device)
             except RuntimeError as error:
@@ -380,11 +384,12 @@ def _view_of_ones(layout, dtype, device):
     return torch.ones(elements, dtype=dtype, device=device).as_strided(size, stride, offset)
 
 
-def _run_as_in_a_step(executor, vertex, env):
+def _run_as_in_a_step(executor, vertex, env, made=None):
     """The vertex's forward with the statics a step makes just before it (P20: an MLP that makes a
-    position bias), whose values go at its end unless another vertex reads them; what they save
-    stays with the vertex's outputs (its saved extras)."""
-    made = executor.graph.statics_before.get(vertex.index, [])
+    position bias), or `made`, whose values go at its end unless another vertex reads them; what they
+    save stays with the vertex's outputs (its saved extras)."""
+    if made is None:
+        made = executor.graph.statics_before.get(vertex.index, [])
     executor.run_vertex(vertex.index, env, statics=made)
     for op in made:
         for position in range(len(op.outputs)):
@@ -430,12 +435,25 @@ def _forward_microseconds(executor, vertex, values, device):
     return statistics.median(times[1:]) * 1e6
 
 
-def _checkpointed_forward_workspace(executor, meter, vertex, values):
+def _checkpointed_forward_workspace(executor, meter, vertex, values, made=None):
     """The forward's scratch memory as a checkpointed function runs it (P17): autograd keeps none of
-    the tensors it saves, so a softmax's scores or a dropout's mask go once read."""
+    the tensors it saves, so a softmax's scores or a dropout's mask go once read. With `made`, the
+    static ops made just before it instead of those the step makes there (P49)."""
     env = _fresh_inputs(executor.graph, vertex, values)
     with _compat.saving_nothing():
-        return meter.measure(lambda: _run_as_in_a_step(executor, vertex, env))
+        return meter.measure(lambda: _run_as_in_a_step(executor, vertex, env, made))
+
+
+def _statics_a_function_copies(vertex_graph, vertex):
+    """P49: the static ops a checkpointed function makes again just before `vertex` where it is the
+    first of the function's readers of statics the step makes for an earlier vertex (an RWKV block's
+    decay matrix, whose second einsum runs in another function than the first): every static it reads
+    but those made once per step upfront (apply_plan's _place_statics). None where it reads no such
+    static."""
+    if not vertex_graph.statics_made_for_earlier(vertex):
+        return None
+    upfront = {op.index for op in vertex_graph.upfront_statics}
+    return [op for op in vertex_graph.statics_read_by(vertex) if op.index not in upfront]
 
 
 def _passed_gradient(executor, vertex, values, layouts, own_layouts):

@@ -112,6 +112,8 @@ def graph_json(vertex_graph, name, metadata):
                           "backward_workspace_released_bytes": int(v.backward_workspace_released_bytes)})
             if v.first_backward_node_bytes is not None:
                 entry["first_backward_node_bytes"] = int(v.first_backward_node_bytes)
+            if v.copied_statics_forward_workspace_bytes is not None:
+                entry["copied_statics_forward_workspace_bytes"] = int(v.copied_statics_forward_workspace_bytes)
             if v.backward_workspace_partly_released is not None:
                 partly, held = v.backward_workspace_partly_released
                 entry["backward_workspace_partly_released_bytes"] = int(partly)

@@ -38,6 +38,7 @@ class Vertex:
     draws_random: bool = False  # an op of its forward draws random numbers (P29)
     forward_workspace_bytes: int = 0
     checkpointed_forward_workspace_bytes: int = 0  # P17: autograd keeping nothing it saves
+    copied_statics_forward_workspace_bytes: typing.Optional[int] = None  # P49: making its function's copy first
     backward_workspace_bytes: int = 0
     backward_workspace_released_bytes: int = 0
     first_backward_node_bytes: typing.Optional[int] = None  # P43: the released measure to its first node

@@ -75,7 +75,8 @@ private Q_SLOTS:
             "parameter_bytes": 23, "tied_parameter_bytes": 21, "tied_parameter_until": "a",
             "leaf_inputs_backward_workspace_bytes": 17, "engine_backward_workspace_bytes": 19, "slices_gradient_to": ["a"],
             "draws_random": true, "first_backward_node_bytes": 29,
-            "backward_workspace_partly_released_bytes": 31, "backward_workspace_held_inputs": ["a"]}],
+            "backward_workspace_partly_released_bytes": 31, "backward_workspace_held_inputs": ["a"],
+            "copied_statics_forward_workspace_bytes": 37}],
             "edges": [{"from": "a", "to": "b"}]})");
         QCOMPARE(g.vertex(0).autograd->forwardWorkspaceBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).autograd->forwardWorkspaceBytes, std::int64_t(7));
@@ -89,6 +90,8 @@ private Q_SLOTS:
         QVERIFY(!g.vertex(0).autograd->firstBackwardNodeBytes);
         QCOMPARE(g.vertex(1).autograd->firstBackwardNodeBytes, std::optional<std::int64_t>(29));
         QVERIFY(!g.vertex(0).autograd->backwardWorkspacePartlyReleasedBytes);  // absent: no third measure
+        QVERIFY(!g.vertex(0).autograd->copiedStaticsForwardWorkspaceBytes);
+        QCOMPARE(g.vertex(1).autograd->copiedStaticsForwardWorkspaceBytes, std::optional<std::int64_t>(37));
         QCOMPARE(g.vertex(1).autograd->backwardWorkspacePartlyReleasedBytes, std::optional<std::int64_t>(31));
         QCOMPARE(g.vertex(1).autograd->backwardWorkspaceHeldInputs, std::vector<std::string>{"a"});
         QVERIFY(g.vertex(0).requiresGrad && !g.vertex(1).requiresGrad);  // absent: tracked
@@ -306,6 +309,9 @@ private Q_SLOTS:
         QTest::newRow("negative partly released workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "backward_workspace_partly_released_bytes": -3, "backward_workspace_held_inputs": ["a"]}], "edges": [{"from": "a", "to": "b"}]})"
             << "test.json: /vertices/1/backward_workspace_partly_released_bytes: backward_workspace_partly_released_bytes must be >= 0";
+        QTest::newRow("negative copied statics' forward workspace")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "copied_statics_forward_workspace_bytes": -5}]})"
+            << "test.json: /vertices/0/copied_statics_forward_workspace_bytes: copied_statics_forward_workspace_bytes must be >= 0";
         QTest::newRow("partly released workspace without its held inputs")
             << R"({"vertices": [{"id": "a", "bytes": 1, "backward_workspace_partly_released_bytes": 3}]})"
             << "test.json: /vertices/0/backward_workspace_partly_released_bytes: give backward_workspace_partly_released_bytes and backward_workspace_held_inputs together";

@@ -821,6 +821,44 @@ private Q_SLOTS:
         QCOMPARE(peakKept, (QList<qint64>{0, 200000, 200000, 200000, 0, 0, 0, 0}));
     }
 
+    void staticsCopiedByAnotherFunction_data()
+    {
+        QTest::addColumn<bool>("measured");  // c has the copy's forward workspace
+        QTest::addColumn<QList<qint64>>("heldAtEnd");
+        QTest::addColumn<QList<qint64>>("heldAtPeak");
+        const qint64 kept = 100000 + 150000;
+        QTest::newRow("measured") << true << QList<qint64>{0, 0, 0, 0, 0, kept, 0, 0, 0, 0}
+                                  << QList<qint64>{0, 0, 0, 600000, 0, kept, kept, 0, 0, 0};
+        QTest::newRow("the copy's forward not measured") << false << QList<qint64>{0, 0, 0, 0, 0, kept, 0, 0, 0, 0}
+                                         << QList<qint64>{0, 0, 0, 0, 0, kept, kept, 0, 0, 0};
+    }
+
+    void staticsCopiedByAnotherFunction()
+    {
+        // P49 on x -> a -> b -> c -> d: a makes 300000 bytes of statics that c reads too (RWKV's decay
+        // matrix and its two einsums); a's backward keeps a third of them, and the statics they are
+        // made of save half as much. Under {x, b, d} a runs in b's function and c in d's, which makes
+        // its own copy just before c: in the forward, saving nothing, at the chain's measured peak
+        // (twice the values: phase 3); in the re-forward at d's backward (phase 5), keeping both
+        // parts through c's backward (phase 6), as P47's plain reader does.
+        QFETCH(bool, measured);
+        QFETCH(QList<qint64>, heldAtEnd);
+        QFETCH(QList<qint64>, heldAtPeak);
+        auto graphWith = [&](std::int64_t bytes) {
+            const Graph chain = exportedChain({{"x", 1, {}}, {"a", 10, {"b"}}, {"b", 100, {"c"}}, {"c", 1000, {"d"}}, {"d", 10000, {}}},
+                                              "a", 0);
+            return withChangedVertices(chain, [&](Vertex& v) {
+                if (v.id == "a")
+                    v.autograd.write().staticValues = {{bytes, bytes / 3, bytes / 2, {"c"}}};
+                if (v.id == "c" && measured)
+                    v.autograd.write().copiedStaticsForwardWorkspaceBytes = 2 * bytes;
+            });
+        };
+        const auto [end, peak] = heldPerPhase(graphWith, {"x", "b", "d"});
+        QCOMPARE(end, heldAtEnd);
+        QCOMPARE(peak, heldAtPeak);
+    }
+
     void accumulationStep_data()
     {
         QTest::addColumn<QStringList>("plan");
