@@ -39,12 +39,15 @@ struct PhaseFloors {
 };
 
 // The least scratch memory a vertex's forward may take in some plan: recorded by autograd (P8) or
-// in a checkpointed function (P17); and its backward's in a plan that recomputes: with its saved
-// tensors held, not (P14) or in part (P48), on ckptx-torch's executor the one measured on leaves (P24).
+// in a checkpointed function (P17), there with a copy of earlier statics made first (P49); and its
+// backward's in a plan that recomputes: with its saved tensors held, not (P14) or in part (P48), on
+// ckptx-torch's executor the one measured on leaves (P24).
 std::int64_t leastForwardWorkspace(const Vertex& v)
 {
     const AutogradFacts& f = *v.autograd;
-    return std::min(f.forwardWorkspaceBytes, f.checkpointedForwardWorkspaceBytes.value_or(f.forwardWorkspaceBytes));
+    const std::int64_t recorded = f.forwardWorkspaceBytes;
+    return std::min({recorded, f.checkpointedForwardWorkspaceBytes.value_or(recorded),
+                     f.copiedStaticsForwardWorkspaceBytes.value_or(recorded)});
 }
 
 std::int64_t leastBackwardWorkspace(const Vertex& v, bool rootedExecutor)
