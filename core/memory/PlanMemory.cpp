@@ -750,7 +750,10 @@ private:
         // The output v's backward saved is the re-forward's copy where there is one (P9).
         if (m_savesOwnOutput[v] && !m_trace.hasCopy(v) && !freedHere(v))
             return BackwardMeasure::Held;
-        std::vector<std::string> outliving;
+        // The inputs that outlive v's backward, and whether each is one the exporter's third measure held.
+        const auto& held = f.backwardWorkspaceHeldInputs;
+        std::size_t outliving = 0;
+        bool allHeld = true;
         for (VertexIndex u : m_graph.predecessors(v)) {
             const auto& savers = m_graph.vertex(u).autograd->savedBy;
             if (!savers)
@@ -758,17 +761,16 @@ private:
             // P37: a step's input (P21) is held by the step, not freed here, but the released
             // measure frees it only as the node that saved it ends: the node of v's first
             // operation, which reads it and runs last in v's backward.
-            if (!freedHere(u) && !heldByStep(u) && std::find(savers->begin(), savers->end(), vertex.id) != savers->end())
-                outliving.push_back(m_graph.vertex(u).id);
+            if (!freedHere(u) && !heldByStep(u) && std::find(savers->begin(), savers->end(), vertex.id) != savers->end()) {
+                ++outliving;
+                allHeld = allHeld && std::find(held.begin(), held.end(), m_graph.vertex(u).id) != held.end();
+            }
         }
-        if (outliving.empty())
+        if (outliving == 0)
             return BackwardMeasure::Released;
-        if (!f.backwardWorkspacePartlyReleasedBytes)
-            return BackwardMeasure::Held;
-        std::vector<std::string> held = f.backwardWorkspaceHeldInputs;
-        std::sort(outliving.begin(), outliving.end());
-        std::sort(held.begin(), held.end());
-        return outliving == held ? BackwardMeasure::PartlyReleased : BackwardMeasure::Held;
+        return f.backwardWorkspacePartlyReleasedBytes && allHeld && outliving == held.size()
+                   ? BackwardMeasure::PartlyReleased
+                   : BackwardMeasure::Held;
     }
 
     void endBackward(VertexIndex v)

@@ -329,6 +329,15 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
             for position in range(len(op.outputs)):
                 executor.statics.pop(OutputRef(op.index, position), None)
 
+    def backward_peak(prepare):
+        """One measure: the statics made afresh (a backward before went through them), `prepare`, then
+        the loss's backward; its peak less what the model counts elsewhere."""
+        executor.run_statics(vertex, held=made_earlier)
+        peak = meter.peak_after(prepare, lambda: step.pop("loss").backward())
+        peak -= counted + _take_weight_gradients(parameters, taken)
+        step.clear()
+        return max(0, peak)
+
     def prepare_held():
         step["inputs"] = _fresh_inputs(executor.graph, vertex, values)
         run_vertex(step["inputs"])
@@ -338,10 +347,7 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
                         + sum(_earlier_gradients(executor, step["inputs"], accumulating)))
         let_go_of_own_statics()
 
-    executor.run_statics(vertex, held=made_earlier)
-    held = meter.peak_after(prepare_held, lambda: step["loss"].backward())
-    held -= counted + _take_weight_gradients(parameters, taken)
-    step.clear()
+    held = backward_peak(prepare_held)
 
     # P43: where the vertex saved its own output, its first backward node (the operation that made it,
     # an in-place ReLU's) may be the run's peak, before any weight gradient is formed.
@@ -360,19 +366,14 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
                         + sum(_earlier_gradients(executor, inputs, accumulating)))
         let_go_of_own_statics()
 
-    executor.run_statics(vertex, held=made_earlier)  # the backward before went through them
-    released = meter.peak_after(prepare, lambda: step.pop("loss").backward())
-    released -= counted + _take_weight_gradients(parameters, taken)
+    released = backward_peak(prepare)
     # What comes before that node: G, the owners' contributions and the earlier gradients.
     first = max(0, meter.marks[0] - output_grads - owners - earlier) if first_node and meter.marks else None
     partly = None
     if outliving:
         kept = [base for _, base, w in executor.graph.reads(vertex) if executor.graph.vertices[w].id in outliving]
-        executor.run_statics(vertex, held=made_earlier)
-        measured = meter.peak_after(lambda: prepare(kept), lambda: step.pop("loss").backward())
-        partly = (max(0, measured - counted - _take_weight_gradients(parameters, taken)), list(outliving))
-    step.clear()
-    return forward, max(0, held), max(0, released), first, partly
+        partly = (backward_peak(lambda: prepare(kept)), list(outliving))
+    return forward, held, released, first, partly
 
 
 def _is_root(value):
