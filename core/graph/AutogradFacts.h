@@ -48,6 +48,10 @@ struct AutogradFacts {
     // accumulates into kept gradients (rule P33) frees the rest earlier. 0 when none.
     std::int64_t tiedParameterBytes = 0;
     std::string tiedParameterUntil;
+    // Of the vertex's bytes, those of the outputs autograd tracks, the size of its gradient where
+    // it has outputs of both kinds (a max-pool's values beside its integer indices; rule P50). nullopt:
+    // all of them (P42).
+    std::optional<std::int64_t> gradientBytes;
     // Bytes autograd saves for this vertex's backward beyond its inputs and output (max-pool
     // indices); live from the vertex's forward with autograd to its backward. 0 when unknown.
     std::int64_t savedBytes = 0;

@@ -12,6 +12,8 @@ bool sendsGradient(const Graph& graph, VertexIndex reader, VertexIndex input)
 
 std::int64_t gradientBytes(const Vertex& vertex)
 {
+    if (vertex.autograd->gradientBytes)
+        return *vertex.autograd->gradientBytes;
     if (!vertex.shape || !vertex.shape->empty())
         return vertex.bytes;
     const std::int64_t element = vertex.dtype == "float64" ? 8 : vertex.dtype == "float16" || vertex.dtype == "bfloat16" ? 2 : 4;

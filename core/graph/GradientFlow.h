@@ -9,7 +9,8 @@ namespace ckpt {
 
 bool sendsGradient(const Graph& graph, VertexIndex reader, VertexIndex input);
 
-// P42: a tensor's gradient has the tensor's size. A 0-dim vertex's bytes may count a storage it views
+// P42: a tensor's gradient has the tensor's size; P50: that of its outputs autograd tracks, where a
+// vertex has untracked ones too (max-pooling's indices). A 0-dim vertex's bytes may count a storage it views
 // (P38: torch 1.13's losses return the reduced value as a view of their elementwise buffer); its
 // gradient is one element.
 std::int64_t gradientBytes(const Vertex& vertex);

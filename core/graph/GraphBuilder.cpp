@@ -130,7 +130,8 @@ Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
         if (!g.m_index.emplace(v.id, i).second)
             throw GraphError("duplicate vertex id \"" + v.id + "\"", vertexPointer(i) + "/id");
         const AutogradFacts& f = *v.autograd;
-        for (auto [key, bytes] : {std::pair{"bytes", v.bytes}, std::pair{"parameter_bytes", f.parameterBytes},
+        for (auto [key, bytes] : {std::pair{"bytes", v.bytes}, std::pair{"gradient_bytes", f.gradientBytes.value_or(0)},
+                                  std::pair{"parameter_bytes", f.parameterBytes},
                                   std::pair{"static_gradient_bytes", f.staticGradientBytes},
                                   std::pair{"saved_bytes", f.savedBytes},
                                   std::pair{"forward_workspace_bytes", f.forwardWorkspaceBytes},
@@ -147,6 +148,11 @@ Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
                                             f.leafInputsBackwardWorkspaceBytes.value_or(0)},
                                   std::pair{"engine_backward_workspace_bytes", f.engineBackwardWorkspaceBytes.value_or(0)}})
             countBytes(key, bytes, vertexPointer(i) + "/" + key);
+        // None tracked is requires_grad false; 0 would read as a gradient shared with another (P15).
+        if (f.gradientBytes && (*f.gradientBytes > v.bytes || (*f.gradientBytes == 0 && v.bytes > 0)))
+            throw GraphError("gradient_bytes must be between 1 and bytes (" + std::to_string(v.bytes) + "), got " +
+                                 std::to_string(*f.gradientBytes),
+                             vertexPointer(i) + "/gradient_bytes");
         for (std::size_t k = 0; k < f.staticValues.size(); ++k) {
             const StaticValue& value = f.staticValues[k];
             const std::string at = vertexPointer(i) + "/static_values/" + std::to_string(k);

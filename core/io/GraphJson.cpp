@@ -174,6 +174,8 @@ Vertex vertexFromJson(const json& value, const std::string& at)
                              ") must be at most parameter_bytes (" + std::to_string(facts.parameterBytes) + ")",
                          at + "/tied_parameter_bytes");
     facts.tiedParameterUntil = optionalString(item, "tied_parameter_until", at).value_or("");
+    if (optionalMember(item, "gradient_bytes"))
+        facts.gradientBytes = optionalBytes("gradient_bytes");
     facts.savedBytes = optionalBytes("saved_bytes");
     facts.savedBy = optionalStringArray(item, "saved_by", at);
     facts.forwardWorkspaceBytes = optionalBytes("forward_workspace_bytes");
@@ -371,6 +373,8 @@ std::string toGraphJson(const Graph& graph)
             item["tied_parameter_bytes"] = f.tiedParameterBytes;
         if (!f.tiedParameterUntil.empty())
             item["tied_parameter_until"] = f.tiedParameterUntil;
+        if (f.gradientBytes)
+            item["gradient_bytes"] = *f.gradientBytes;
         if (f.savedBytes > 0)
             item["saved_bytes"] = f.savedBytes;
         if (f.savedBy)

@@ -598,7 +598,7 @@ private:
         std::int64_t formedBytes = 0;  // P13: those it accumulates too, formed before they are added in
         for (VertexIndex u : m_graph.predecessors(v))
             if (!heldByStep(u) && tracked(u) && sendsGradient(m_graph, v, u)) {
-                formedBytes += m_graph.bytes(u);
+                formedBytes += gradientBytes(m_graph.vertex(u));
                 if (!m_trace.hasGradient(u))
                     formed.push_back(u);
             }

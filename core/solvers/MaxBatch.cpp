@@ -42,7 +42,7 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
             a.savedBytes = scaled(a.savedBytes);
             a.forwardWorkspaceBytes = scaled(a.forwardWorkspaceBytes);
             a.backwardWorkspaceBytes = scaled(a.backwardWorkspaceBytes);
-            for (auto* measured : {&a.backwardWorkspaceReleasedBytes, &a.firstBackwardNodeBytes,
+            for (auto* measured : {&a.gradientBytes, &a.backwardWorkspaceReleasedBytes, &a.firstBackwardNodeBytes,
                                    &a.backwardWorkspacePartlyReleasedBytes,
                                    &a.checkpointedForwardWorkspaceBytes, &a.copiedStaticsForwardWorkspaceBytes,
                                    &a.leafInputsBackwardWorkspaceBytes, &a.engineBackwardWorkspaceBytes})

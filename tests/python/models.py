@@ -604,6 +604,32 @@ class GatingMLP(nn.Module):
 gating_mlp = seeded(GatingMLP)
 
 
+class PoolUnpoolNet(nn.Module):
+    """SegNet's encoder-decoder: each max-pooling returns its values and its indices, and the decoder's
+    max-unpooling reads the indices alone (the innermost reads both)."""
+
+    def __init__(self, channels=(3, 8, 16)):
+        super().__init__()
+        pairs = list(zip(channels, channels[1:]))
+        self.down = nn.ModuleList(nn.Sequential(nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU())
+                                  for a, b in pairs)
+        self.up = nn.ModuleList(nn.Sequential(nn.Conv2d(b, a if a != channels[0] else b, 3, padding=1), nn.ReLU())
+                                for a, b in reversed(pairs))
+        self.head = nn.Conv2d(channels[1], 4, 1)
+
+    def forward(self, x):
+        indices = []
+        for block in self.down:
+            x, i = F.max_pool2d(block(x), 2, 2, return_indices=True)
+            indices.append(i)
+        for block, i in zip(self.up, reversed(indices)):
+            x = block(F.max_unpool2d(x, i, 2, 2))
+        return self.head(x)
+
+
+pool_unpool_net = seeded(PoolUnpoolNet)
+
+
 class RunningCentre(nn.Module):
     """Centres by a running mean it updates in place from each batch (an EMA, as custom norms and EMA
     codebooks keep one)."""

@@ -269,6 +269,24 @@ class Cli(unittest.TestCase):
         product = next(v for v in graph["vertices"] if v["id"].endswith("/mul"))
         self.assertLess(product["backward_workspace_bytes"], 512 * 128 * 4 * 1.5)
 
+    def test_untracked_outputs_of_a_vertex(self):
+        # P50: a max-pooling's vertex holds its values and its int64 indices, and only the values get a
+        # gradient; a max-unpooling that reads the indices alone sends the pooling none (the innermost
+        # reads the values too).
+        for granularity in ("module", "op"):
+            graph = export_graph(models.pool_unpool_net(), (torch.randn(8, 3, 32, 32),), granularity=granularity)
+            by_id = {v["id"]: v for v in graph["vertices"]}
+            pools = [v for v in graph["vertices"] if v["op"] == "aten::max_pool2d_with_indices"]
+            unpools = [v for v in graph["vertices"] if v["op"] == "aten::max_unpool2d"]
+            self.assertEqual((len(pools), len(unpools)), (2, 2), granularity)
+            for pool in pools:
+                values = 4 * torch.Size(pool["shape"]).numel()
+                self.assertEqual((pool["bytes"], pool["gradient_bytes"]), (3 * values, values), granularity)
+            inner, outer = unpools
+            self.assertNotIn("reads_without_gradient", inner)
+            self.assertEqual(outer["reads_without_gradient"], [pools[0]["id"]], granularity)
+            self.assertTrue(all("gradient_bytes" not in v for v in by_id.values() if v not in pools), granularity)
+
     def test_an_op_plan_applies_to_the_op_graph(self):
         # A plan names no granularity: apply_plan takes the graph whose fingerprint is the plan's before
         # one the plan fits only by vertex id. This model's module and op graphs have as many vertices,

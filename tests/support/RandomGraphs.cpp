@@ -337,6 +337,16 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
             for (VertexIndex u : graph.predecessors(v))
                 if (!graph.vertex(u).isVirtual && rng() % 2)
                     vertex.autograd.write().readsWithoutGradient.push_back(graph.vertex(u).id);
+        // P50: now and then a vertex with untracked outputs too (max-pooling's indices), and a reader of
+        // those alone, in the Python exporter's graphs (no draw of its own).
+        if (pythonExport && v % 3 == 1 && vertex.bytes >= 2)
+            vertex.autograd.write().gradientBytes = vertex.bytes / 2;
+        if (pythonExport && v % 5 == 2)
+            for (VertexIndex u : graph.predecessors(v))
+                if (!graph.vertex(u).isVirtual && !graph.isInput(u)) {
+                    vertex.autograd.write().readsWithoutGradient.push_back(graph.vertex(u).id);
+                    break;
+                }
         // Savers: the vertex itself and its successors, each now and then; sometimes unknown.
         if (rng() % 4 == 0)
             return;

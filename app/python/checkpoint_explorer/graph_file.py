@@ -125,6 +125,10 @@ def graph_json(vertex_graph, name, metadata):
             entry["saves_other"] = True
         if not v.requires_grad and v.input_index < 0:
             entry["requires_grad"] = False
+        elif v.input_index < 0 and 0 < v.gradient_bytes < v.bytes:
+            entry["gradient_bytes"] = int(v.gradient_bytes)
+        if v.reads_without_gradient:
+            entry["reads_without_gradient"] = v.reads_without_gradient
         if v.draws_random:
             entry["draws_random"] = True
         if v.passes_gradient_to:

@@ -35,6 +35,8 @@ class Vertex:
     saves_output: bool = False
     saves_other: bool = False  # its backward unpacks a saved weight, constant or shape-made tensor
     requires_grad: bool = True  # autograd tracks what it exports (a dropout's mask, a causal mask: no)
+    gradient_bytes: int = 0  # P50: of bytes, those of the exported tensors autograd tracks
+    reads_without_gradient: list = dataclasses.field(default_factory=list)  # P50: input vertex ids
     draws_random: bool = False  # an op of its forward draws random numbers (P29)
     forward_workspace_bytes: int = 0
     checkpointed_forward_workspace_bytes: int = 0  # P17: autograd keeping nothing it saves
@@ -409,6 +411,9 @@ class VertexGraph:
                 v.draws_random = any(program.ops[i].draws_random for i in v.ops)
                 if v.exports:
                     v.requires_grad = any(self.info_of(ref).requires_grad for ref in v.exports)
+                    tracked = {self.info_of(ref).storage: self.info_of(ref).storage_bytes for ref in v.exports
+                               if self.info_of(ref).requires_grad and self.info_of(ref).storage is not None}
+                    v.gradient_bytes = sum(tracked.values())
                 else:  # a buffer's update, which nothing reads: tracked where its ops' outputs are (P36)
                     v.requires_grad = any(info is not None and info.requires_grad
                                           for i in v.ops for info in program.ops[i].outputs)
@@ -443,9 +448,12 @@ class VertexGraph:
             self.vertices[self.sinks[0]].shape = self.info_of(program.output_refs[0]).shape
         self._saved()
         self._untrack_dead_ends()
+        for v in self.vertices:
+            v.reads_without_gradient = self._reads_without_gradient(v)
 
-    def _read_with_gradient(self, vertex):
-        """The vertices `vertex`'s ops read, but through `detach`."""
+    def _read_with_gradient(self, vertex, tracked_only=False):
+        """The vertices `vertex`'s ops read, but through `detach`; with `tracked_only`, only those it
+        reads a tensor of that autograd tracks."""
         ops = self.program.ops
         for index in vertex.ops:
             for ref in ops[index].tensor_refs():
@@ -455,7 +463,16 @@ class VertexGraph:
                     refs = ops[source.op].tensor_refs()
                     source = refs[0] if len(refs) == 1 else None
                 if not detached:
-                    yield from (self.vertex_of_ref(base) for base in self.base_refs(ref))
+                    yield from (self.vertex_of_ref(base) for base in self.base_refs(ref)
+                                if not tracked_only or self.info_of(base).requires_grad)
+
+    def _reads_without_gradient(self, vertex):
+        """P50: the tracked vertices `vertex` reads and sends no gradient: it reads only their untracked
+        tensors (a max-unpooling reads the indices of a max-pooling, not its values) or reads them
+        through `detach`."""
+        with_gradient = set(self._read_with_gradient(vertex, tracked_only=True))
+        return [self.vertices[d].id for d in vertex.deps
+                if self.vertices[d].requires_grad and self.vertices[d].input_index < 0 and d not in with_gradient]
 
     def _untrack_dead_ends(self):
         """P19 for what autograd records but no gradient leaves: a vertex whose tensors reach the outputs
@@ -472,7 +489,8 @@ class VertexGraph:
             if index in live:
                 continue
             live.add(index)
-            stack.extend(d for d in self._read_with_gradient(self.vertices[index]) if self.vertices[d].requires_grad)
+            stack.extend(d for d in self._read_with_gradient(self.vertices[index], tracked_only=True)
+                         if self.vertices[d].requires_grad)
         for v in self.vertices:
             if v.requires_grad and v.index not in live and v.input_index < 0:
                 v.requires_grad = False

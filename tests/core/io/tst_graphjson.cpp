@@ -1,4 +1,5 @@
 #include "TestData.h"
+#include "graph/GradientFlow.h"
 #include "graph/GraphError.h"
 #include "io/GraphJson.h"
 
@@ -69,7 +70,7 @@ private Q_SLOTS:
     {
         // Absent means 0 (old graphs); a value survives a round trip.
         const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1, "static_values": [{"bytes": 31, "readers": ["b"], "saved_bytes": 27, "remade_saved_bytes": 3}, {"bytes": 5}]},
-            {"id": "b", "bytes": 1, "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
+            {"id": "b", "bytes": 41, "gradient_bytes": 39, "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
             "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"],
             "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "static_gradient_until": "a", "output": true,
             "parameter_bytes": 23, "tied_parameter_bytes": 21, "tied_parameter_until": "a",
@@ -78,6 +79,9 @@ private Q_SLOTS:
             "backward_workspace_partly_released_bytes": 31, "backward_workspace_held_inputs": ["a"],
             "copied_statics_forward_workspace_bytes": 37}],
             "edges": [{"from": "a", "to": "b"}]})");
+        QVERIFY(!g.vertex(0).autograd->gradientBytes);  // absent: every output tracked
+        QCOMPARE(g.vertex(1).autograd->gradientBytes, std::optional<std::int64_t>(39));
+        QCOMPARE(gradientBytes(g.vertex(1)), std::int64_t(39));
         QCOMPARE(g.vertex(0).autograd->forwardWorkspaceBytes, std::int64_t(0));
         QCOMPARE(g.vertex(1).autograd->forwardWorkspaceBytes, std::int64_t(7));
         QCOMPARE(g.vertex(1).autograd->backwardWorkspaceBytes, std::int64_t(9));
@@ -309,6 +313,18 @@ private Q_SLOTS:
         QTest::newRow("negative partly released workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "backward_workspace_partly_released_bytes": -3, "backward_workspace_held_inputs": ["a"]}], "edges": [{"from": "a", "to": "b"}]})"
             << "test.json: /vertices/1/backward_workspace_partly_released_bytes: backward_workspace_partly_released_bytes must be >= 0";
+        QTest::newRow("negative gradient bytes")
+            << R"({"vertices": [{"id": "a", "bytes": 8, "gradient_bytes": -4}]})"
+            << "test.json: /vertices/0/gradient_bytes: gradient_bytes must be >= 0";
+        QTest::newRow("gradient larger than its tensor")
+            << R"({"vertices": [{"id": "a", "bytes": 8, "gradient_bytes": 12}]})"
+            << "test.json: /vertices/0/gradient_bytes: gradient_bytes must be between 1 and bytes (8), got 12";
+        QTest::newRow("gradient of nothing tracked")
+            << R"({"vertices": [{"id": "a", "bytes": 8, "gradient_bytes": 0}]})"
+            << "test.json: /vertices/0/gradient_bytes: gradient_bytes must be between 1 and bytes (8), got 0";
+        QTest::newRow("gradient bytes not a number")
+            << R"({"vertices": [{"id": "a", "bytes": 8, "gradient_bytes": "4"}]})"
+            << "test.json: /vertices/0/gradient_bytes: expected an integer, got a string";
         QTest::newRow("negative copied statics' forward workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "copied_statics_forward_workspace_bytes": -5}]})"
             << "test.json: /vertices/0/copied_statics_forward_workspace_bytes: copied_statics_forward_workspace_bytes must be >= 0";

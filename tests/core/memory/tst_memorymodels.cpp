@@ -1275,6 +1275,49 @@ private Q_SLOTS:
         QCOMPARE(recomputed.phases[5].peakBytes, 3150);
     }
 
+    // P50 on x -> p -> c -> u with p -> u too (10, 300, 1000, 2000 bytes), a Python export: SegNet's
+    // max-pooling p returns 100 bytes of values and 200 of indices, the convolution c reads (and
+    // saves) the values, the max-unpooling u the indices (saved) and c (not: c goes once u has read
+    // it). u's backward forms c's gradient alone: p's comes from c's backward, 100 bytes. Without the
+    // rule u formed p's too, 300 bytes, and c's backward added into it. u's backward ends with x, p
+    // and c's gradient (1310); c's with x, p and p's gradient (410).
+    void untrackedOutputs_data()
+    {
+        QTest::addColumn<bool>("rule");
+        QTest::addColumn<QList<qint64>>("ends");  // phases 4 (u's backward) and 5 (c's)
+        QTest::newRow("values tracked, indices not") << true << QList<qint64>{1310, 410};
+        QTest::newRow("every output tracked, every input a gradient") << false << QList<qint64>{1610, 610};
+    }
+
+    void untrackedOutputs()
+    {
+        QFETCH(bool, rule);
+        QFETCH(QList<qint64>, ends);
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        const std::vector<std::pair<std::string, std::int64_t>> ids{{"x", 10}, {"p", 300}, {"c", 1000}, {"u", 2000}};
+        const std::map<std::string, std::vector<std::string>> savedBy{{"x", {"p"}}, {"p", {"p", "c", "u"}}, {"c", {}}, {"u", {}}};
+        for (const auto& [id, bytes] : ids) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            v.autograd.write().savedBy = savedBy.at(id);
+            if (rule && id == "p")
+                v.autograd.write().gradientBytes = 100;
+            if (rule && id == "u")
+                v.autograd.write().readsWithoutGradient = {"p"};
+            builder.addVertex(v);
+        }
+        builder.addEdge("x", "p");
+        builder.addEdge("p", "c");
+        builder.addEdge("c", "u");
+        builder.addEdge("p", "u");
+        const Graph g = builder.build();
+        const MemoryProfile profile = simulatePlanMemory(g, evaluateIds(g, {"x", "p", "c", "u"}), MemoryModel::PyTorch);
+        QCOMPARE(profile.phases[4].endBytes, ends[0]);
+        QCOMPARE(profile.phases[5].endBytes, ends[1]);
+    }
+
     // P48 on x -> g -> n -> s with g -> s too (1, 1000, 100, 10 bytes), a Python export: gMLP's
     // spatial gating unit, g a gelu output, n the norm of one chunk of it (saving g), s the product
     // of the other chunk and n (saving both). s's backward frees n, which it alone saved, while g
