@@ -110,7 +110,13 @@ public:
             // backwards of a plan run out of order (P18) had not reached at the phase before it.
             if (heldByStep(*it))
                 continue;
-            m_trace.beginPhase(2 * n + 1 - m_graph.topologicalPosition(*it));
+            // P51: nor has a tensor autograd does not track (P19). Its phase is one a profile marks
+            // empty, ending with the gradient of the nearest vertex before it that gets one; begun in
+            // its turn, it read as the middle of the backward where a plan's order (P18) ran it among
+            // later vertices (a Transformer-XL's memory, computed without gradient, read by the next
+            // segment's layers).
+            if (tracked(*it))
+                m_trace.beginPhase(2 * n + 1 - m_graph.topologicalPosition(*it));
             backward(*it);
         }
         releaseStaticGradients();

@@ -630,6 +630,56 @@ class PoolUnpoolNet(nn.Module):
 pool_unpool_net = seeded(PoolUnpoolNet)
 
 
+class MemoryLayer(nn.Module):
+    """A pre-norm causal attention layer that also attends to a memory of the previous segment."""
+
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.heads = heads
+        self.norm = nn.LayerNorm(dim)
+        self.q = nn.Linear(dim, dim)
+        self.kv = nn.Linear(dim, 2 * dim)
+        self.o = nn.Linear(dim, dim)
+        self.ff = nn.Sequential(nn.LayerNorm(dim), nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim))
+
+    def forward(self, x, memory):
+        b, t, d = x.shape
+        h = self.norm(x)
+        context = torch.cat([memory.detach(), h], dim=1)
+        m = context.shape[1] - t
+        q = self.q(h).view(b, t, self.heads, -1).transpose(1, 2)
+        k, v = self.kv(context).view(b, m + t, 2, self.heads, -1).permute(2, 0, 3, 1, 4)
+        mask = torch.ones(t, m + t, dtype=torch.bool, device=x.device).triu(m + 1)
+        attention = (q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])).masked_fill(mask, float("-inf")).softmax(-1)
+        x = x + self.o((attention @ v).transpose(1, 2).reshape(b, t, d))
+        return x + self.ff(x), h
+
+
+class SegmentMemoryLM(nn.Module):
+    """Transformer-XL's recurrence: the previous segment runs without gradient, and each layer's input
+    there is the memory the same layer reads in this segment."""
+
+    def __init__(self, vocab=100, dim=32, heads=2, depth=2):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.layers = nn.ModuleList(MemoryLayer(dim, heads) for _ in range(depth))
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, previous, tokens):
+        with torch.no_grad():
+            memories, x = [], self.embed(previous)
+            for layer in self.layers:
+                x, h = layer(x, x[:, :0])
+                memories.append(h)
+        x = self.embed(tokens)
+        for layer, memory in zip(self.layers, memories):
+            x, _ = layer(x, memory)
+        return self.head(x)
+
+
+segment_memory_lm = seeded(SegmentMemoryLM)
+
+
 class RunningCentre(nn.Module):
     """Centres by a running mean it updates in place from each batch (an EMA, as custom norms and EMA
     codebooks keep one)."""

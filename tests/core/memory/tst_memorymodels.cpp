@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <tuple>
 #include <functional>
 
 using namespace ckpt;
@@ -1316,6 +1317,34 @@ private Q_SLOTS:
         const MemoryProfile profile = simulatePlanMemory(g, evaluateIds(g, {"x", "p", "c", "u"}), MemoryModel::PyTorch);
         QCOMPARE(profile.phases[4].endBytes, ends[0]);
         QCOMPARE(profile.phases[5].endBytes, ends[1]);
+    }
+
+    // P51 on x -> a -> b -> c and x -> u -> c (1, 10, 100, 10000 bytes; u 1000, not tracked), a Python
+    // export with checkpoints {x, b, c}: a runs in a function, and the plan's order (P18) runs u after
+    // b, so the backward visits it before b's tensor goes. Its phase (8) is one a profile marks empty,
+    // ending with the backward (no vertex before u gets a gradient): 1 byte, the step's input; begun
+    // in its turn it read 101.
+    void untrackedPhaseEndsWithTheBackward()
+    {
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        const std::vector<std::tuple<std::string, std::int64_t, std::vector<std::string>>> ids{
+            {"x", 1, {"a"}}, {"u", 1000, {"c"}}, {"a", 10, {"b"}}, {"b", 100, {"c"}}, {"c", 10000, {}}};
+        for (const auto& [id, bytes, savedBy] : ids) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            v.requiresGrad = id != "u";
+            v.autograd.write().savedBy = savedBy;
+            builder.addVertex(v);
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"x", "a"}, {"a", "b"}, {"b", "c"}, {"u", "c"}, {"x", "u"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        const MemoryProfile profile = simulatePlanMemory(g, evaluateIds(g, {"x", "b", "c"}), MemoryModel::PyTorch);
+        QCOMPARE(profile.phases[8].endBytes, 1);
+        QCOMPARE(profile.phases[8].peakBytes, 1);
+        QCOMPARE(profile.peakBytes, 21101);
     }
 
     // P48 on x -> g -> n -> s with g -> s too (1, 1000, 100, 10 bytes), a Python export: gMLP's
