@@ -42,7 +42,10 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
             a.savedBytes = scaled(a.savedBytes);
             a.forwardWorkspaceBytes = scaled(a.forwardWorkspaceBytes);
             a.backwardWorkspaceBytes = scaled(a.backwardWorkspaceBytes);
-            for (auto* measured : {&a.gradientBytes, &a.backwardWorkspaceReleasedBytes, &a.firstBackwardNodeBytes,
+            // P50: a gradient of tracked outputs stays at least a byte where its tensor has any.
+            if (a.gradientBytes)
+                a.gradientBytes = std::clamp(scaled(*a.gradientBytes), std::min<std::int64_t>(1, v.bytes), v.bytes);
+            for (auto* measured : {&a.backwardWorkspaceReleasedBytes, &a.firstBackwardNodeBytes,
                                    &a.backwardWorkspacePartlyReleasedBytes,
                                    &a.checkpointedForwardWorkspaceBytes, &a.copiedStaticsForwardWorkspaceBytes,
                                    &a.leafInputsBackwardWorkspaceBytes, &a.engineBackwardWorkspaceBytes})

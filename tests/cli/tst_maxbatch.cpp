@@ -72,6 +72,21 @@ private Q_SLOTS:
         QVERIFY(back.vertex(*back.find("v4")).batchScaled);
     }
 
+    void scalesTrackedOutputsWithinTheirTensor()
+    {
+        // P50: scaled down, a gradient of a few bytes keeps one, as GraphBuilder requires.
+        Graph g = recordedNetwork(true);
+        g = withChangedVertices(g, [](Vertex& v) {
+            if (v.id == "v1")
+                v.autograd.write().gradientBytes = 3;
+        });
+        QCOMPARE(graphAtBatch(g, 2, 6).vertex(*g.find("v1")).autograd->gradientBytes, std::optional<std::int64_t>(9));
+        const Graph down = graphAtBatch(g, 2, 1);
+        QCOMPARE(down.vertex(*down.find("v1")).autograd->gradientBytes, std::optional<std::int64_t>(2));
+        const Graph tiny = graphAtBatch(g, 16, 1);
+        QCOMPARE(tiny.vertex(*tiny.find("v1")).autograd->gradientBytes, std::optional<std::int64_t>(1));
+    }
+
     void searchEqualsLinearScan()
     {
         const Graph g = recordedNetwork(true);
