@@ -25,6 +25,16 @@ struct StaticValue {
     bool operator==(const StaticValue&) const = default;
 };
 
+// Rule P52: one of the tensors a vertex of several outputs is made of, where they are read or saved
+// apart (a max-pooling's values, which a convolution saves, and its indices, which an unpooling does).
+struct OutputTensor {
+    std::int64_t bytes = 0;
+    std::vector<std::string> readBy;   // the successors that read it
+    std::vector<std::string> savedBy;  // of the vertex's savedBy, those whose backward keeps it
+
+    bool operator==(const OutputTensor&) const = default;
+};
+
 struct AutogradFacts {
     // Bytes of the model parameters this vertex's operation reads first (its weights): their
     // gradients appear at its backward. 0 when unknown (published graphs) or none.
@@ -52,6 +62,9 @@ struct AutogradFacts {
     // it has outputs of both kinds (a max-pool's values beside its integer indices; rule P50). nullopt:
     // all of them (P42).
     std::optional<std::int64_t> gradientBytes;
+    // The tensors it is made of, where they are read or saved apart (P52); their bytes sum to the
+    // vertex's. Empty: one tensor, or all read and saved alike.
+    std::vector<OutputTensor> tensors;
     // Bytes autograd saves for this vertex's backward beyond its inputs and output (max-pool
     // indices); live from the vertex's forward with autograd to its backward. 0 when unknown.
     std::int64_t savedBytes = 0;

@@ -153,6 +153,18 @@ Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
             throw GraphError("gradient_bytes must be between 1 and bytes (" + std::to_string(v.bytes) + "), got " +
                                  std::to_string(*f.gradientBytes),
                              vertexPointer(i) + "/gradient_bytes");
+        if (!f.tensors.empty()) {
+            std::int64_t sum = 0;
+            for (std::size_t k = 0; k < f.tensors.size(); ++k) {
+                const std::string at = vertexPointer(i) + "/tensors/" + std::to_string(k) + "/bytes";
+                countBytes("bytes", f.tensors[k].bytes, at);
+                sum += f.tensors[k].bytes;
+            }
+            if (sum != v.bytes)
+                throw GraphError("the tensors' bytes add up to " + std::to_string(sum) + ", not the vertex's bytes (" +
+                                     std::to_string(v.bytes) + ")",
+                                 vertexPointer(i) + "/tensors");
+        }
         for (std::size_t k = 0; k < f.staticValues.size(); ++k) {
             const StaticValue& value = f.staticValues[k];
             const std::string at = vertexPointer(i) + "/static_values/" + std::to_string(k);

@@ -43,11 +43,13 @@ bool contains(std::span<const VertexIndex> vertices, VertexIndex w)
     return std::find(vertices.begin(), vertices.end(), w) != vertices.end();
 }
 
-std::size_t maxStaticValues(const Graph& graph)
+// The most entries any vertex has in one of its lists (static_values, tensors).
+template <typename List>
+std::size_t mostEntries(const Graph& graph, List list)
 {
     std::size_t most = 0;
     for (const Vertex& v : graph.vertices())
-        most = std::max(most, v.autograd->staticValues.size());
+        most = std::max(most, list(*v.autograd).size());
     return most;
 }
 
@@ -81,6 +83,25 @@ std::vector<StaticValue> readStaticValues(const json& item, const std::string& a
     return values;
 }
 
+// P52: `tensors`, each with its bytes, readers and savers.
+std::vector<OutputTensor> readOutputTensors(const json& item, const std::string& at)
+{
+    std::vector<OutputTensor> tensors;
+    if (!item.contains("tensors"))
+        return tensors;
+    const json& list = requireArray(item, "tensors", at);
+    for (std::size_t k = 0; k < list.size(); ++k) {
+        const std::string where = at + "/tensors/" + std::to_string(k);
+        const json& entry = requireObject(list[k], where);
+        OutputTensor tensor;
+        tensor.bytes = requireByteCount(entry, "bytes", where);
+        tensor.readBy = optionalStringArray(entry, "read_by", where).value_or(std::vector<std::string>{});
+        tensor.savedBy = optionalStringArray(entry, "saved_by", where).value_or(std::vector<std::string>{});
+        tensors.push_back(std::move(tensor));
+    }
+    return tensors;
+}
+
 // saved_by may only name the vertex itself or its successors (the backwards that can keep it),
 // passes_gradient_to, slices_gradient_to and reads_without_gradient only its inputs,
 // static_values' readers only vertices after it, static_gradient_until any vertex, tied_parameter_until
@@ -111,7 +132,25 @@ void checkNamedVertices(const Graph& graph)
         [](const Vertex& v) -> const auto& { return v.autograd->readsWithoutGradient; },
         [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
         "is not an input of the vertex");
-    for (std::size_t k = 0; k < maxStaticValues(graph); ++k)
+    const std::size_t tensorLists = mostEntries(graph, [](const AutogradFacts& f) -> const auto& { return f.tensors; });
+    for (std::size_t k = 0; k < tensorLists; ++k) {
+        checkNamedVertices(
+            graph, "tensors/" + std::to_string(k) + "/read_by",
+            [k](const Vertex& v) -> const auto& { return k < v.autograd->tensors.size() ? v.autograd->tensors[k].readBy : none; },
+            [&graph](VertexIndex self, VertexIndex w) { return contains(graph.successors(self), w); },
+            "is not a successor of the vertex");
+        checkNamedVertices(
+            graph, "tensors/" + std::to_string(k) + "/saved_by",
+            [k](const Vertex& v) -> const auto& { return k < v.autograd->tensors.size() ? v.autograd->tensors[k].savedBy : none; },
+            [&graph](VertexIndex self, VertexIndex w) {
+                const auto& savers = graph.vertex(self).autograd->savedBy;
+                return savers && std::find(savers->begin(), savers->end(), graph.vertex(w).id) != savers->end();
+            },
+            "is not in the vertex's saved_by");
+    }
+    const std::size_t staticValueLists =
+        mostEntries(graph, [](const AutogradFacts& f) -> const auto& { return f.staticValues; });
+    for (std::size_t k = 0; k < staticValueLists; ++k)
         checkNamedVertices(
             graph, "static_values/" + std::to_string(k) + "/readers",
             [k](const Vertex& v) -> const auto& {
@@ -168,6 +207,7 @@ Vertex vertexFromJson(const json& value, const std::string& at)
     facts.staticGradientBytes = optionalBytes("static_gradient_bytes");
     facts.staticGradientUntil = optionalString(item, "static_gradient_until", at).value_or("");
     facts.staticValues = readStaticValues(item, at);
+    facts.tensors = readOutputTensors(item, at);
     facts.tiedParameterBytes = optionalBytes("tied_parameter_bytes");
     if (facts.tiedParameterBytes > facts.parameterBytes)
         throw GraphError("tied_parameter_bytes (" + std::to_string(facts.tiedParameterBytes) +
@@ -375,6 +415,12 @@ std::string toGraphJson(const Graph& graph)
             item["tied_parameter_until"] = f.tiedParameterUntil;
         if (f.gradientBytes)
             item["gradient_bytes"] = *f.gradientBytes;
+        if (!f.tensors.empty()) {
+            json tensors = json::array();
+            for (const OutputTensor& tensor : f.tensors)
+                tensors.push_back({{"bytes", tensor.bytes}, {"read_by", tensor.readBy}, {"saved_by", tensor.savedBy}});
+            item["tensors"] = std::move(tensors);
+        }
         if (f.savedBytes > 0)
             item["saved_bytes"] = f.savedBytes;
         if (f.savedBy)

@@ -37,7 +37,7 @@ MemoryCount parseMemoryCount(const std::string& name)
 
 MemoryTrace::MemoryTrace(const Graph& graph, bool recordLive)
     : m_graph(graph), m_n(graph.vertexCount()), m_recordLive(recordLive),
-      m_itemBytes(std::make_unique_for_overwrite<std::int64_t[]>(10 * m_n + 2)), m_position(10 * m_n + 2, -1)
+      m_itemBytes(std::make_unique_for_overwrite<std::int64_t[]>(11 * m_n + 2)), m_position(11 * m_n + 2, -1)
 {
 }
 
@@ -56,6 +56,16 @@ void MemoryTrace::beginPhase(int index)
     phase.peakBytes = m_current;
     m_phases.push_back(std::move(phase));
     m_peakPending = true;
+}
+
+void MemoryTrace::releaseApart(VertexIndex v, std::int64_t bytes)
+{
+    if (!hasValue(v) || bytes <= 0)
+        return;
+    const int item = apartItem(v);
+    const std::int64_t before = m_position[item] >= 0 ? m_itemBytes[item] : 0;
+    release(item);
+    alloc(item, before - bytes);  // no block of its own: the allocator's blocks go with the value (A1)
 }
 
 void MemoryTrace::touchWorkspace(VertexIndex v, std::int64_t bytes)
@@ -146,7 +156,9 @@ std::string MemoryTrace::itemName(int item) const
         return "rng-fork";
     if (item <= 9 * m_n + 1)
         return "tied-grad:" + m_graph.vertex(item - 8 * m_n - 2).id;
-    return "static-value:" + m_graph.vertex(item - 9 * m_n - 2).id;
+    if (item <= 10 * m_n + 1)
+        return "static-value:" + m_graph.vertex(item - 9 * m_n - 2).id;
+    return "released-apart:" + m_graph.vertex(item - 10 * m_n - 2).id;
 }
 
 MemoryProfile MemoryTrace::finish(MemoryModel model, int phaseCount)

@@ -21,7 +21,13 @@ public:
     // Ends the current phase (if any) and starts `index`; its peak starts at what is live.
     void beginPhase(int index);
     void allocValue(VertexIndex v) { alloc(v, m_graph.bytes(v)); }
-    void freeValue(VertexIndex v) { release(v); }
+    void freeValue(VertexIndex v)
+    {
+        release(v);
+        release(apartItem(v));
+    }
+    // P52: of v's value, a tensor that goes before the others: counted off until the value goes.
+    void releaseApart(VertexIndex v, std::int64_t bytes);
     bool hasValue(VertexIndex v) const { return m_position[v] >= 0; }
     void allocGradient(VertexIndex v) { alloc(m_n + v, gradientBytes(m_graph.vertex(v))); }
     void freeGradient(VertexIndex v) { release(m_n + v); }
@@ -73,6 +79,7 @@ public:
     MemoryProfile finish(MemoryModel model, int phaseCount = 0);
 
 private:
+    int apartItem(VertexIndex v) const { return 10 * m_n + 2 + v; }
     void alloc(int item, std::int64_t bytes);
     void release(int item);
     void snapshotIfPending();

@@ -25,6 +25,12 @@ std::vector<std::vector<VertexIndex>> resolvedSavers(const Graph& graph)
     return savers;
 }
 
+// P52: one of a vertex's tensors read or saved apart, its readers and savers resolved.
+struct ResolvedTensor {
+    std::int64_t bytes = 0;
+    std::vector<VertexIndex> readers, savers;
+};
+
 // Which measure of a backward's scratch memory counts (P8, P14, P48): its saved inputs held through it,
 // freed as autograd frees them, or the exporter's named ones held and the others freed.
 enum class BackwardMeasure { Held, Released, PartlyReleased };
@@ -51,7 +57,9 @@ public:
           m_sharersOf(graph.vertexCount()), m_holderOf(graph.vertexCount(), -1), m_sliceOf(graph.vertexCount(), -1),
           m_slicesLeft(graph.vertexCount(), 0), m_sliceTarget(graph.vertexCount(), -1),
           m_order(m_applied ? m_applied->order : graph.topologicalOrder()),
-          m_runAt(graph.vertexCount()), m_staticGradientsUntil(graph.vertexCount()),
+          m_runAt(graph.vertexCount()), m_tensorsOf(graph.vertexCount()), m_tensorUnsaved(graph.vertexCount()),
+          m_tensorReleased(graph.vertexCount()), m_tensorReadersLeft(graph.vertexCount()),
+          m_tensorsReleasedBy(graph.vertexCount()), m_staticGradientsUntil(graph.vertexCount()),
           m_backwardDone(graph.vertexCount(), false)
     {
         for (std::size_t k = 0; k < m_order.size(); ++k)
@@ -68,6 +76,8 @@ public:
             findTriggers();
         if (m_rngStateBytes > 0)
             findRngStates();
+        if (m_checkpointFunctions)
+            resolveTensors();
         if (model == MemoryModel::PyTorch)
             findSavers();
         for (VertexIndex v = 0; v < graph.vertexCount(); ++v)
@@ -138,7 +148,7 @@ private:
                 stashRngStateBefore(k);
             const int function = m_checkpointFunctions ? m_functionOf[v] : -1;
             if (!heldByStep(v))
-                m_trace.allocValue(v);
+                allocValue(v);
             const bool inFunction = function >= 0;
             if (savesInItsForward(v))
                 allocSaved(v);
@@ -150,11 +160,17 @@ private:
                 changeStaticValueCopies(u, bytes);
             for (const auto& [u, bytes] : m_staticValueFreedAt[v])
                 changeStaticValueCopies(u, bytes);
-            // P7: in regular training a tensor no backward keeps goes with its last consumer.
-            for (VertexIndex u : m_graph.predecessors(v))
+            // P7: in regular training a tensor no backward keeps goes with its last consumer; P52: so
+            // does one of a vertex's tensors, read apart.
+            for (VertexIndex u : m_graph.predecessors(v)) {
                 if (--consumersLeft[u] == 0 && !heldByStep(u) &&
                     (!m_isCheckpoint[u] || (m_unsaved[u] && heldByAutograd(u))))
                     m_trace.freeValue(u);
+                for (std::size_t k = 0; k < m_tensorsOf[u].size(); ++k)
+                    if (reads(v, m_tensorsOf[u][k]) && --m_tensorReadersLeft[u][k] == 0 && !heldByStep(u) &&
+                        (!m_isCheckpoint[u] || (m_tensorUnsaved[u][k] && heldByAutograd(u))))
+                        releaseTensor(u, k);
+            }
             if (m_rngStateBytes > 0 && inFunction && m_rngLast[function] == v && rngHolder(function) < 0)
                 m_trace.freeRngState(m_rngKey[function]);  // P22: nothing saved holds it
             stashRngStateBefore(k + 1);
@@ -297,7 +313,67 @@ private:
                 m_lastSaverOf[first].push_back(u);
             else
                 m_unsaved[u] = true;
+            // P52: each tensor read or saved apart has holders of its own among them: its savers, and
+            // the functions its readers run in. One that outlives none of them goes before the rest.
+            for (std::size_t k = 0; k < m_tensorsOf[u].size() && first >= 0; ++k) {
+                const ResolvedTensor& tensor = m_tensorsOf[u][k];
+                VertexIndex firstOfTensor = -1;
+                auto tensorHolder = [&](VertexIndex w) {
+                    if (firstOfTensor < 0 || m_runAt[w] < m_runAt[firstOfTensor])
+                        firstOfTensor = w;
+                };
+                for (VertexIndex w : tensor.savers)
+                    if (!besideFunctions || m_functionOf[w] < 0)
+                        tensorHolder(w);
+                for (int s : entered[u])
+                    if (m_release[s] >= 0 && std::any_of(tensor.readers.begin(), tensor.readers.end(),
+                                                         [&](VertexIndex r) { return m_functionOf[r] == s; }))
+                        tensorHolder(m_release[s]);
+                if (firstOfTensor < 0)
+                    m_tensorUnsaved[u][k] = true;
+                else if (firstOfTensor != first)
+                    m_tensorsReleasedBy[firstOfTensor].emplace_back(u, static_cast<int>(k));
+            }
         }
+    }
+
+    // P52 (a Python export): the tensors of each vertex read or saved apart, resolved once.
+    void resolveTensors()
+    {
+        for (VertexIndex u = 0; u < m_graph.vertexCount(); ++u) {
+            for (const OutputTensor& tensor : m_graph.vertex(u).autograd->tensors) {
+                ResolvedTensor resolved{tensor.bytes, {}, {}};
+                for (const std::string& id : tensor.readBy)
+                    resolved.readers.push_back(*m_graph.find(id));
+                for (const std::string& id : tensor.savedBy)
+                    resolved.savers.push_back(*m_graph.find(id));
+                m_tensorsOf[u].push_back(std::move(resolved));
+            }
+            m_tensorUnsaved[u].assign(m_tensorsOf[u].size(), false);
+            m_tensorReleased[u].assign(m_tensorsOf[u].size(), false);
+            for (const ResolvedTensor& tensor : m_tensorsOf[u])
+                m_tensorReadersLeft[u].push_back(static_cast<int>(tensor.readers.size()));
+        }
+    }
+
+    static bool reads(VertexIndex reader, const ResolvedTensor& tensor)
+    {
+        return std::find(tensor.readers.begin(), tensor.readers.end(), reader) != tensor.readers.end();
+    }
+
+    // P52: one of u's tensors goes while the others stay; once per value computed.
+    void releaseTensor(VertexIndex u, std::size_t k)
+    {
+        if (!m_trace.hasValue(u) || m_tensorReleased[u][k])
+            return;
+        m_tensorReleased[u][k] = true;
+        m_trace.releaseApart(u, m_tensorsOf[u][k].bytes);
+    }
+
+    void allocValue(VertexIndex v)
+    {
+        m_trace.allocValue(v);
+        std::fill(m_tensorReleased[v].begin(), m_tensorReleased[v].end(), false);
     }
 
     // P7 applies to the tensors only autograd holds: in regular training every tensor but the
@@ -371,9 +447,21 @@ private:
         std::vector<int> consumersLeft;
         for (VertexIndex w : segment.vertices)
             consumersLeft.push_back(static_cast<int>(m_graph.successors(w).size()));
-        auto consumed = [&](VertexIndex p) {
-            if (m_segmentOf[p] == s && m_unsaved[p] && --consumersLeft[m_memberIndex[p]] == 0)
+        std::vector<std::vector<int>> tensorReadersLeft;  // P52
+        for (VertexIndex w : segment.vertices) {
+            tensorReadersLeft.emplace_back();
+            for (const ResolvedTensor& tensor : m_tensorsOf[w])
+                tensorReadersLeft.back().push_back(static_cast<int>(tensor.readers.size()));
+        }
+        auto consumed = [&](VertexIndex p, VertexIndex reader) {
+            if (m_segmentOf[p] != s)
+                return;
+            if (m_unsaved[p] && --consumersLeft[m_memberIndex[p]] == 0)
                 m_trace.freeValue(p);
+            for (std::size_t k = 0; k < m_tensorsOf[p].size(); ++k)
+                if (reads(reader, m_tensorsOf[p][k]) && --tensorReadersLeft[m_memberIndex[p]][k] == 0 &&
+                    m_tensorUnsaved[p][k])
+                    releaseTensor(p, k);
         };
         // P9: the function runs again as a whole, its exits at their places among the members; an
         // exit is a second copy of a tensor already kept, dropped when the re-forward returns
@@ -395,7 +483,7 @@ private:
             if (m_earlyStop && (position > last || (w == trigger && !savesAfterRunning(w))))
                 break;
             if (m_segmentOf[w] == s) {
-                m_trace.allocValue(w);
+                allocValue(w);
             } else if (!m_trace.hasCopy(w)) {  // segments sharing an exit run as one function
                 m_trace.allocCopy(w);
                 copies.push_back(w);
@@ -404,7 +492,7 @@ private:
                 allocSaved(w);
             forwardWorkspace(w);
             for (VertexIndex p : m_graph.predecessors(w))
-                consumed(p);
+                consumed(p, w);
         }
         m_trace.freeRngFork();
         for (VertexIndex e : copies) {
@@ -802,6 +890,9 @@ private:
         for (VertexIndex u : m_lastSaverOf[v])
             if (heldByAutograd(u))
                 m_trace.freeValue(u);
+        for (const auto& [u, k] : m_tensorsReleasedBy[v])
+            if (heldByAutograd(u))
+                releaseTensor(u, k);
         if (m_rngStateBytes > 0)
             for (int s : m_rngReleasedBy[v])
                 m_trace.freeRngState(m_rngKey[s]);
@@ -935,6 +1026,11 @@ private:
     std::vector<std::int64_t> m_staticValueCopyBytes;  // P44: per first reader, its statics' live copies
     std::vector<std::int64_t> m_remadeSaved;  // P47: per plain reader, what it keeps of statics made again
     std::vector<bool> m_makesStaticCopy;  // P49: v's function makes its copy of an earlier vertex's statics
+    std::vector<std::vector<ResolvedTensor>> m_tensorsOf;  // P52: per vertex, its tensors read or saved apart
+    std::vector<std::vector<bool>> m_tensorUnsaved;       // P52: no holder of its own: goes with its readers
+    std::vector<std::vector<bool>> m_tensorReleased;      // P52: gone before the value
+    std::vector<std::vector<int>> m_tensorReadersLeft;    // P52: readers still to run in the forward
+    std::vector<std::vector<std::pair<VertexIndex, int>>> m_tensorsReleasedBy;  // P52: per holder, what its backward ends
     std::vector<std::vector<VertexIndex>> m_staticGradientsUntil;  // P20: per first reader, who holds till its end
     std::vector<bool> m_backwardDone;                              // P20
 };

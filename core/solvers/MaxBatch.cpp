@@ -42,6 +42,14 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
             a.savedBytes = scaled(a.savedBytes);
             a.forwardWorkspaceBytes = scaled(a.forwardWorkspaceBytes);
             a.backwardWorkspaceBytes = scaled(a.backwardWorkspaceBytes);
+            // P52: scaled by their running sums, so that they still add up to the vertex's bytes.
+            std::int64_t before = 0, scaledBefore = 0;
+            for (OutputTensor& tensor : a.tensors) {
+                before += tensor.bytes;
+                const std::int64_t upTo = scaled(before);
+                tensor.bytes = upTo - scaledBefore;
+                scaledBefore = upTo;
+            }
             // P50: a gradient of tracked outputs stays at least a byte where its tensor has any.
             if (a.gradientBytes)
                 a.gradientBytes = std::clamp(scaled(*a.gradientBytes), std::min<std::int64_t>(1, v.bytes), v.bytes);

@@ -74,13 +74,35 @@ std::vector<VertexIndex> gradientSenders(const Graph& g, VertexIndex u)
     return senders;
 }
 
-// The bytes of v's operands but the graph's inputs (counted on their own: the step holds them, P21).
+// Of u's bytes, those of the tensors that `holds` picks; all of them where u is one tensor, or its
+// tensors are read and saved alike (P52: the others may be gone).
+template <typename Holds>
+std::int64_t tensorBytes(const Graph& g, VertexIndex u, Holds holds)
+{
+    const auto& tensors = g.vertex(u).autograd->tensors;
+    if (tensors.empty())
+        return g.bytes(u);
+    std::int64_t bytes = 0;
+    for (const OutputTensor& tensor : tensors)
+        if (holds(tensor))
+            bytes += tensor.bytes;
+    return bytes;
+}
+
+bool named(const std::vector<std::string>& ids, const std::string& id)
+{
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+// The bytes of v's operands but the graph's inputs (counted on their own: the step holds them, P21):
+// of each, the tensors v reads (P52).
 std::int64_t operandBytes(const Graph& g, VertexIndex v)
 {
+    const std::string& id = g.vertex(v).id;
     std::int64_t bytes = 0;
     for (VertexIndex u : g.predecessors(v))
         if (!g.isInput(u))
-            bytes += g.bytes(u);
+            bytes += tensorBytes(g, u, [&id](const OutputTensor& tensor) { return named(tensor.readBy, id); });
     return bytes;
 }
 
@@ -153,8 +175,8 @@ std::int64_t savedOperandBytes(const Graph& g, VertexIndex v)
     std::int64_t bytes = vertex.autograd->savedBytes;
     for (VertexIndex u : g.predecessors(v)) {
         const auto& savers = g.vertex(u).autograd->savedBy;
-        if (!g.isInput(u) && savers && std::find(savers->begin(), savers->end(), vertex.id) != savers->end())
-            bytes += g.bytes(u);
+        if (!g.isInput(u) && savers && named(*savers, vertex.id))
+            bytes += tensorBytes(g, u, [&vertex](const OutputTensor& tensor) { return named(tensor.savedBy, vertex.id); });
     }
     return bytes;
 }

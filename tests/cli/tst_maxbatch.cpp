@@ -85,6 +85,17 @@ private Q_SLOTS:
         QCOMPARE(down.vertex(*down.find("v1")).autograd->gradientBytes, std::optional<std::int64_t>(2));
         const Graph tiny = graphAtBatch(g, 16, 1);
         QCOMPARE(tiny.vertex(*tiny.find("v1")).autograd->gradientBytes, std::optional<std::int64_t>(1));
+        // P52: a vertex's tensors still add up to its bytes (1000 at batch 2: 3 and 997).
+        g = withChangedVertices(g, [](Vertex& v) {
+            if (v.id == "v1")
+                v.autograd.write().tensors = {{3, {}, {}}, {997, {}, {}}};
+        });
+        for (const std::int64_t batch : {1, 3, 7, 64}) {
+            const Graph scaled = graphAtBatch(g, 2, batch);
+            const Vertex& v1 = scaled.vertex(*scaled.find("v1"));
+            QCOMPARE(v1.autograd->tensors[0].bytes + v1.autograd->tensors[1].bytes, v1.bytes);
+        }
+        QCOMPARE(graphAtBatch(g, 2, 6).vertex(*g.find("v1")).autograd->tensors[0].bytes, std::int64_t(9));
     }
 
     void searchEqualsLinearScan()

@@ -285,6 +285,19 @@ class Cli(unittest.TestCase):
             inner, outer = unpools
             self.assertNotIn("reads_without_gradient", inner)
             self.assertEqual(outer["reads_without_gradient"], [pools[0]["id"]], granularity)
+            # P52: the two tensors, read and saved apart: the outer pooling's values by the next
+            # block's convolution, its indices by the outer unpooling and its own backward; the inner
+            # pooling's values by the inner unpooling alone, which saves only the indices.
+            for pool, values_reader, indices_reader in ((pools[0], None, outer), (pools[1], inner, inner)):
+                values, indices = pool["tensors"]
+                self.assertEqual((values["bytes"], indices["bytes"]), (pool["gradient_bytes"], 2 * pool["gradient_bytes"]))
+                self.assertEqual(indices["read_by"], [indices_reader["id"]], granularity)
+                self.assertEqual(sorted(indices["saved_by"]), sorted([pool["id"], indices_reader["id"]]), granularity)
+                if values_reader is None:  # the next block's convolution, which saves them
+                    self.assertEqual(values["read_by"], values["saved_by"], granularity)
+                else:
+                    self.assertEqual((values["read_by"], values["saved_by"]), ([values_reader["id"]], []), granularity)
+            self.assertTrue(all("tensors" not in v for v in by_id.values() if v not in pools), granularity)
             self.assertTrue(all("gradient_bytes" not in v for v in by_id.values() if v not in pools), granularity)
 
     def test_an_op_plan_applies_to_the_op_graph(self):

@@ -291,9 +291,10 @@ class Profile(unittest.TestCase):
         # P50: SegNet's max-poolings return values and integer indices, and its max-unpoolings read the
         # indices alone. The gradient was counted the size of both and formed by the unpooling's
         # backward too: here the regular step's mean was 5.45 %, feng-acg's plan's 9.55 % (a SegNet at
-        # 8x3x64x64: 2.89 %, and up to 17.55 % for the plans). What is left: the values and the indices
-        # go together, when the later of them may.
-        self.check_within("pool_unpool_net", ["8x3x32x32"], 1.5, ("regular", "checkpointed"))
+        # 8x3x64x64: 2.89 %, and up to 17.55 % for the plans). P52: the values and the indices go apart;
+        # with P50 alone the regular step's mean was 1.18 % (peak +0.99 %), the least-peak plan's 4.78 %.
+        self.check_within("pool_unpool_net", ["8x3x32x32"], 0.1, ("regular", "checkpointed"))
+        self.check_within("pool_unpool_net", ["8x3x32x32"], 0.1, solver=("optimal", "memory-model=pytorch"))
 
     def test_untracked_phases_where_a_plan_runs_them(self):
         # P51: Transformer-XL's memory, the previous segment run without gradient, is read by this

@@ -357,6 +357,20 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
             if (!graph.vertex(w).isVirtual && rng() % 2)
                 savers.push_back(graph.vertex(w).id);
         vertex.autograd.write().savedBy = savers;
+        // P52: now and then, in the Python exporter's graphs, two tensors read apart: the first
+        // successor reads (and may save) a third of the bytes, the others and the vertex's own backward
+        // the rest (no draw of its own).
+        const auto successors = graph.successors(v);
+        if (pythonExport && v % 4 == 3 && successors.size() >= 2 && v != graph.sink() &&
+            std::none_of(successors.begin(), successors.end(), [&graph](VertexIndex w) { return graph.vertex(w).isVirtual; })) {
+            OutputTensor first{vertex.bytes / 3, {graph.vertex(successors.front()).id}, {}};
+            OutputTensor rest{vertex.bytes - first.bytes, {}, {}};
+            for (std::size_t i = 1; i < successors.size(); ++i)
+                rest.readBy.push_back(graph.vertex(successors[i]).id);
+            for (const std::string& id : savers)
+                (id == first.readBy.front() ? first : rest).savedBy.push_back(id);
+            vertex.autograd.write().tensors = {first, rest};
+        }
     });
     // A third of the Python exports and of ckptx-torch's graphs predict a gradient-accumulation step
     // (P33), where now and then part of a vertex's weights is tied to an earlier vertex's. Drawn last, so

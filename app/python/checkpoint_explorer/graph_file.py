@@ -129,6 +129,10 @@ def graph_json(vertex_graph, name, metadata):
             entry["gradient_bytes"] = int(v.gradient_bytes)
         if v.reads_without_gradient:
             entry["reads_without_gradient"] = v.reads_without_gradient
+        tensors = vertex_graph.tensors(v) if v.input_index < 0 else None
+        if tensors:
+            entry["tensors"] = [{"bytes": int(size), "read_by": read_by, "saved_by": saved}
+                                for size, read_by, saved in tensors]
         if v.draws_random:
             entry["draws_random"] = True
         if v.passes_gradient_to:

@@ -809,6 +809,7 @@ class VertexGraph:
         static_storages = {info.storage for op in program.ops if op.kind == "static" for info in _allocated_outputs(op)
                            if info.storage is not None and info.storage not in weights}
         claimed = set()
+        self._savers_of_storage = {}  # (owner index, storage) -> ids of the vertices that save it (P52)
         for v in self.vertices:
             exported = set()
             for ref in v.exports:
@@ -833,11 +834,35 @@ class VertexGraph:
                     if owner != v.index:
                         if owner not in v.saved_deps:
                             v.saved_deps.append(owner)
+                        self._savers_of_storage.setdefault((owner, key), set()).add(v.index)
                     elif key in exported:
                         v.saves_output = True
+                        self._savers_of_storage.setdefault((owner, key), set()).add(v.index)
                     else:
                         extras[key] = self.storage_bytes[key]
             v.saved_bytes = sum(extras.values())
+
+    def tensors(self, vertex):
+        """P52: [(bytes, reader ids, saver ids)] for each tensor `vertex` exports, where it exports
+        several that are read or saved apart (a max-pooling's values and indices); None otherwise."""
+        if vertex.index in self.sinks:
+            return None
+        readers = {}
+        for reader in self.vertices:
+            for _, base, producer in self.reads(reader):
+                if producer == vertex.index:
+                    readers.setdefault(self._storage_of(base), set()).add(reader.index)
+        storages = []
+        for ref in vertex.exports:
+            info = self.info_of(ref)
+            if info.storage is not None and info.storage not in (s for s, _ in storages):
+                storages.append((info.storage, info.storage_bytes))
+        ids = lambda indices: [self.vertices[i].id for i in sorted(indices)]
+        tensors = [(size, ids(readers.get(storage, ())), ids(self._savers_of_storage.get((vertex.index, storage), ())))
+                   for storage, size in storages]
+        if len(tensors) < 2 or all(t[1:] == tensors[0][1:] for t in tensors):
+            return None
+        return tensors
 
     def saved_by(self):
         """Vertex index -> ids of the vertices whose backward keeps its tensor (docs/FORMAT.md)."""

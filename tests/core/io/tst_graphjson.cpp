@@ -124,6 +124,21 @@ private Q_SLOTS:
             QVERIFY(back.vertex(v) == g.vertex(v));
     }
 
+    void outputTensorsRoundTrip()
+    {
+        // P52: absent means one tensor (or all read and saved alike); a list survives a round trip.
+        const Graph g = parse(R"({"vertices": [{"id": "x", "bytes": 1},
+            {"id": "p", "bytes": 300, "saved_by": ["p", "c", "u"], "tensors": [{"bytes": 100, "read_by": ["c"], "saved_by": ["c"]},
+                {"bytes": 200, "read_by": ["u"], "saved_by": ["p", "u"]}]},
+            {"id": "c", "bytes": 10}, {"id": "u", "bytes": 10}],
+            "edges": [{"from": "x", "to": "p"}, {"from": "p", "to": "c"}, {"from": "p", "to": "u"}, {"from": "c", "to": "u"}]})");
+        QVERIFY(g.vertex(*g.find("x")).autograd->tensors.empty());
+        const std::vector<OutputTensor> expected{{100, {"c"}, {"c"}}, {200, {"u"}, {"p", "u"}}};
+        QCOMPARE(g.vertex(*g.find("p")).autograd->tensors, expected);
+        const Graph back = parseGraphJson(toGraphJson(g), "back.json");
+        QCOMPARE(back.vertex(*back.find("p")).autograd->tensors, expected);
+    }
+
     void batchScaledRoundTrip()
     {
         // Absent means true (graphs from before batch recording); only false is written.
@@ -313,6 +328,21 @@ private Q_SLOTS:
         QTest::newRow("negative partly released workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "backward_workspace_partly_released_bytes": -3, "backward_workspace_held_inputs": ["a"]}], "edges": [{"from": "a", "to": "b"}]})"
             << "test.json: /vertices/1/backward_workspace_partly_released_bytes: backward_workspace_partly_released_bytes must be >= 0";
+        QTest::newRow("tensors not adding up")
+            << R"({"vertices": [{"id": "a", "bytes": 8, "tensors": [{"bytes": 3}, {"bytes": 4}]}]})"
+            << "test.json: /vertices/0/tensors: the tensors' bytes add up to 7, not the vertex's bytes (8)";
+        QTest::newRow("negative tensor")
+            << R"({"vertices": [{"id": "a", "bytes": 8, "tensors": [{"bytes": -3}, {"bytes": 11}]}]})"
+            << "test.json: /vertices/0/tensors/0/bytes: value -3 is outside 0..9007199254740992";
+        QTest::newRow("tensors not an array")
+            << R"({"vertices": [{"id": "a", "bytes": 8, "tensors": {"bytes": 8}}]})"
+            << "test.json: /vertices/0/tensors: expected an array, got an object";
+        QTest::newRow("tensor read by no successor")
+            << R"({"vertices": [{"id": "a", "bytes": 8, "tensors": [{"bytes": 8, "read_by": ["a"]}]}]})"
+            << "test.json: /vertices/0/tensors/0/read_by/0: \"a\" is not a successor of the vertex";
+        QTest::newRow("tensor saved by what does not save the vertex")
+            << R"({"vertices": [{"id": "a", "bytes": 8, "saved_by": [], "tensors": [{"bytes": 8, "saved_by": ["b"]}]}, {"id": "b", "bytes": 1}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/0/tensors/0/saved_by/0: \"b\" is not in the vertex's saved_by";
         QTest::newRow("negative gradient bytes")
             << R"({"vertices": [{"id": "a", "bytes": 8, "gradient_bytes": -4}]})"
             << "test.json: /vertices/0/gradient_bytes: gradient_bytes must be >= 0";

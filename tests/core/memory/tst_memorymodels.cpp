@@ -1319,6 +1319,59 @@ private Q_SLOTS:
         QCOMPARE(profile.phases[5].endBytes, ends[1]);
     }
 
+    // P52 on x -> p -> u -> v (10, 300, 2000, 4000 bytes), a Python export: SegNet's innermost
+    // max-pooling p is its values (100 bytes), which the unpooling u reads and does not save, and its
+    // indices (200), which u and p's own backward save. The values go once u has read them: u's
+    // forward (phase 2) ends with x, the indices and u (2210); u's backward (phase 5) with x, the
+    // indices and p's gradient (310). Without the rule p went whole at its own backward (2310, 410).
+    // Checkpoints {x, u, v} run p in a function whose output u is: its no-grad forward drops p (10 +
+    // 2000 at phase 2), and its re-forward at u's backward keeps the indices, which u and p saved,
+    // and drops the values.
+    void tensorsApart_data()
+    {
+        QTest::addColumn<bool>("rule");
+        QTest::addColumn<QStringList>("plan");
+        QTest::addColumn<QList<qint64>>("ends");  // phases 2 and 5 (u's backward)
+        const QStringList regular{"x", "p", "u", "v"};
+        QTest::newRow("values go after their reader") << true << regular << QList<qint64>{2210, 310};
+        QTest::newRow("held whole") << false << regular << QList<qint64>{2310, 410};
+        QTest::newRow("re-forwarded") << true << QStringList{"x", "u", "v"} << QList<qint64>{2010, 310};
+        QTest::newRow("re-forwarded, held whole") << false << QStringList{"x", "u", "v"} << QList<qint64>{2010, 410};
+    }
+
+    void tensorsApart()
+    {
+        QFETCH(bool, rule);
+        QFETCH(QStringList, plan);
+        QFETCH(QList<qint64>, ends);
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        const std::vector<std::tuple<std::string, std::int64_t, std::vector<std::string>>> ids{
+            {"x", 10, {"p"}}, {"p", 300, {"p", "u"}}, {"u", 2000, {"v"}}, {"v", 4000, {}}};
+        for (const auto& [id, bytes, savedBy] : ids) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            v.autograd.write().savedBy = savedBy;
+            if (id == "p") {
+                v.autograd.write().gradientBytes = 100;
+                if (rule)
+                    v.autograd.write().tensors = {{100, {"u"}, {}}, {200, {"u"}, {"p", "u"}}};
+            }
+            builder.addVertex(v);
+        }
+        builder.addEdge("x", "p");
+        builder.addEdge("p", "u");
+        builder.addEdge("u", "v");
+        const Graph g = builder.build();
+        std::vector<std::string> keep;
+        for (const QString& id : plan)
+            keep.push_back(id.toStdString());
+        const MemoryProfile profile = simulatePlanMemory(g, evaluateIds(g, keep), MemoryModel::PyTorch);
+        QCOMPARE(profile.phases[2].endBytes, ends[0]);
+        QCOMPARE(profile.phases[5].endBytes, ends[1]);
+    }
+
     // P51 on x -> a -> b -> c and x -> u -> c (1, 10, 100, 10000 bytes; u 1000, not tracked), a Python
     // export with checkpoints {x, b, c}: a runs in a function, and the plan's order (P18) runs u after
     // b, so the backward visits it before b's tensor goes. Its phase (8) is one a profile marks empty,
