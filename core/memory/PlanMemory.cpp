@@ -106,11 +106,11 @@ public:
     {
         const int n = m_graph.vertexCount() - 1;
         m_trace.beginPhase(0);
-        m_trace.allocValue(m_order[0]);
+        allocValue(m_order[0]);
         // P21: every input of a step that several are given (a virtual source joins them) exists before it.
         if (m_model == MemoryModel::PyTorch && m_graph.vertex(m_graph.source()).isVirtual)
             for (VertexIndex v : m_graph.successors(m_graph.source()))
-                m_trace.allocValue(v);
+                allocValue(v);
         forward();
         if (m_checkpointFunctions && !heldAsLoss(m_graph.sink()))
             lossBackward();
@@ -163,18 +163,24 @@ private:
             // P7: in regular training a tensor no backward keeps goes with its last consumer; P52: so
             // does one of a vertex's tensors, read apart.
             for (VertexIndex u : m_graph.predecessors(v)) {
-                if (--consumersLeft[u] == 0 && !heldByStep(u) &&
-                    (!m_isCheckpoint[u] || (m_unsaved[u] && heldByAutograd(u))))
+                if (--consumersLeft[u] == 0 && goesWithLastReader(u, m_unsaved[u]))
                     m_trace.freeValue(u);
                 for (std::size_t k = 0; k < m_tensorsOf[u].size(); ++k)
-                    if (reads(v, m_tensorsOf[u][k]) && --m_tensorReadersLeft[u][k] == 0 && !heldByStep(u) &&
-                        (!m_isCheckpoint[u] || (m_tensorUnsaved[u][k] && heldByAutograd(u))))
+                    if (reads(v, m_tensorsOf[u][k]) && --m_tensorReadersLeft[u][k] == 0 &&
+                        goesWithLastReader(u, m_tensorUnsaved[u][k]))
                         releaseTensor(u, k);
             }
             if (m_rngStateBytes > 0 && inFunction && m_rngLast[function] == v && rngHolder(function) < 0)
                 m_trace.freeRngState(m_rngKey[function]);  // P22: nothing saved holds it
             stashRngStateBefore(k + 1);
         }
+    }
+
+    // P7 in the forward: what a (no-grad) function computes goes with its last reader there, and so
+    // does what nothing holds in regular training (`unsaved`: the value's, or one tensor's, P52).
+    bool goesWithLastReader(VertexIndex u, bool unsaved) const
+    {
+        return !heldByStep(u) && (!m_isCheckpoint[u] || (unsaved && heldByAutograd(u)));
     }
 
     // P44: the statics v reads first and later vertices read too. apply_plan makes one copy for the
@@ -351,9 +357,16 @@ private:
             }
             m_tensorUnsaved[u].assign(m_tensorsOf[u].size(), false);
             m_tensorReleased[u].assign(m_tensorsOf[u].size(), false);
-            for (const ResolvedTensor& tensor : m_tensorsOf[u])
-                m_tensorReadersLeft[u].push_back(static_cast<int>(tensor.readers.size()));
+            m_tensorReadersLeft[u] = readersPerTensor(u);
         }
+    }
+
+    std::vector<int> readersPerTensor(VertexIndex u) const
+    {
+        std::vector<int> counts;
+        for (const ResolvedTensor& tensor : m_tensorsOf[u])
+            counts.push_back(static_cast<int>(tensor.readers.size()));
+        return counts;
     }
 
     static bool reads(VertexIndex reader, const ResolvedTensor& tensor)
@@ -370,6 +383,7 @@ private:
         m_trace.releaseApart(u, m_tensorsOf[u][k].bytes);
     }
 
+    // Every value the simulation computes, with all its tensors (P52).
     void allocValue(VertexIndex v)
     {
         m_trace.allocValue(v);
@@ -438,7 +452,7 @@ private:
             for (VertexIndex w : segment.vertices) {
                 if (heldByStep(w))
                     continue;
-                m_trace.allocValue(w);
+                allocValue(w);
                 allocSaved(w);
                 forwardWorkspace(w);
             }
@@ -448,11 +462,8 @@ private:
         for (VertexIndex w : segment.vertices)
             consumersLeft.push_back(static_cast<int>(m_graph.successors(w).size()));
         std::vector<std::vector<int>> tensorReadersLeft;  // P52
-        for (VertexIndex w : segment.vertices) {
-            tensorReadersLeft.emplace_back();
-            for (const ResolvedTensor& tensor : m_tensorsOf[w])
-                tensorReadersLeft.back().push_back(static_cast<int>(tensor.readers.size()));
-        }
+        for (VertexIndex w : segment.vertices)
+            tensorReadersLeft.push_back(readersPerTensor(w));
         auto consumed = [&](VertexIndex p, VertexIndex reader) {
             if (m_segmentOf[p] != s)
                 return;
@@ -658,7 +669,7 @@ private:
             m_trace.freeValue(v);
         reforwardNeeded(v);
         if (recomputesCheckpoint) {
-            m_trace.allocValue(v);
+            allocValue(v);
             allocSaved(v);
             forwardWorkspace(v);
         }

@@ -124,6 +124,7 @@ class VertexGraph:
         self.granularity = granularity
         self.depth = depth
         self._producers = {}
+        self._readers_of_storage = None  # P52, made on first use by tensors()
         self._build()
 
     # -- producers: which vertex's storage a value reads -------------------------------------------
@@ -847,19 +848,19 @@ class VertexGraph:
         several that are read or saved apart (a max-pooling's values and indices); None otherwise."""
         if vertex.index in self.sinks:
             return None
-        readers = {}
-        for reader in self.vertices:
-            for _, base, producer in self.reads(reader):
-                if producer == vertex.index:
-                    readers.setdefault(self._storage_of(base), set()).add(reader.index)
+        if self._readers_of_storage is None:  # (producer index, storage) -> reader indices, once per export
+            self._readers_of_storage = {}
+            for base, indices in self.readers().items():
+                key = (self.vertex_of_ref(base), self._storage_of(base))
+                self._readers_of_storage.setdefault(key, set()).update(indices)
         storages = []
         for ref in vertex.exports:
             info = self.info_of(ref)
             if info.storage is not None and info.storage not in (s for s, _ in storages):
                 storages.append((info.storage, info.storage_bytes))
         ids = lambda indices: [self.vertices[i].id for i in sorted(indices)]
-        tensors = [(size, ids(readers.get(storage, ())), ids(self._savers_of_storage.get((vertex.index, storage), ())))
-                   for storage, size in storages]
+        tensors = [(size, ids(self._readers_of_storage.get((vertex.index, storage), ())),
+                    ids(self._savers_of_storage.get((vertex.index, storage), ()))) for storage, size in storages]
         if len(tensors) < 2 or all(t[1:] == tensors[0][1:] for t in tensors):
             return None
         return tensors
