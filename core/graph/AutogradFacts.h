@@ -116,6 +116,10 @@ struct AutogradFacts {
     // The inputs (ids of predecessors) whose gradient the backward forms as a slice of this vertex's
     // gradient, a view that keeps all of it alive (a concatenation; rule P27).
     std::vector<std::string> slicesGradientTo;
+    // Groups of inputs (ids of predecessors) whose gradients the backward forms as one tensor, not this
+    // vertex's gradient: an add whose sum a ReLU of the same vertex reads hands the ReLU's input
+    // gradient to both summands (rule P53).
+    std::vector<std::vector<std::string>> formsOneGradientFor;
     // The inputs (ids of predecessors) it reads without a gradient flowing back to them: only their
     // shape (aten::size), say. Its backward forms no gradient for them (ckptx-torch import; P13).
     std::vector<std::string> readsWithoutGradient;

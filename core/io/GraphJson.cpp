@@ -102,8 +102,24 @@ std::vector<OutputTensor> readOutputTensors(const json& item, const std::string&
     return tensors;
 }
 
+// P53: each group names at least two inputs, and an input is in one group at most.
+void checkGradientGroups(const Vertex& v, const std::string& at)
+{
+    std::vector<std::string> seen;
+    const auto& groups = v.autograd->formsOneGradientFor;
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+        if (groups[k].size() < 2)
+            throw GraphError("a group of inputs that share one gradient names at least two", at + "/" + std::to_string(k));
+        for (std::size_t i = 0; i < groups[k].size(); ++i) {
+            if (std::find(seen.begin(), seen.end(), groups[k][i]) != seen.end())
+                throw GraphError("\"" + groups[k][i] + "\" is named twice", at + "/" + std::to_string(k) + "/" + std::to_string(i));
+            seen.push_back(groups[k][i]);
+        }
+    }
+}
+
 // saved_by may only name the vertex itself or its successors (the backwards that can keep it),
-// passes_gradient_to, slices_gradient_to and reads_without_gradient only its inputs,
+// passes_gradient_to, slices_gradient_to, forms_one_gradient_for and reads_without_gradient only its inputs,
 // static_values' readers only vertices after it, static_gradient_until any vertex, tied_parameter_until
 // one before the vertex.
 void checkNamedVertices(const Graph& graph)
@@ -148,6 +164,16 @@ void checkNamedVertices(const Graph& graph)
             },
             "is not in the vertex's saved_by");
     }
+    const std::size_t gradientGroups =
+        mostEntries(graph, [](const AutogradFacts& f) -> const auto& { return f.formsOneGradientFor; });
+    for (std::size_t k = 0; k < gradientGroups; ++k)
+        checkNamedVertices(
+            graph, "forms_one_gradient_for/" + std::to_string(k),
+            [k](const Vertex& v) -> const auto& {
+                return k < v.autograd->formsOneGradientFor.size() ? v.autograd->formsOneGradientFor[k] : none;
+            },
+            [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
+            "is not an input of the vertex");
     const std::size_t staticValueLists =
         mostEntries(graph, [](const AutogradFacts& f) -> const auto& { return f.staticValues; });
     for (std::size_t k = 0; k < staticValueLists; ++k)
@@ -164,6 +190,7 @@ void checkNamedVertices(const Graph& graph)
     for (const Vertex& v : graph.vertices()) {
         if (v.isVirtual)
             continue;
+        checkGradientGroups(v, "/vertices/" + std::to_string(index) + "/forms_one_gradient_for");
         if (!v.autograd->staticGradientUntil.empty() && !graph.find(v.autograd->staticGradientUntil))
             throw GraphError("\"" + v.autograd->staticGradientUntil + "\" is not a vertex",
                              "/vertices/" + std::to_string(index) + "/static_gradient_until");
@@ -249,6 +276,8 @@ Vertex vertexFromJson(const json& value, const std::string& at)
     v.backward = optionalBool(item, "backward", at).value_or(false);
     facts.passesGradientTo = optionalStringArray(item, "passes_gradient_to", at).value_or(std::vector<std::string>{});
     facts.slicesGradientTo = optionalStringArray(item, "slices_gradient_to", at).value_or(std::vector<std::string>{});
+    facts.formsOneGradientFor =
+        optionalStringArrays(item, "forms_one_gradient_for", at).value_or(std::vector<std::vector<std::string>>{});
     facts.readsWithoutGradient =
         optionalStringArray(item, "reads_without_gradient", at).value_or(std::vector<std::string>{});
     v.autograd = std::move(facts);
@@ -461,6 +490,8 @@ std::string toGraphJson(const Graph& graph)
             item["passes_gradient_to"] = v.autograd->passesGradientTo;
         if (!v.autograd->slicesGradientTo.empty())
             item["slices_gradient_to"] = v.autograd->slicesGradientTo;
+        if (!v.autograd->formsOneGradientFor.empty())
+            item["forms_one_gradient_for"] = v.autograd->formsOneGradientFor;
         if (!v.autograd->readsWithoutGradient.empty())
             item["reads_without_gradient"] = v.autograd->readsWithoutGradient;
         vertices.push_back(std::move(item));

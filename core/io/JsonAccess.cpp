@@ -440,14 +440,35 @@ std::optional<std::vector<std::int64_t>> optionalIntArray(const json& obj, const
     return optionalArray<std::int64_t>(obj, key, where, "integers", toInt64);
 }
 
+namespace {
+
+std::string toString(const json& value, const std::string& at)
+{
+    if (!value.is_string())
+        throw GraphError("expected a string, got " + typeName(value), at);
+    return value.get<std::string>();
+}
+
+}  // namespace
+
 std::optional<std::vector<std::string>> optionalStringArray(const json& obj, const std::string& key,
                                                             const std::string& where)
 {
-    return optionalArray<std::string>(obj, key, where, "strings", [](const json& value, const std::string& at) {
-        if (!value.is_string())
-            throw GraphError("expected a string, got " + typeName(value), at);
-        return value.get<std::string>();
-    });
+    return optionalArray<std::string>(obj, key, where, "strings", toString);
+}
+
+std::optional<std::vector<std::vector<std::string>>> optionalStringArrays(const json& obj, const std::string& key,
+                                                                          const std::string& where)
+{
+    return optionalArray<std::vector<std::string>>(
+        obj, key, where, "arrays of strings", [](const json& value, const std::string& at) {
+            if (!value.is_array())
+                throw GraphError("expected an array of strings, got " + typeName(value), at);
+            std::vector<std::string> out;
+            for (std::size_t i = 0; i < value.size(); ++i)
+                out.push_back(toString(value[i], at + "/" + std::to_string(i)));
+            return out;
+        });
 }
 
 }  // namespace ckpt::json_access

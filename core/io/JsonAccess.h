@@ -104,5 +104,8 @@ std::optional<std::vector<std::int64_t>> optionalIntArray(const json& obj, const
                                                           const std::string& where);
 std::optional<std::vector<std::string>> optionalStringArray(const json& obj, const std::string& key,
                                                             const std::string& where);
+// An array of arrays of strings (groups of vertex ids).
+std::optional<std::vector<std::vector<std::string>>> optionalStringArrays(const json& obj, const std::string& key,
+                                                                          const std::string& where);
 
 }  // namespace ckpt::json_access

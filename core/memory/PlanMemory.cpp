@@ -766,10 +766,16 @@ private:
     // tensor sliced (m_sliceTarget) stays until its last slice goes.
     void formGradients(VertexIndex v, const std::vector<VertexIndex>& formed, VertexIndex holder)
     {
-        VertexIndex owner = -1;
-        for (VertexIndex u : formed)
-            if (passesGradient(v, u) && (owner < 0 || m_runAt[u] < m_runAt[owner]))
-                owner = u;
+        // The first to run of the inputs that get one tensor: v's gradient (P15), or one tensor v's
+        // backward forms for a group of them (P53).
+        auto firstToRun = [&](auto sameTensor) {
+            VertexIndex first = -1;
+            for (VertexIndex u : formed)
+                if (sameTensor(u) && (first < 0 || m_runAt[u] < m_runAt[first]))
+                    first = u;
+            return first;
+        };
+        const VertexIndex owner = firstToRun([&](VertexIndex u) { return passesGradient(v, u); });
         const bool held = owner >= 0 && holder >= 0 && m_trace.hasGradient(holder) && m_runAt[holder] < m_runAt[owner];
         for (VertexIndex u : formed) {
             if (m_sliceTarget[v] >= 0 && slicesGradient(v, u)) {
@@ -779,13 +785,37 @@ private:
                 m_trace.freeGradient(v);
                 m_trace.allocGradient(u);
             } else if (owner >= 0 && passesGradient(v, u)) {
-                m_trace.shareGradient(u);
-                m_holderOf[u] = held ? holder : owner;
-                m_sharersOf[m_holderOf[u]].push_back(u);
+                shareGradientOf(u, held ? holder : owner);
+            } else if (const int group = gradientGroup(v, u); group >= 0) {
+                const VertexIndex first = firstToRun([&](VertexIndex w) { return gradientGroup(v, w) == group; });
+                if (u == first)
+                    m_trace.allocGradient(u);
+                else
+                    shareGradientOf(u, first);
             } else {
                 m_trace.allocGradient(u);
             }
         }
+    }
+
+    void shareGradientOf(VertexIndex u, VertexIndex holder)
+    {
+        m_trace.shareGradient(u);
+        m_holderOf[u] = holder;
+        m_sharersOf[holder].push_back(u);
+    }
+
+    // P53, from Python exports as P15: the group of v's inputs, if any, whose gradients v's backward
+    // forms as one tensor.
+    int gradientGroup(VertexIndex v, VertexIndex u) const
+    {
+        if (!m_checkpointFunctions)
+            return -1;
+        const auto& groups = m_graph.vertex(v).autograd->formsOneGradientFor;
+        for (std::size_t k = 0; k < groups.size(); ++k)
+            if (std::find(groups[k].begin(), groups[k].end(), m_graph.vertex(u).id) != groups[k].end())
+                return static_cast<int>(k);
+        return -1;
     }
 
     // P15: adding a gradient into a tensor that another gradient still shares makes a new tensor

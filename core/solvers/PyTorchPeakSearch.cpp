@@ -184,8 +184,8 @@ std::int64_t savedOperandBytes(const Graph& g, VertexIndex v)
 // P9/P10 (a Python export): a plan's steps may run in another order than the topological one
 // (P18), so only what v's own run holds: in the forward its operands, v, the step's inputs and the workspace;
 // at its backward the step's inputs, v's gradient (the loss's of the output at the sink's; none where an add
-// may pass it on, P15), its weight gradients and its descendants' and the workspace, none of it where no
-// backward runs (P19).
+// may pass it on, P15, or a reader may form it as one tensor with another input's, P53), its weight
+// gradients and its descendants' and the workspace, none of it where no backward runs (P19).
 PhaseFloors ownRunFloors(const Graph& g)
 {
     const int count = g.vertexCount();
@@ -200,6 +200,9 @@ PhaseFloors ownRunFloors(const Graph& g)
             mayShare[*g.find(id)] = true;
         for (const std::string& id : g.vertex(v).autograd->slicesGradientTo)  // P27: a slice holds no bytes of its own
             mayShare[*g.find(id)] = true;
+        for (const auto& group : g.vertex(v).autograd->formsOneGradientFor)  // P53: all but the first to run share
+            for (const std::string& id : group)
+                mayShare[*g.find(id)] = true;
     }
     for (VertexIndex v = 0; v < count; ++v) {
         if (g.isInput(v))

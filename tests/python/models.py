@@ -630,6 +630,34 @@ class PoolUnpoolNet(nn.Module):
 pool_unpool_net = seeded(PoolUnpoolNet)
 
 
+class ReluResidualBlock(nn.Module):
+    """A residual block as CIFAR ResNets write it: the add and the ReLU after it in the block's own forward."""
+
+    def __init__(self, channels, stride=1):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(channels // stride, channels, 3, stride, 1, bias=False),
+                                  nn.BatchNorm2d(channels), nn.ReLU(),
+                                  nn.Conv2d(channels, channels, 3, 1, 1, bias=False), nn.BatchNorm2d(channels))
+        self.shortcut = nn.Conv2d(channels // stride, channels, 1, stride, bias=False) if stride > 1 else nn.Identity()
+
+    def forward(self, x):
+        return F.relu(self.body(x) + self.shortcut(x))
+
+
+class ReluResidualNet(nn.Module):
+    def __init__(self, classes=10):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU())
+        self.blocks = nn.Sequential(ReluResidualBlock(16), ReluResidualBlock(32, 2), ReluResidualBlock(32))
+        self.head = nn.Linear(32, classes)
+
+    def forward(self, x):
+        return self.head(F.adaptive_avg_pool2d(self.blocks(self.stem(x)), 1).flatten(1))
+
+
+relu_residual_net = seeded(ReluResidualNet)
+
+
 class MemoryLayer(nn.Module):
     """A pre-norm causal attention layer that also attends to a memory of the previous segment."""
 

@@ -300,6 +300,20 @@ class Cli(unittest.TestCase):
             self.assertTrue(all("tensors" not in v for v in by_id.values() if v not in pools), granularity)
             self.assertTrue(all("gradient_bytes" not in v for v in by_id.values() if v not in pools), granularity)
 
+    def test_one_gradient_for_the_summands_of_an_add_and_relu(self):
+        # P53: a block's add and the ReLU after it are one vertex at module granularity; its backward
+        # forms the ReLU's input gradient, one tensor the add hands to both summands. At op granularity
+        # the add is a vertex of its own, which passes its gradient on (P15).
+        graph = export_graph(models.relu_residual_net(), (torch.randn(8, 3, 32, 32),))
+        groups = {v["id"]: v["forms_one_gradient_for"] for v in graph["vertices"] if "forms_one_gradient_for" in v}
+        self.assertEqual(groups, {"blocks.0": [["blocks.0.body.4", "stem.2"]],
+                                  "blocks.1": [["blocks.1.body.4", "blocks.1.shortcut"]],
+                                  "blocks.2": [["blocks.1", "blocks.2.body.4"]]})
+        self.assertTrue(all("passes_gradient_to" not in v for v in graph["vertices"]))
+        ops = export_graph(models.relu_residual_net(), (torch.randn(8, 3, 32, 32),), granularity="op")
+        self.assertTrue(all("forms_one_gradient_for" not in v for v in ops["vertices"]))
+        self.assertEqual(sum(1 for v in ops["vertices"] if "passes_gradient_to" in v), 3)
+
     def test_an_op_plan_applies_to_the_op_graph(self):
         # A plan names no granularity: apply_plan takes the graph whose fingerprint is the plan's before
         # one the plan fits only by vertex id. This model's module and op graphs have as many vertices,

@@ -332,6 +332,15 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
             for (VertexIndex u : graph.predecessors(v))
                 if (!graph.vertex(u).isVirtual)
                     vertex.autograd.write().slicesGradientTo.push_back(graph.vertex(u).id);
+        // P53: or an add and a ReLU in one vertex, forming one gradient for all its inputs (no draw).
+        if (kind == 2) {
+            std::vector<std::string> group;
+            for (VertexIndex u : graph.predecessors(v))
+                if (!graph.vertex(u).isVirtual)
+                    group.push_back(graph.vertex(u).id);
+            if (group.size() >= 2)
+                vertex.autograd.write().formsOneGradientFor = {group};
+        }
         // Now and then inputs read for their shape alone, in ckptx-torch's graphs (P13).
         if (rootedExecutor && rng() % 5 == 0)
             for (VertexIndex u : graph.predecessors(v))

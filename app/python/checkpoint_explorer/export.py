@@ -103,10 +103,12 @@ def measure_workspace(vertex_graph, inputs, timed=False):
                     v.compute = _forward_microseconds(executor, v, values, device)
             except RuntimeError as error:
                 raise _training_fails(model, v, error) from None
-            passed, sliced = handed[v.index]
+            passed, sliced, one_tensor = handed[v.index]
             producer = {base: vertex_graph.vertices[w].id for _, base, w in vertex_graph.reads(v)}
             v.passes_gradient_to = sorted({producer[base] for base in passed})
             v.slices_gradient_to = sorted({producer[base] for base in sliced})
+            v.forms_one_gradient_for = sorted(group for group in (sorted({producer[base] for base in bases})
+                                                                  for bases in one_tensor) if len(group) > 1)
     finally:
         for p, g in saved_grads:
             p.grad = g
@@ -464,7 +466,9 @@ def _passed_gradient(executor, vertex, values, layouts, own_layouts):
     concatenation whose output a channel shuffle transposed: ShuffleNet's blocks): an unmeasured run
     whose hooks keep each gradient alive, so that no address is reused. A view of the whole (a
     reshape's) counts as the tensor itself; the first slice starts where the whole does, and its
-    size tells them apart. Also, into `layouts`, each input's gradient that is not contiguous (P34): its
+    size tells them apart. Third, the groups of inputs whose gradients are one tensor the backward formed
+    (P53: an add whose sum a ReLU in the same vertex reads hands the ReLU's input gradient to both
+    summands). Also, into `layouts`, each input's gradient that is not contiguous (P34): its
     size, stride, offset and its storage's elements, appended per reader. The vertex's own gradient is
     laid out as `own_layouts` says, the whole layouts its readers hand it (P40)."""
     executor.run_statics(vertex)
@@ -473,7 +477,7 @@ def _passed_gradient(executor, vertex, values, layouts, own_layouts):
     executor.run_vertex(vertex.index, env)
     root_refs = [ref for ref in vertex.exports if _is_root(env.get(ref))]
     if not root_refs:  # no backward runs (an untracked vertex's)
-        return [], []
+        return [], [], []
     roots = [env[ref] for ref in root_refs]
     kept = {}
 
@@ -488,7 +492,7 @@ def _passed_gradient(executor, vertex, values, layouts, own_layouts):
     _loss_saving_nothing(roots, [own_layouts.get(ref) for ref in root_refs]).backward()
     _take_weight_gradients(list(executor.program.model.parameters()))
     own = [kept[k] for k in range(len(roots)) if k in kept]
-    passed, sliced = [], []
+    passed, sliced, formed = [], [], {}
     for base in inputs:
         grad = kept.get(base)
         if grad is None or _compat.storage_key(grad) is None:
@@ -500,7 +504,9 @@ def _passed_gradient(executor, vertex, values, layouts, own_layouts):
             passed.append(base)
         elif any(_compat.storage_key(grad) == _compat.storage_key(g) for g in own) or _slices_a_copy(grad, own):
             sliced.append(base)
-    return passed, sliced
+        else:
+            formed.setdefault((grad.data_ptr(), grad.numel()), []).append(base)
+    return passed, sliced, [bases for bases in formed.values() if len(bases) > 1]
 
 
 def _slices_a_copy(grad, own):

@@ -139,6 +139,8 @@ def graph_json(vertex_graph, name, metadata):
             entry["passes_gradient_to"] = v.passes_gradient_to
         if v.slices_gradient_to:
             entry["slices_gradient_to"] = v.slices_gradient_to
+        if v.forms_one_gradient_for:
+            entry["forms_one_gradient_for"] = v.forms_one_gradient_for
         if v.index in vertex_graph.sinks and v.index in read:  # a sink is an output anyway
             entry["output"] = True
         if v.static_gradient_bytes:

@@ -47,6 +47,7 @@ class Vertex:
     backward_workspace_partly_released: typing.Optional[tuple] = None  # P48: (bytes, ids of the inputs held)
     passes_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P15)
     slices_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P27)
+    forms_one_gradient_for: list = dataclasses.field(default_factory=list)  # groups of input vertex ids (P53)
     static_gradient_bytes: int = 0  # P20
     static_gradient_until: str = ""  # P20: the vertex whose backward ends their hold
     # P44, P45, P47: statics made before it that later vertices read too, per set of readers: (bytes,

@@ -139,6 +139,19 @@ private Q_SLOTS:
         QCOMPARE(back.vertex(*back.find("p")).autograd->tensors, expected);
     }
 
+    void gradientGroupsRoundTrip()
+    {
+        // P53: groups of inputs given one gradient tensor; absent means none.
+        const Graph g = parse(R"({"vertices": [{"id": "x", "bytes": 1}, {"id": "a", "bytes": 4}, {"id": "b", "bytes": 4},
+            {"id": "c", "bytes": 4, "forms_one_gradient_for": [["a", "b"]]}],
+            "edges": [{"from": "x", "to": "a"}, {"from": "a", "to": "b"}, {"from": "a", "to": "c"}, {"from": "b", "to": "c"}]})");
+        QVERIFY(g.vertex(*g.find("b")).autograd->formsOneGradientFor.empty());
+        const std::vector<std::vector<std::string>> expected{{"a", "b"}};
+        QCOMPARE(g.vertex(*g.find("c")).autograd->formsOneGradientFor, expected);
+        const Graph back = parseGraphJson(toGraphJson(g), "back.json");
+        QCOMPARE(back.vertex(*back.find("c")).autograd->formsOneGradientFor, expected);
+    }
+
     void batchScaledRoundTrip()
     {
         // Absent means true (graphs from before batch recording); only false is written.
@@ -343,6 +356,21 @@ private Q_SLOTS:
         QTest::newRow("tensor saved by what does not save the vertex")
             << R"({"vertices": [{"id": "a", "bytes": 8, "saved_by": [], "tensors": [{"bytes": 8, "saved_by": ["b"]}]}, {"id": "b", "bytes": 1}], "edges": [{"from": "a", "to": "b"}]})"
             << "test.json: /vertices/0/tensors/0/saved_by/0: \"b\" is not in the vertex's saved_by";
+        QTest::newRow("gradient group not an input")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1}, {"id": "c", "bytes": 1, "forms_one_gradient_for": [["a", "c"]]}], "edges": [{"from": "a", "to": "b"}, {"from": "a", "to": "c"}, {"from": "b", "to": "c"}]})"
+            << "test.json: /vertices/2/forms_one_gradient_for/0/1: \"c\" is not an input of the vertex";
+        QTest::newRow("gradient group of one")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1}, {"id": "c", "bytes": 1, "forms_one_gradient_for": [["a"]]}], "edges": [{"from": "a", "to": "b"}, {"from": "a", "to": "c"}, {"from": "b", "to": "c"}]})"
+            << "test.json: /vertices/2/forms_one_gradient_for/0: a group of inputs that share one gradient names at least two";
+        QTest::newRow("input in two gradient groups")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1}, {"id": "c", "bytes": 1, "forms_one_gradient_for": [["a", "b"], ["b", "a"]]}], "edges": [{"from": "a", "to": "b"}, {"from": "a", "to": "c"}, {"from": "b", "to": "c"}]})"
+            << "test.json: /vertices/2/forms_one_gradient_for/1/0: \"b\" is named twice";
+        QTest::newRow("gradient groups not arrays")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1}, {"id": "c", "bytes": 1, "forms_one_gradient_for": ["a", "b"]}], "edges": [{"from": "a", "to": "b"}, {"from": "a", "to": "c"}, {"from": "b", "to": "c"}]})"
+            << "test.json: /vertices/2/forms_one_gradient_for/0: expected an array of strings, got a string";
+        QTest::newRow("gradient group of numbers")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1}, {"id": "c", "bytes": 1, "forms_one_gradient_for": [[1, 2]]}], "edges": [{"from": "a", "to": "b"}, {"from": "a", "to": "c"}, {"from": "b", "to": "c"}]})"
+            << "test.json: /vertices/2/forms_one_gradient_for/0/0: expected a string, got an integer";
         QTest::newRow("negative gradient bytes")
             << R"({"vertices": [{"id": "a", "bytes": 8, "gradient_bytes": -4}]})"
             << "test.json: /vertices/0/gradient_bytes: gradient_bytes must be >= 0";
