@@ -658,6 +658,29 @@ class ReluResidualNet(nn.Module):
 relu_residual_net = seeded(ReluResidualNet)
 
 
+class StepwiseDecoder(nn.Module):
+    """A recurrent decoder that calls its output layer once per step, as a seq2seq model's Python loop does."""
+
+    def __init__(self, vocab=1000, dim=64, steps=12):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.cell = nn.GRUCell(dim, dim)
+        self.out = nn.Linear(dim, vocab)
+        self.steps = steps
+
+    def forward(self, ids):
+        x = self.embed(ids)
+        h = x.new_zeros(x.shape[0], x.shape[2])
+        logits = []
+        for t in range(self.steps):
+            h = self.cell(x[:, t], h)
+            logits.append(self.out(h))
+        return torch.stack(logits, 1)
+
+
+stepwise_decoder = seeded(StepwiseDecoder)
+
+
 class MemoryLayer(nn.Module):
     """A pre-norm causal attention layer that also attends to a memory of the previous segment."""
 

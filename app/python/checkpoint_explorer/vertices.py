@@ -752,15 +752,25 @@ class VertexGraph:
 
     def _weights_shared(self, vertex):
         """P23: per weight `vertex` reads itself and another vertex owns (P5; a tied embedding, owned by
-        the output layer), the ref through which its owner reads it: the weight itself or a static of
-        it (the output layer's transpose)."""
+        the output layer; P54: a linear layer's earlier calls, owned by its last), the ref through which
+        its owner reads it: the weight itself or a static of it (the output layer's transpose)."""
         return [self._read_through(self.weight_owner[key], key) for key in self._weights_read_directly(vertex)
                 if self.weight_owner.get(key, vertex) is not vertex]
 
     def _weights_read_directly(self, vertex):
-        """Storage keys of the weights `vertex` reads itself, not through a static."""
-        return dict.fromkeys(_compat.storage_key(ref.value) for index in vertex.ops
-                             for ref in self.program.ops[index].tensor_refs() if isinstance(ref, ConstantRef))
+        """Storage keys of the weights `vertex` reads itself or as a whole view (a linear layer's transposed
+        weight, when the layer is called again: a decoder step's output layer), not through a static
+        that computes from them."""
+        keys = {}
+        for index in vertex.ops:
+            for ref in self.program.ops[index].tensor_refs():
+                if isinstance(ref, ConstantRef):
+                    keys[_compat.storage_key(ref.value)] = None
+                elif isinstance(ref, OutputRef) and self.program.ops[ref.op].static:
+                    key = self._whole_view_of(ref)
+                    if key is not None:
+                        keys[key] = None
+        return keys
 
     def shared_weight_reads(self, vertex):
         """P23: the refs through which the owners of the weights `vertex` shares read them."""
