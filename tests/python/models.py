@@ -681,6 +681,44 @@ class StepwiseDecoder(nn.Module):
 stepwise_decoder = seeded(StepwiseDecoder)
 
 
+class PackedTagger(nn.Module):
+    """An LSTM tagger over padded batches: pack_padded_sequence with lengths from an int64 input, and
+    pad_packed_sequence, which fills `full(...)` with the LSTM's output by `copy_`."""
+
+    def __init__(self, vocab=200, dim=32, tags=5):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.lstm = nn.LSTM(dim, dim, batch_first=True)
+        self.head = nn.Linear(dim, tags)
+
+    def forward(self, ids, lengths):
+        packed = nn.utils.rnn.pack_padded_sequence(self.embed(ids), lengths.clamp(min=1).cpu(), batch_first=True,
+                                                   enforce_sorted=False)
+        out, _ = self.lstm(packed)
+        return self.head(nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=ids.shape[1])[0])
+
+
+packed_tagger = seeded(PackedTagger)
+
+
+class SpectralNormCritic(nn.Module):
+    """A GAN critic with spectral norm: each layer's weight is its `weight_orig` over the largest singular
+    value, which a power iteration estimates, updating the buffers u and v in the forward."""
+
+    def __init__(self):
+        super().__init__()
+        sn = nn.utils.spectral_norm
+        self.net = nn.Sequential(sn(nn.Conv2d(3, 32, 3, 1, 1)), nn.LeakyReLU(0.1), sn(nn.Conv2d(32, 64, 4, 2, 1)),
+                                 nn.LeakyReLU(0.1), sn(nn.Conv2d(64, 128, 4, 2, 1)), nn.LeakyReLU(0.1))
+        self.head = sn(nn.Linear(128 * 8 * 8, 1))
+
+    def forward(self, x):
+        return self.head(self.net(x).flatten(1))
+
+
+spectral_norm_critic = seeded(SpectralNormCritic)
+
+
 class MemoryLayer(nn.Module):
     """A pre-norm causal attention layer that also attends to a memory of the previous segment."""
 

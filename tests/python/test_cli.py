@@ -314,6 +314,25 @@ class Cli(unittest.TestCase):
         self.assertTrue(all("forms_one_gradient_for" not in v for v in ops["vertices"]))
         self.assertEqual(sum(1 for v in ops["vertices"] if "passes_gradient_to" in v), 3)
 
+    def test_packed_sequences(self):
+        # pad_packed_sequence fills an untracked `full(...)` with the LSTM's output by `copy_`, which makes
+        # it tracked. Counted untracked, the walk for dead ends (P46) left the LSTM and the embedding
+        # without gradients; and a tensor of the sort's kept a saver the vertex had lost (P52), so ckptx
+        # refused the graph ("is not in the vertex's saved_by").
+        inputs = (torch.randint(0, 200, (4, 6)), torch.tensor([6, 3, 5, 1]))
+        with support.scratch() as folder:
+            graph, plan = os.path.join(folder, "g.json"), os.path.join(folder, "p.json")
+            document = export_graph(models.packed_tagger(), inputs, path=graph)
+            by_id = {v["id"]: v for v in document["vertices"]}
+            self.assertTrue(by_id["embed"].get("requires_grad", True))
+            self.assertTrue(all(v.get("requires_grad", True) for v in document["vertices"] if v.get("module") == "lstm"))
+            for v in document["vertices"]:
+                for tensor in v.get("tensors", []):
+                    self.assertLessEqual(set(tensor["saved_by"]), set(v["saved_by"]), v["id"])
+            support.solve(graph, "feng-acg", plan)  # ckptx reads the graph
+            with open(plan) as f:
+                self.assertIn("checkpoints", json.load(f))
+
     def test_an_op_plan_applies_to_the_op_graph(self):
         # A plan names no granularity: apply_plan takes the graph whose fingerprint is the plan's before
         # one the plan fits only by vertex id. This model's module and op graphs have as many vertices,

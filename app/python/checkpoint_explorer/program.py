@@ -561,6 +561,7 @@ def record(model, inputs, saved=True):
     else:
         _infer_tracked(program, inputs)
     _classify(program)
+    _tracked_by_writes(program)
     program.keep = recorder.keep
     program.output = output
     return program
@@ -647,6 +648,24 @@ def _classify(program):
             _classify_dynamic(op)
     _updated_statics(program)
     _buffer_updates(program)
+
+
+def _tracked_by_writes(program):
+    """A tensor made untracked that an in-place op then writes a tracked value into is tracked from then
+    on, as autograd makes it (its CopySlices): pad_packed_sequence fills `full(...)` with an LSTM's packed
+    output by `copy_`. Counted untracked, its vertex got no gradient and the walk for dead ends (P46) left
+    everything before it untracked too."""
+    infos = {}  # storage -> [(op index, info)] of the floating tensors on it
+    for op in program.ops:
+        for info in op.outputs:
+            if info is not None and info.floating and info.storage is not None:
+                infos.setdefault(info.storage, []).append((op.index, info))
+    for op in program.ops:
+        if op.kind != "inplace" or not any(info is not None and info.requires_grad for info in op.outputs):
+            continue
+        for index, info in infos.get(storage_of_ref(program, op.leaves[op.written]), ()):
+            if index < op.index:
+                info.requires_grad = True
 
 
 def _buffer_updates(program):

@@ -673,21 +673,37 @@ class VertexGraph:
         holds several; none for a static made first, whose node runs after every vertex's backward)."""
         program = self.program
         first = self.first_reader
+        upfront = {op.index for op in self.upfront_statics}
+        # P56: a weight's view made first (spectral norm's, which its power iteration reads): its node
+        # runs last, after every vertex's backward.
+        viewed_first = set()
         formed_at = self.last_static_readers()  # static ref -> the vertex whose backward forms its gradient first
         for op in program.ops:
             if op.index in first:
                 for ref in op.tensor_refs():
-                    if isinstance(ref, OutputRef) and ref.op in first:
-                        formed_at[ref] = max(formed_at.get(ref, first[op.index]), first[op.index],
-                                             key=lambda w: w.index)
+                    if not isinstance(ref, OutputRef):
+                        continue
+                    if ref.op in upfront and self._whole_view_of(ref) is not None:
+                        viewed_first.add(ref)
+                    elif ref.op not in first:
+                        continue
+                    formed_at[ref] = max(formed_at.get(ref, first[op.index]), first[op.index], key=lambda w: w.index)
+        direct_readers = {}  # parameter key -> the ops that read it themselves
+        for op in program.ops:
+            for ref in op.tensor_refs():
+                if isinstance(ref, ConstantRef):
+                    direct_readers.setdefault(_compat.storage_key(ref.value), set()).add(op.index)
         until_of = {}  # vertex index -> the earliest first reader of what it holds (-1: the backward's end)
         for ref, v in formed_at.items():
             info = program.ops[ref.op].outputs[ref.position]
             until = first[ref.op].index if ref.op in first else -1  # made first: its node runs last
             if until == v.index or info is None or not info.floating or not info.requires_grad:
                 continue
+            # A weight v owns takes the gradient's bytes over; not where a view made first (P56) runs
+            # its node last, after the weight's other readers gave theirs.
             weights = sum(program.parameters[key][1] for key in self._parameters_read(program.ops[ref.op])
-                          if key in v.parameter_keys)
+                          if key in v.parameter_keys
+                          and (ref not in viewed_first or direct_readers.get(key, set()) <= {ref.op}))
             held = max(0, info.nbytes - weights)
             if held:
                 v.static_gradient_bytes += held
@@ -870,8 +886,14 @@ class VertexGraph:
             if info.storage is not None and info.storage not in (s for s, _ in storages):
                 storages.append((info.storage, info.storage_bytes))
         ids = lambda indices: [self.vertices[i].id for i in sorted(indices)]
+
+        def keeps(saver):  # still a saver of the vertex: not one P19 or the dead-end walk left without a backward
+            w = self.vertices[saver]
+            return w.saves_output if saver == vertex.index else vertex.index in w.saved_deps
+
         tensors = [(size, ids(self._readers_of_storage.get((vertex.index, storage), ())),
-                    ids(self._savers_of_storage.get((vertex.index, storage), ()))) for storage, size in storages]
+                    ids(filter(keeps, self._savers_of_storage.get((vertex.index, storage), ()))))
+                   for storage, size in storages]
         if len(tensors) < 2 or all(t[1:] == tensors[0][1:] for t in tensors):
             return None
         return tensors
