@@ -1588,20 +1588,23 @@ private Q_SLOTS:
     // (topologically first, reached last) owns and b shares: nothing new (101); b's backward adds
     // a's second part into it in place, b holding nothing by then (101). Without the field, P10
     // forms two gradients at c's backward, after c's went (201), and b's backward holds its own (201).
+    // P53, where c = relu(a + b) in one vertex: c's backward forms the ReLU's input gradient, not c's
+    // own, and the add hands that one tensor to a and b alike, which share it as above.
     void passedGradients_data()
     {
-        QTest::addColumn<bool>("passes");
+        QTest::addColumn<QString>("field");
         QTest::addColumn<QList<qint64>>("peaks");  // backward phases of d, c, b, a
         QTest::addColumn<QList<qint64>>("ends");
-        QTest::newRow("c passes its gradient to a and b") << true << QList<qint64>{1101, 101, 101, 101}
+        QTest::newRow("c passes its gradient to a and b") << "passes_gradient_to" << QList<qint64>{1101, 101, 101, 101}
                                                          << QList<qint64>{101, 101, 101, 1};
-        QTest::newRow("not measured") << false << QList<qint64>{1101, 201, 201, 101}
-                                      << QList<qint64>{101, 201, 101, 1};
+        QTest::newRow("c forms one gradient for a and b") << "forms_one_gradient_for" << QList<qint64>{1101, 101, 101, 101}
+                                                          << QList<qint64>{101, 101, 101, 1};
+        QTest::newRow("not measured") << "" << QList<qint64>{1101, 201, 201, 101} << QList<qint64>{101, 201, 101, 1};
     }
 
     void passedGradients()
     {
-        QFETCH(bool, passes);
+        QFETCH(QString, field);
         QFETCH(QList<qint64>, peaks);
         QFETCH(QList<qint64>, ends);
         GraphBuilder builder;
@@ -1612,53 +1615,9 @@ private Q_SLOTS:
             v.id = id;
             v.bytes = bytes;
             v.autograd.write().savedBy = id == "c" ? std::vector<std::string>{"d"} : std::vector<std::string>{};
-            if (id == "c" && passes)
+            if (id == "c" && field == "passes_gradient_to")
                 v.autograd.write().passesGradientTo = {"a", "b"};
-            builder.addVertex(v);
-        }
-        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
-                 {"x", "a"}, {"a", "b"}, {"a", "c"}, {"b", "c"}, {"c", "d"}})
-            builder.addEdge(from, to);
-        const Graph g = builder.build();
-        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "a", "b", "c", "d"}), MemoryModel::PyTorch);
-        QList<qint64> gotPeaks, gotEnds;
-        for (int phase = 5; phase <= 8; ++phase) {
-            gotPeaks.push_back(p.phases[phase].peakBytes);
-            gotEnds.push_back(p.phases[phase].endBytes);
-        }
-        QCOMPARE(gotPeaks, peaks);
-        QCOMPARE(gotEnds, ends);
-    }
-
-    // P53 on the same graph, where c = relu(a + b) in one vertex: c's backward forms the ReLU's input
-    // gradient, a tensor other than c's own gradient, and the add hands it to a and b alike. a (first
-    // to run) holds it, b shares it: at c's backward one tensor after c's gradient went (101, where P10
-    // forms two: 201), and b's backward holds none of its own (101; without the field 201).
-    void oneGradientForTwoInputs_data()
-    {
-        QTest::addColumn<bool>("grouped");
-        QTest::addColumn<QList<qint64>>("peaks");  // backward phases of d, c, b, a
-        QTest::addColumn<QList<qint64>>("ends");
-        QTest::newRow("c forms one gradient for a and b") << true << QList<qint64>{1101, 101, 101, 101}
-                                                          << QList<qint64>{101, 101, 101, 1};
-        QTest::newRow("not measured") << false << QList<qint64>{1101, 201, 201, 101}
-                                      << QList<qint64>{101, 201, 101, 1};
-    }
-
-    void oneGradientForTwoInputs()
-    {
-        QFETCH(bool, grouped);
-        QFETCH(QList<qint64>, peaks);
-        QFETCH(QList<qint64>, ends);
-        GraphBuilder builder;
-        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
-        const std::vector<std::pair<std::string, std::int64_t>> vertices{{"x", 1}, {"a", 100}, {"b", 100}, {"c", 100}, {"d", 1000}};
-        for (const auto& [id, bytes] : vertices) {
-            Vertex v;
-            v.id = id;
-            v.bytes = bytes;
-            v.autograd.write().savedBy = id == "c" ? std::vector<std::string>{"d"} : std::vector<std::string>{};
-            if (id == "c" && grouped)
+            if (id == "c" && field == "forms_one_gradient_for")
                 v.autograd.write().formsOneGradientFor = {{"a", "b"}};
             builder.addVertex(v);
         }
