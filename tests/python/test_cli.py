@@ -23,6 +23,7 @@ from checkpoint_explorer import ExportError, PlanError, apply_plan, export_graph
 from checkpoint_explorer.cli import make_inputs
 from checkpoint_explorer.memory import TransientMeter
 from checkpoint_explorer.program import record
+from checkpoint_explorer.vertices import VertexGraph
 
 MODELS = os.path.join(support.HERE, "models.py")
 
@@ -332,6 +333,32 @@ class Cli(unittest.TestCase):
             support.solve(graph, "feng-acg", plan)  # ckptx reads the graph
             with open(plan) as f:
                 self.assertIn("checkpoints", json.load(f))
+
+    def test_apply_plan_tracks_what_autograd_tracks(self):
+        # apply_plan records the model without autograd and infers what autograd tracks. Packed
+        # sequences (P55): `copy_` makes pad_packed_sequence's `full(...)` tracked, and inferred untracked
+        # it ran the LSTM's groups plainly (P36), not as functions: no plan through the LSTM saved a byte.
+        # Complex numbers (Meta's Llama rotates its queries and keys so): inferred untracked, 24 of the
+        # Llama's 80 vertices were.
+        class Rotary(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.q, self.out = torch.nn.Linear(16, 16, bias=False), torch.nn.Linear(16, 16)
+                angles = torch.outer(torch.arange(6.0), torch.ones(8))
+                self.register_buffer("rotation", torch.polar(torch.ones_like(angles), angles))
+
+            def forward(self, x):
+                q = torch.view_as_complex(self.q(x).float().reshape(*x.shape[:-1], 8, 2))
+                return self.out(torch.view_as_real(q * self.rotation).flatten(2))
+
+        cases = [(models.packed_tagger(), (torch.randint(0, 200, (4, 6)), torch.tensor([6, 3, 5, 1]))),
+                 (Rotary(), (torch.randn(4, 6, 16),))]
+        for model, inputs in cases:
+            inferred = VertexGraph(record(model, inputs, saved=False), "module", None)
+            recorded = VertexGraph(record(model, inputs), "module", None)
+            self.assertEqual([v.requires_grad for v in inferred.vertices], [v.requires_grad for v in recorded.vertices],
+                             type(model).__name__)
+            self.assertGreater(sum(v.requires_grad for v in recorded.vertices), len(recorded.vertices) // 2)
 
     def test_an_op_plan_applies_to_the_op_graph(self):
         # A plan names no granularity: apply_plan takes the graph whose fingerprint is the plan's before
@@ -671,7 +698,6 @@ class Cli(unittest.TestCase):
         # they run plainly. The record apply_plan makes without autograd marks what autograd tracks as
         # an export's, made with it, does.
         from checkpoint_explorer.planned import planned_inputs
-        from checkpoint_explorer.vertices import VertexGraph
         x = torch.randn(4, 3, 32, 32)
         for build in (models.frozen_backbone, models.frozen_resnet):
             model = build()

@@ -558,10 +558,8 @@ def record(model, inputs, saved=True):
     if saved:
         recorder.capture_backward_node()
         _collect_saved(program, recorder.nodes, recorder.live)
-    else:
-        _infer_tracked(program, inputs)
+    _mark_tracked(program, None if saved else inputs)
     _classify(program)
-    _tracked_by_writes(program)
     program.keep = recorder.keep
     program.output = output
     return program
@@ -616,11 +614,15 @@ def _restore_state(model, state):
 _UNTRACKED_OPS = frozenset({"aten::detach"})
 
 
-def _infer_tracked(program, inputs):
-    """A record made without autograd: marks the outputs autograd would track (`TensorInfo.requires_grad`,
-    which an export reads off the tensors): an op's floating outputs where the model ran it with grad on
-    and it reads a tracked value, that is an input that requires grad, a parameter trained (not
-    frozen), or a tracked output. Views and in-place ops follow from their operands as autograd's do."""
+def _mark_tracked(program, inputs=None):
+    """Which outputs autograd tracks (`TensorInfo.requires_grad`). A record with autograd read it off the
+    tensors; one made without it (`inputs` given) infers it: an op's floating or complex outputs where the model ran it
+    with grad on and it reads a tracked value, that is an input that requires grad, a parameter trained
+    (not frozen), or a tracked output. Views and in-place ops follow from their operands as autograd's
+    do. Either way, a tensor made untracked that an in-place op then writes a tracked value into is tracked
+    from then on, as autograd makes it (its CopySlices; P55): pad_packed_sequence fills `full(...)` with an
+    LSTM's packed output by `copy_`. Counted untracked, its vertex got no gradient and the walk for dead
+    ends (P46) left everything before it untracked too."""
     def tracked(ref):
         if isinstance(ref, ConstantRef):
             return isinstance(ref.value, torch.Tensor) and ref.value.requires_grad
@@ -629,11 +631,26 @@ def _infer_tracked(program, inputs):
         info = program.ops[ref.op].outputs[ref.position]
         return info is not None and info.requires_grad
 
+    on_storage = {}  # storage -> the floating tensors recorded on it so far
     for op in program.ops:
-        if op.grad_enabled and op.name not in _UNTRACKED_OPS and any(tracked(r) for r in op.tensor_refs()):
+        if (inputs is not None and op.grad_enabled and op.name not in _UNTRACKED_OPS
+                and any(tracked(r) for r in op.tensor_refs())):
             for info in op.outputs:
-                if info is not None and info.floating:
+                if info is not None and _differentiable(info):
                     info.requires_grad = True
+        written = _written_leaf(op)
+        if written >= 0 and any(info is not None and info.requires_grad for info in op.outputs):
+            for info in on_storage.get(storage_of_ref(program, op.leaves[written]), ()):
+                info.requires_grad = True
+        for info in op.outputs:
+            if info is not None and _differentiable(info) and info.storage is not None:
+                on_storage.setdefault(info.storage, []).append(info)
+
+
+def _differentiable(info):
+    """Autograd tracks floating and complex tensors: Meta's Llama rotates its queries and keys as complex
+    numbers, and counted untracked there, apply_plan left its attention's first linear layers untracked."""
+    return info.floating or info.dtype.is_complex
 
 
 def _classify(program):
@@ -648,24 +665,6 @@ def _classify(program):
             _classify_dynamic(op)
     _updated_statics(program)
     _buffer_updates(program)
-
-
-def _tracked_by_writes(program):
-    """A tensor made untracked that an in-place op then writes a tracked value into is tracked from then
-    on, as autograd makes it (its CopySlices): pad_packed_sequence fills `full(...)` with an LSTM's packed
-    output by `copy_`. Counted untracked, its vertex got no gradient and the walk for dead ends (P46) left
-    everything before it untracked too."""
-    infos = {}  # storage -> [(op index, info)] of the floating tensors on it
-    for op in program.ops:
-        for info in op.outputs:
-            if info is not None and info.floating and info.storage is not None:
-                infos.setdefault(info.storage, []).append((op.index, info))
-    for op in program.ops:
-        if op.kind != "inplace" or not any(info is not None and info.requires_grad for info in op.outputs):
-            continue
-        for index, info in infos.get(storage_of_ref(program, op.leaves[op.written]), ()):
-            if index < op.index:
-                info.requires_grad = True
 
 
 def _buffer_updates(program):
