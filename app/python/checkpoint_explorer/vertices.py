@@ -493,10 +493,14 @@ class VertexGraph:
             live.add(index)
             stack.extend(d for d in self._read_with_gradient(self.vertices[index], tracked_only=True)
                          if self.vertices[d].requires_grad)
+        dead = set()
         for v in self.vertices:
             if v.requires_grad and v.index not in live and v.input_index < 0:
                 v.requires_grad = False
                 v.saved_bytes, v.saved_deps, v.saves_output, v.saves_other = 0, [], False, False
+                dead.add(v.index)
+        for savers in self._savers_of_storage.values():  # P52's per-tensor savers lose them too
+            savers -= dead
 
     def _weights_read_through_statics(self):
         """P30: the parameters that vertices read only through statics that compute from them (the
@@ -886,14 +890,8 @@ class VertexGraph:
             if info.storage is not None and info.storage not in (s for s, _ in storages):
                 storages.append((info.storage, info.storage_bytes))
         ids = lambda indices: [self.vertices[i].id for i in sorted(indices)]
-
-        def keeps(saver):  # still a saver of the vertex: not one P19 or the dead-end walk left without a backward
-            w = self.vertices[saver]
-            return w.saves_output if saver == vertex.index else vertex.index in w.saved_deps
-
         tensors = [(size, ids(self._readers_of_storage.get((vertex.index, storage), ())),
-                    ids(filter(keeps, self._savers_of_storage.get((vertex.index, storage), ()))))
-                   for storage, size in storages]
+                    ids(self._savers_of_storage.get((vertex.index, storage), ()))) for storage, size in storages]
         if len(tensors) < 2 or all(t[1:] == tensors[0][1:] for t in tensors):
             return None
         return tensors
