@@ -558,8 +558,9 @@ def record(model, inputs, saved=True):
     if saved:
         recorder.capture_backward_node()
         _collect_saved(program, recorder.nodes, recorder.live)
-    _mark_tracked(program, None if saved else inputs)
-    _classify(program)
+    writes = [_written_leaf(op) for op in program.ops]
+    _mark_tracked(program, writes, None if saved else inputs)
+    _classify(program, writes)
     program.keep = recorder.keep
     program.output = output
     return program
@@ -614,7 +615,7 @@ def _restore_state(model, state):
 _UNTRACKED_OPS = frozenset({"aten::detach"})
 
 
-def _mark_tracked(program, inputs=None):
+def _mark_tracked(program, writes, inputs=None):
     """Which outputs autograd tracks (`TensorInfo.requires_grad`). A record with autograd read it off the
     tensors; one made without it (`inputs` given) infers it: an op's floating or complex outputs where the model ran it
     with grad on and it reads a tracked value, that is an input that requires grad, a parameter trained
@@ -638,7 +639,7 @@ def _mark_tracked(program, inputs=None):
             for info in op.outputs:
                 if info is not None and _differentiable(info):
                     info.requires_grad = True
-        written = _written_leaf(op)
+        written = writes[op.index]
         if written >= 0 and any(info is not None and info.requires_grad for info in op.outputs):
             for info in on_storage.get(storage_of_ref(program, op.leaves[written]), ()):
                 info.requires_grad = True
@@ -653,17 +654,18 @@ def _differentiable(info):
     return info.floating or info.dtype.is_complex
 
 
-def _classify(program):
+def _classify(program, writes):
     """Allocating, in-place and view ops, as the LibTorch importer tells them apart: an op allocates
     when one of its outputs occupies storage no earlier tensor had; an op that writes one of its
-    arguments (schema alias info) without allocating is in-place; anything else is a view."""
+    arguments (schema alias info, `writes`: per op, _written_leaf's) without allocating is in-place;
+    anything else is a view."""
     for op in program.ops:
         if op.static:
             op.kind = "static"
-            op.written = _written_leaf(op)  # a buffer's update: once per step, never re-forwarded
+            op.written = writes[op.index]  # a buffer's update: once per step, never re-forwarded
         else:
-            _classify_dynamic(op)
-    _updated_statics(program)
+            _classify_dynamic(op, writes[op.index])
+    _updated_statics(program, writes)
     _buffer_updates(program)
 
 
@@ -715,8 +717,7 @@ def storage_of_ref(program, ref):
     return info.storage if info is not None else None
 
 
-def _classify_dynamic(op):
-    written = _written_leaf(op)
+def _classify_dynamic(op, written):
     if op.fresh:
         op.kind = "allocating"
     elif written >= 0:
@@ -726,7 +727,7 @@ def _classify_dynamic(op):
         op.kind = "view"
 
 
-def _updated_statics(program):
+def _updated_statics(program, writes):
     """A value parameters alone compute that an op then updates in place from the inputs is the
     update's operand, not a static: an LSTM cell's `addmm(b_hh, h0, W_hh^T).add_(x W_ih^T)`, where the
     initial state h0 is zeros, or a GRU cell's, which updates chunks of it (static views). Its op runs
@@ -752,7 +753,7 @@ def _updated_statics(program):
             reader = ops[stack.pop()]
             if reader.kind == "static":
                 reader.static = False
-                _classify_dynamic(reader)
+                _classify_dynamic(reader, writes[reader.index])
                 stack.extend(readers.get(reader.index, ()))
 
 

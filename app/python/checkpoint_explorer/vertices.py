@@ -692,8 +692,8 @@ class VertexGraph:
                     elif ref.op not in first:
                         continue
                     formed_at[ref] = max(formed_at.get(ref, first[op.index]), first[op.index], key=lambda w: w.index)
-        direct_readers = {}  # parameter key -> the ops that read it themselves
-        for op in program.ops:
+        direct_readers = {}  # parameter key -> the ops that read it themselves (only P56 asks)
+        for op in program.ops if viewed_first else ():
             for ref in op.tensor_refs():
                 if isinstance(ref, ConstantRef):
                     direct_readers.setdefault(_compat.storage_key(ref.value), set()).add(op.index)
