@@ -728,13 +728,15 @@ private:
         // P16: under autograd's engine the inputs' gradients come out of v's last backward node,
         // after the nodes before it released what they saved and v's gradient; where they meet
         // those (one node, as a linear layer's), the measured workspace above held them all.
+        VertexIndex takenBy;
         if (m_checkpointFunctions) {
             endBackward(v);
-            formGradients(v, formed, holder);
+            takenBy = formGradients(v, formed, holder);
         } else {
-            formGradients(v, formed, holder);
+            takenBy = formGradients(v, formed, holder);
             endBackward(v);
         }
+        handOverSharedGradient(v, takenBy);
     }
 
     // P19: autograd tracks the tensor (a Python export says which it does not).
@@ -760,11 +762,13 @@ private:
 
     // P15: an input v passes its gradient to gets v's gradient tensor itself; the first of them to run
     // (the last the backward reaches, P18) owns it from here, the others share it. Where v's gradient
-    // was itself shared, the tensor is its holder's, which runs before all of them (a residual stream's
+    // was itself shared, the tensor is its holder's while the holder keeps it (a residual stream's
     // gradient, passed on along a chain of out-of-place `index_add`s in a mixture of experts): they
-    // all share it. P27: an input v hands a slice of its gradient holds no bytes of its own; the
-    // tensor sliced (m_sliceTarget) stays until its last slice goes.
-    void formGradients(VertexIndex v, const std::vector<VertexIndex>& formed, VertexIndex holder)
+    // all share it, and where the holder's backward comes first it hands the tensor on
+    // (handOverSharedGradient; P58). P27: an input v hands a slice of its gradient holds no bytes of
+    // its own; the tensor sliced (m_sliceTarget) stays until its last slice goes. Returns the input
+    // that took v's own tensor over, or -1.
+    VertexIndex formGradients(VertexIndex v, const std::vector<VertexIndex>& formed, VertexIndex holder)
     {
         // The first to run of the inputs that get one tensor: v's gradient (P15), or one tensor v's
         // backward forms for a group of them (P53).
@@ -776,7 +780,8 @@ private:
             return first;
         };
         const VertexIndex owner = firstToRun([&](VertexIndex u) { return passesGradient(v, u); });
-        const bool held = owner >= 0 && holder >= 0 && m_trace.hasGradient(holder) && m_runAt[holder] < m_runAt[owner];
+        const bool held = owner >= 0 && holder >= 0 && m_trace.hasGradient(holder);
+        VertexIndex takenBy = -1;
         for (VertexIndex u : formed) {
             if (m_sliceTarget[v] >= 0 && slicesGradient(v, u)) {
                 m_trace.shareGradient(u);
@@ -784,6 +789,7 @@ private:
             } else if (u == owner && !held) {
                 m_trace.freeGradient(v);
                 m_trace.allocGradient(u);
+                takenBy = u;
             } else if (owner >= 0 && passesGradient(v, u)) {
                 shareGradientOf(u, held ? holder : owner);
             } else if (const int group = gradientGroup(v, u); group >= 0) {
@@ -796,6 +802,43 @@ private:
                 m_trace.allocGradient(u);
             }
         }
+        return takenBy;
+    }
+
+    // P58: gradients still sharing v's tensor keep it past v's backward. It goes to the input that
+    // took it over (`takenBy`), else to the sharer that runs first (the last the backward reaches):
+    // in a fixed-step ODE solver's `k1 + 2*k2 + 2*k3 + k4` the adds hand k4's gradient to k1, whose
+    // own backward comes after k4's; counted as a tensor of k1's besides, every step read one
+    // state's size high until k4's backward.
+    void handOverSharedGradient(VertexIndex v, VertexIndex takenBy)
+    {
+        std::vector<VertexIndex>& sharers = m_sharersOf[v];
+        std::erase_if(sharers, [this](VertexIndex w) { return !m_trace.sharesGradient(w); });
+        if (sharers.empty())
+            return;
+        VertexIndex heir = takenBy;
+        if (heir < 0) {
+            if (!m_trace.hasGradient(v) || m_trace.sharesGradient(v))
+                return;
+            heir = *std::min_element(sharers.begin(), sharers.end(),
+                                     [this](VertexIndex a, VertexIndex b) { return m_runAt[a] < m_runAt[b]; });
+            std::erase(sharers, heir);
+            m_trace.freeGradient(v);
+            m_trace.freeGradient(heir);
+            m_trace.allocGradient(heir);
+        }
+        for (VertexIndex w : sharers) {
+            m_holderOf[w] = heir;
+            m_sharersOf[heir].push_back(w);
+        }
+        sharers.clear();
+    }
+
+    // P58: v owns a gradient tensor that others still share.
+    bool heldBySharers(VertexIndex v) const
+    {
+        return !m_trace.sharesGradient(v) && std::any_of(m_sharersOf[v].begin(), m_sharersOf[v].end(),
+                                                          [this](VertexIndex w) { return m_trace.sharesGradient(w); });
     }
 
     void shareGradientOf(VertexIndex u, VertexIndex holder)
@@ -915,7 +958,7 @@ private:
         m_trace.freeCopy(v);
         for (VertexIndex e : m_copiesReleasedBy[v])
             m_trace.freeCopy(e);
-        if (m_slicesLeft[v] == 0)  // P27: otherwise its slices hold it
+        if (m_slicesLeft[v] == 0 && !heldBySharers(v))  // P27: otherwise its slices hold it; P58
             m_trace.freeGradient(v);
         m_trace.freeSaved(v);
         if (m_accumulates) {  // P33: AccumulateGrad has added them into the kept gradients

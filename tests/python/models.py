@@ -884,3 +884,23 @@ SUITE = {
     "vit": (vit, ["2x3x32x32"]),
     "gpt": (gpt, ["2x32:int64:100"]),
 }
+
+
+class GumbelAutoencoder(nn.Module):
+    """A discrete VAE's bottleneck (DALL-E's dVAE): a straight-through Gumbel-softmax sample
+    (`hard - soft.detach() + soft`) picks codebook vectors by an einsum over the code axis."""
+
+    def __init__(self, tokens=128, dim=32):
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Conv2d(3, dim, 4, 2, 1), nn.ReLU(), nn.Conv2d(dim, tokens, 1))
+        self.codebook = nn.Embedding(tokens, dim)
+        self.decoder = nn.Sequential(nn.ReLU(), nn.ConvTranspose2d(dim, 3, 4, 2, 1))
+
+    def forward(self, x):
+        logits = self.encoder(x)
+        sample = F.gumbel_softmax(logits, tau=0.9, hard=True, dim=1)
+        codes = torch.einsum("bnhw,nd->bdhw", sample, self.codebook.weight)
+        return F.mse_loss(self.decoder(codes), x) + 1e-3 * logits.logsumexp(1).mean()
+
+
+gumbel_autoencoder = seeded(GumbelAutoencoder)

@@ -75,7 +75,7 @@ def measure_workspace(vertex_graph, inputs, timed=False):
                 executor.run_vertex(v.index, values)
         # First what each backward hands its inputs (P15, P27, P34): a vertex's measure needs its readers'.
         # Last vertex first, so that each one's gradient is laid out as its readers hand it (P40).
-        handed, layouts, readers, first_saver = {}, {}, vertex_graph.readers(), _first_savers(vertex_graph)
+        handed, layouts, readers, first_saver = {}, {}, _gradient_readers(vertex_graph), _first_savers(vertex_graph)
         for v in reversed(vertex_graph.vertices):
             if v.input_index < 0:
                 try:
@@ -138,6 +138,19 @@ def _handed_layouts(vertex, layouts, readers):
         if len(sent) == reading if _is_whole(sent[0]) else reading == 1:
             result[ref] = sent[0]
     return result
+
+
+def _gradient_readers(vertex_graph):
+    """Base ref -> the vertices that read it and hand it a gradient (P57): not those autograd does not
+    track, nor those that read it only through `detach` or read only its untracked tensors (P50). A
+    straight-through Gumbel-softmax reads its soft sample three times (`hard - soft.detach() + soft`
+    and the argmax), and only the sum hands it a gradient, a permuted view of the codebook product's:
+    counted as three readers, the measure handed the softmax's backward a contiguous gradient and missed
+    the copy that backward makes to read the view contiguous."""
+    vertices = vertex_graph.vertices
+    return {base: {r for r in indices if vertices[r].requires_grad
+                   and vertices[vertex_graph.vertex_of_ref(base)].id not in vertices[r].reads_without_gradient}
+            for base, indices in vertex_graph.readers().items()}
 
 
 def _is_whole(layout):

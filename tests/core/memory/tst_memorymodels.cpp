@@ -1678,6 +1678,38 @@ private Q_SLOTS:
         QCOMPARE(got, ends);
     }
 
+    // P58: a Runge-Kutta step's sum. c = s + h passes its gradient to both (h, which runs first, owns
+    // it; s shares it), and s passes it on to k1, which runs before h: k1 shares h's tensor until h's
+    // backward, which adds its own part into k1's gradient (a tensor of k1's from there). Counted as
+    // k1's own from s's backward, that backward and the next ended 100 high.
+    void gradientHandedOverByItsHolder()
+    {
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        const std::vector<std::pair<std::string, std::int64_t>> vertices{
+            {"x", 1}, {"k1", 100}, {"h", 100}, {"s", 100}, {"c", 100}, {"d", 1000}};
+        for (const auto& [id, bytes] : vertices) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            v.autograd.write().savedBy = id == "c" ? std::vector<std::string>{"d"} : std::vector<std::string>{};
+            if (id == "c")
+                v.autograd.write().passesGradientTo = {"s", "h"};
+            if (id == "s")
+                v.autograd.write().passesGradientTo = {"k1"};
+            builder.addVertex(v);
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+                 {"x", "k1"}, {"k1", "h"}, {"k1", "s"}, {"h", "c"}, {"s", "c"}, {"c", "d"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "k1", "h", "s", "c", "d"}), MemoryModel::PyTorch);
+        QList<qint64> got;
+        for (int phase = 6; phase <= 10; ++phase)  // backward phases of d, c, s, h, k1
+            got.push_back(p.phases[phase].endBytes);
+        QCOMPARE(got, (QList<qint64>{101, 101, 101, 101, 1}));
+    }
+
     // P27: a U-Net's level. cat reads the upsampled u and the skip s, which the pooling p also reads;
     // cat's backward hands both a slice of its gradient, and s's waits for p's backward, holding all
     // of cat's (200) through u's and m's backwards, where their own gradients (100 each) are freed.
