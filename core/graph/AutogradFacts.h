@@ -58,6 +58,14 @@ struct AutogradFacts {
     // accumulates into kept gradients (rule P33) frees the rest earlier. 0 when none.
     std::int64_t tiedParameterBytes = 0;
     std::string tiedParameterUntil;
+    // A weight it reads that `addsWeightGradientTo` owns (P23's other reader; rule P59): the bytes of
+    // the gradient its backward forms for those weights, and what adding that into the sum of the
+    // readers' gradients allocates beyond it (torch 1.13: the sum, out of place). Where a plan runs
+    // the owner before this vertex and this vertex's backward is the first of the readers', no sum
+    // is made there, and the owner adds its own into this vertex's. Empty/0 when none.
+    std::string addsWeightGradientTo;
+    std::int64_t sharedWeightGradientBytes = 0;
+    std::int64_t sharedWeightSumBytes = 0;
     // Of the vertex's bytes, those of the outputs autograd tracks, the size of its gradient where
     // it has outputs of both kinds (a max-pool's values beside its integer indices; rule P50). nullopt:
     // all of them (P42).

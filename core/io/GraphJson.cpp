@@ -194,6 +194,12 @@ void checkNamedVertices(const Graph& graph)
         if (!v.autograd->staticGradientUntil.empty() && !graph.find(v.autograd->staticGradientUntil))
             throw GraphError("\"" + v.autograd->staticGradientUntil + "\" is not a vertex",
                              "/vertices/" + std::to_string(index) + "/static_gradient_until");
+        if (const std::string& owner = v.autograd->addsWeightGradientTo; !owner.empty()) {
+            const auto w = graph.find(owner);
+            if (!w || graph.topologicalPosition(*w) <= graph.topologicalPosition(*graph.find(v.id)))
+                throw GraphError("\"" + owner + "\" is not a vertex after \"" + v.id + "\"",
+                                 "/vertices/" + std::to_string(index) + "/adds_weight_gradient_to");
+        }
         if (const std::string& until = v.autograd->tiedParameterUntil; !until.empty()) {
             const auto w = graph.find(until);
             const VertexIndex self = *graph.find(v.id);
@@ -241,6 +247,12 @@ Vertex vertexFromJson(const json& value, const std::string& at)
                              ") must be at most parameter_bytes (" + std::to_string(facts.parameterBytes) + ")",
                          at + "/tied_parameter_bytes");
     facts.tiedParameterUntil = optionalString(item, "tied_parameter_until", at).value_or("");
+    facts.addsWeightGradientTo = optionalString(item, "adds_weight_gradient_to", at).value_or("");
+    facts.sharedWeightGradientBytes = optionalBytes("shared_weight_gradient_bytes");
+    facts.sharedWeightSumBytes = optionalBytes("shared_weight_sum_bytes");
+    if (facts.addsWeightGradientTo.empty() && (facts.sharedWeightGradientBytes || facts.sharedWeightSumBytes))
+        throw GraphError("shared_weight_gradient_bytes and shared_weight_sum_bytes need adds_weight_gradient_to",
+                         at + "/adds_weight_gradient_to");
     if (optionalMember(item, "gradient_bytes"))
         facts.gradientBytes = optionalBytes("gradient_bytes");
     facts.savedBytes = optionalBytes("saved_bytes");
@@ -442,6 +454,11 @@ std::string toGraphJson(const Graph& graph)
             item["tied_parameter_bytes"] = f.tiedParameterBytes;
         if (!f.tiedParameterUntil.empty())
             item["tied_parameter_until"] = f.tiedParameterUntil;
+        if (!f.addsWeightGradientTo.empty()) {
+            item["adds_weight_gradient_to"] = f.addsWeightGradientTo;
+            item["shared_weight_gradient_bytes"] = f.sharedWeightGradientBytes;
+            item["shared_weight_sum_bytes"] = f.sharedWeightSumBytes;
+        }
         if (f.gradientBytes)
             item["gradient_bytes"] = *f.gradientBytes;
         if (!f.tensors.empty()) {

@@ -41,7 +41,9 @@ public:
     void allocParameterGradient(VertexIndex v, std::int64_t bytes) { alloc(2 * m_n + 1 + v, bytes); }
     void freeParameterGradient(VertexIndex v) { release(2 * m_n + 1 + v); }
     // P33: the part of them (tied weights) that waits in autograd's engine for the other readers'.
-    void allocTiedGradient(VertexIndex v) { alloc(8 * m_n + 2 + v, m_graph.vertex(v).autograd->tiedParameterBytes); }
+    void allocTiedGradient(VertexIndex v) { allocTiedGradient(v, m_graph.vertex(v).autograd->tiedParameterBytes); }
+    // P59: or the sum of the readers' gradients begun by another reader's backward, of `bytes`.
+    void allocTiedGradient(VertexIndex v, std::int64_t bytes) { alloc(8 * m_n + 2 + v, bytes); }
     void freeTiedGradient(VertexIndex v) { release(8 * m_n + 2 + v); }
     // P20: the gradients v's backward forms for what parameters alone compute, held past it.
     void allocStaticGradient(VertexIndex v) { alloc(6 * m_n + 1 + v, m_graph.vertex(v).autograd->staticGradientBytes); }

@@ -97,6 +97,10 @@ public:
                 if (const AutogradFacts& f = *graph.vertex(v).autograd; f.tiedParameterBytes > 0 && !f.tiedParameterUntil.empty())
                     m_tiedGradientsUntil[*graph.find(f.tiedParameterUntil)].push_back(v);
         }
+        m_beginsSumOf.assign(graph.vertexCount(), -1);
+        m_sumBegunBy.assign(graph.vertexCount(), -1);
+        if (m_checkpointFunctions)
+            findWeightGradientSums();
     }
 
     // Each vertex's phases keep their topological indices (Phases in MEMORY-MODEL.md) while the
@@ -904,11 +908,19 @@ private:
     std::int64_t backwardWorkspace(VertexIndex v, BackwardMeasure measure) const
     {
         const AutogradFacts& f = *m_graph.vertex(v).autograd;
-        if (measure == BackwardMeasure::Released)
-            return *f.backwardWorkspaceReleasedBytes;
-        if (measure == BackwardMeasure::PartlyReleased)
-            return *f.backwardWorkspacePartlyReleasedBytes;
-        return m_rootedExecutor ? f.leafInputsBackwardWorkspaceBytes.value_or(f.backwardWorkspaceBytes) : f.backwardWorkspaceBytes;
+        const std::int64_t measured =
+            measure == BackwardMeasure::Released         ? *f.backwardWorkspaceReleasedBytes
+            : measure == BackwardMeasure::PartlyReleased ? *f.backwardWorkspacePartlyReleasedBytes
+            : m_rootedExecutor ? f.leafInputsBackwardWorkspaceBytes.value_or(f.backwardWorkspaceBytes)
+                               : f.backwardWorkspaceBytes;
+        // P59: the first reader's gradient is the sum (held, weightGradients), no sum is made beside
+        // it. The owner forms its own beside its output's gradient, and adds it in once that is gone
+        // (endBackward).
+        if (m_beginsSumOf[v] >= 0)
+            return std::max<std::int64_t>(0, measured - f.sharedWeightGradientBytes - f.sharedWeightSumBytes);
+        if (const VertexIndex first = m_sumBegunBy[v]; first >= 0)
+            return measured + m_graph.vertex(first).autograd->sharedWeightGradientBytes;
+        return measured;
     }
 
     // P14, P16: where v's backward is what frees every tensor it saved (its inputs, and its output
@@ -961,6 +973,13 @@ private:
         if (m_slicesLeft[v] == 0 && !heldBySharers(v))  // P27: otherwise its slices hold it; P58
             m_trace.freeGradient(v);
         m_trace.freeSaved(v);
+        // P59: the owner's gradient added into the sum another reader began, out of place on torch
+        // 1.13, after its first node let its output's gradient go (a slice of a stack of every step's
+        // logits: gone with the last slice).
+        if (const VertexIndex first = m_sumBegunBy[v]; first >= 0) {
+            const AutogradFacts& reader = *m_graph.vertex(first).autograd;
+            m_trace.touchWorkspace(v, reader.sharedWeightGradientBytes + reader.sharedWeightSumBytes);
+        }
         if (m_accumulates) {  // P33: AccumulateGrad has added them into the kept gradients
             m_trace.freeParameterGradient(v);
             for (VertexIndex u : m_tiedGradientsUntil[v])
@@ -968,7 +987,7 @@ private:
             // One formed after its first reader's backward (a plan ran them in another order, P18) is
             // the last the node waited for: it goes with v's own, as P20 has it for statics.
             if (const std::string& until = m_graph.vertex(v).autograd->tiedParameterUntil;
-                !until.empty() && m_backwardDone[*m_graph.find(until)])
+                !until.empty() && m_backwardDone[*m_graph.find(until)] && m_sumBegunBy[v] < 0)
                 m_trace.freeTiedGradient(v);
         }
         for (VertexIndex u : m_lastSaverOf[v])
@@ -1029,16 +1048,60 @@ private:
 
     // P5, P20: what v's backward forms for its weights, and for what they alone compute. P33: in an
     // accumulation step the tied weights' part waits apart, for their first reader's backward.
+    // P59: where v's backward begins the sum of a weight's readers' gradients, that sum waits in the
+    // owner's place from here; the owner's own backward then forms no more of it than what it adds.
     void weightGradients(VertexIndex v)
     {
         const AutogradFacts& f = *m_graph.vertex(v).autograd;
+        if (const VertexIndex owner = m_beginsSumOf[v]; owner >= 0)
+            m_trace.allocTiedGradient(owner, f.sharedWeightGradientBytes);
+        const VertexIndex first = m_sumBegunBy[v];
         const std::int64_t tied = m_accumulates && !f.tiedParameterUntil.empty() ? f.tiedParameterBytes : 0;
-        if (f.parameterBytes - tied > 0)
-            m_trace.allocParameterGradient(v, f.parameterBytes - tied);
-        if (tied > 0)
+        const std::int64_t waiting =
+            first >= 0 ? std::max(tied, m_graph.vertex(first).autograd->sharedWeightGradientBytes) : tied;
+        if (f.parameterBytes - waiting > 0)
+            m_trace.allocParameterGradient(v, f.parameterBytes - waiting);
+        if (tied > 0 && first < 0)
             m_trace.allocTiedGradient(v);
         if (f.staticGradientBytes > 0)
             m_trace.allocStaticGradient(v);
+    }
+
+    // P59: apply_plan's order (P18) may run a weight's owner (P5, its topologically last reader)
+    // before its other readers (P23), as a function that holds the owner and feeds them (a decoder's
+    // output layer at every step, all but the last plain); autograd's engine then reaches the owner's
+    // backward after theirs. The first reader's backward to run begins the sum, with no sum to add
+    // into; the owner adds its own later. In an accumulation step (P33) the sum goes into the kept
+    // gradients after the last of them.
+    void findWeightGradientSums()
+    {
+        const int count = m_graph.vertexCount();
+        std::vector<VertexIndex> first(count, -1), last(count, -1);
+        for (VertexIndex r = 0; r < count; ++r) {
+            const std::string& owner = m_graph.vertex(r).autograd->addsWeightGradientTo;
+            if (owner.empty() || !m_graph.vertex(r).autograd->sharedWeightGradientBytes || !tracked(r) || heldByStep(r))
+                continue;
+            const VertexIndex o = *m_graph.find(owner);
+            if (!tracked(o) || heldByStep(o))  // P19, P21: no backward forms its weights' gradients
+                continue;
+            if (first[o] < 0)
+                first[o] = last[o] = o;
+            if (m_runAt[r] > m_runAt[first[o]])
+                first[o] = r;
+            if (m_runAt[r] < m_runAt[last[o]])
+                last[o] = r;
+        }
+        for (VertexIndex o = 0; o < count; ++o) {
+            if (first[o] < 0 || first[o] == o)
+                continue;
+            m_beginsSumOf[first[o]] = o;
+            m_sumBegunBy[o] = first[o];
+            if (m_accumulates) {
+                for (auto& owners : m_tiedGradientsUntil)
+                    std::erase(owners, o);
+                m_tiedGradientsUntil[last[o]].push_back(o);
+            }
+        }
     }
 
     // P20 beside checkpointed functions: apply_plan gives each function its own copy of a static and
@@ -1090,6 +1153,8 @@ private:
     const std::int64_t m_rngStateBytes;              // P22: stashed per checkpointed function
     const bool m_accumulates;                        // P33: the weights' gradients exist before the step
     std::vector<std::vector<VertexIndex>> m_tiedGradientsUntil;  // P33: per first reader, whose tied part it ends
+    std::vector<VertexIndex> m_beginsSumOf;  // P59: per reader, the owner whose readers' sum its backward begins
+    std::vector<VertexIndex> m_sumBegunBy;   // P59: per owner, that reader, or -1
     std::vector<VertexIndex> m_trigger;              // per segment: the vertex whose backward re-forwards it (P9)
     std::vector<bool> m_savesOwnOutput;              // the vertex is in its own savedBy (P9)
     std::vector<bool> m_saves;                       // its backward unpacks something it saved (P9)

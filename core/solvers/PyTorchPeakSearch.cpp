@@ -55,7 +55,10 @@ std::int64_t leastBackwardWorkspace(const Vertex& v, bool rootedExecutor)
     const AutogradFacts& f = *v.autograd;
     const std::int64_t held =
         rootedExecutor ? f.leafInputsBackwardWorkspaceBytes.value_or(f.backwardWorkspaceBytes) : f.backwardWorkspaceBytes;
-    return std::min({held, f.backwardWorkspaceReleasedBytes.value_or(held), f.backwardWorkspacePartlyReleasedBytes.value_or(held)});
+    const std::int64_t least =
+        std::min({held, f.backwardWorkspaceReleasedBytes.value_or(held), f.backwardWorkspacePartlyReleasedBytes.value_or(held)});
+    // P59: a reader of another's weights whose backward comes first makes no sum.
+    return std::max<std::int64_t>(0, least - f.sharedWeightGradientBytes - f.sharedWeightSumBytes);
 }
 
 VertexIndex lastSuccessor(const Graph& g, VertexIndex u)

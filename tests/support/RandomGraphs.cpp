@@ -381,6 +381,36 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
             vertex.autograd.write().tensors = {first, rest};
         }
     });
+    // P59: in a third of the Python exports, every third vertex reads the weights of the first later
+    // vertex with weights that does not depend on it, which a plan may run first, adding its gradient
+    // into theirs (no draw of its own, so the graphs' other fields are as before).
+    if (pythonExport && graph.vertexCount() % 3 == 1) {
+        const Graph before = out;
+        out = withMetadata(before, {}, [&before](Vertex& vertex) {
+            const VertexIndex r = *before.find(vertex.id);
+            const int position = before.topologicalPosition(r);
+            if (before.isInput(r) || position % 3 != 0)
+                return;
+            std::vector<bool> below(before.vertexCount(), false);
+            for (int p = position; p < before.vertexCount(); ++p) {
+                const VertexIndex w = before.topologicalOrder()[p];
+                below[w] = w == r || std::any_of(before.predecessors(w).begin(), before.predecessors(w).end(),
+                                                 [&below](VertexIndex u) { return below[u]; });
+            }
+            int p = position + 1;
+            while (p < before.vertexCount() &&
+                   (below[before.topologicalOrder()[p]] || before.vertex(before.topologicalOrder()[p]).autograd->parameterBytes <= 0))
+                ++p;
+            if (p == before.vertexCount())
+                return;
+            const Vertex& owner = before.vertex(before.topologicalOrder()[p]);
+            if (owner.isVirtual || before.isInput(before.topologicalOrder()[p]))
+                return;
+            vertex.autograd.write().addsWeightGradientTo = owner.id;
+            vertex.autograd.write().sharedWeightGradientBytes = owner.autograd->parameterBytes;
+            vertex.autograd.write().sharedWeightSumBytes = owner.autograd->parameterBytes / 2;
+        });
+    }
     // A third of the Python exports and of ckptx-torch's graphs predict a gradient-accumulation step
     // (P33), where now and then part of a vertex's weights is tied to an earlier vertex's. Drawn last, so
     // the graphs' other fields are as before.

@@ -90,7 +90,8 @@ def measure_workspace(vertex_graph, inputs, timed=False):
             try:
                 executor.run_statics(v)
                 (v.forward_workspace_bytes, v.backward_workspace_bytes, v.backward_workspace_released_bytes,
-                 v.first_backward_node_bytes, v.backward_workspace_partly_released) = _vertex_workspace(
+                 v.first_backward_node_bytes, v.backward_workspace_partly_released,
+                 (v.shared_weight_gradient_bytes, v.shared_weight_sum_bytes)) = _vertex_workspace(
                     executor, meter, v, values, _accumulating(vertex_graph, v, last_readers),
                     _handed_layouts(v, layouts, readers), _inputs_outliving(vertex_graph, v, first_saver))
                 executor.run_statics(v)
@@ -303,7 +304,7 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     forward = meter.measure(lambda: _run_as_in_a_step(executor, vertex, env))
     root_refs = [ref for ref in vertex.exports if _is_root(env.get(ref))]
     if not root_refs:
-        return forward, 0, 0, None, None
+        return forward, 0, 0, None, None, (0, 0)
     parameters = list(executor.program.model.parameters())
     _take_weight_gradients(parameters)
     handed = [ref for ref in root_refs if ref in layouts and not _is_whole(layouts[ref])]
@@ -353,16 +354,23 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
         step.clear()
         return max(0, peak)
 
-    def prepare_held():
+    def prepare_held(contributions=True):
         step["inputs"] = _fresh_inputs(executor.graph, vertex, values)
         run_vertex(step["inputs"])
         step["loss"] = (sum((step["inputs"][ref] * ones[ref]).sum() for ref in formed)
                         + handed_terms(step["inputs"])
-                        + sum(_owners_contributions(executor, vertex))
+                        + (sum(_owners_contributions(executor, vertex)) if contributions else 0)
                         + sum(_earlier_gradients(executor, step["inputs"], accumulating)))
         let_go_of_own_statics()
 
     held = backward_peak(prepare_held)
+    # P59: where the vertex's gradient reaches the shared weights first (a plan ran the owner earlier),
+    # no sum is made: what the held measure allocated beyond that (torch 1.13: the sum, out of place).
+    shared_sum = (owners, 0)
+    if owners and vertex.adds_weight_gradient_to:
+        counted -= owners
+        shared_sum = (owners, max(0, held - backward_peak(lambda: prepare_held(contributions=False))))
+        counted += owners
 
     # P43: where the vertex saved its own output, its first backward node (the operation that made it,
     # an in-place ReLU's) may be the run's peak, before any weight gradient is formed.
@@ -388,7 +396,7 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     if outliving:
         kept = [base for _, base, w in executor.graph.reads(vertex) if executor.graph.vertices[w].id in outliving]
         partly = (backward_peak(lambda: prepare(kept)), list(outliving))
-    return forward, held, released, first, partly
+    return forward, held, released, first, partly, shared_sum
 
 
 def _is_root(value):

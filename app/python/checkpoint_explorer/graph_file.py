@@ -158,6 +158,10 @@ def graph_json(vertex_graph, name, metadata):
         if v.tied_parameter_bytes:
             entry["tied_parameter_bytes"] = int(v.tied_parameter_bytes)
             entry["tied_parameter_until"] = v.tied_parameter_until
+        if v.adds_weight_gradient_to and v.shared_weight_gradient_bytes:
+            entry["adds_weight_gradient_to"] = v.adds_weight_gradient_to
+            entry["shared_weight_gradient_bytes"] = int(v.shared_weight_gradient_bytes)
+            entry["shared_weight_sum_bytes"] = int(v.shared_weight_sum_bytes)
         vertices.append(entry)
     edges = [{"from": vertex_graph.vertices[d].id, "to": v.id} for v in vertex_graph.vertices for d in v.deps]
     return {"schema": "checkpoint-explorer/graph", "version": 1, "name": name, "metadata": metadata,

@@ -55,6 +55,11 @@ class Vertex:
     static_values: list = dataclasses.field(default_factory=list)
     tied_parameter_bytes: int = 0  # P33: of parameter_bytes, weights an earlier vertex reads too
     tied_parameter_until: str = ""  # P33: that earlier reader (the first)
+    # P59: the owner of the weights it reads and another owns (P23), where one vertex owns them all;
+    # the bytes of their gradient it forms, and what adding that into the owner's sum allocates beyond it
+    adds_weight_gradient_to: str = ""
+    shared_weight_gradient_bytes: int = 0
+    shared_weight_sum_bytes: int = 0
 
 
 def dtype_name(dtype):
@@ -445,6 +450,11 @@ class VertexGraph:
         self._static_values()
         self._tied_weights()
         self._shared_reads = {v.index: self._weights_shared(v) for v in self.vertices}
+        for v in self.vertices:
+            owners = {self.weight_owner[key].id for key in self._weights_read_directly(v)
+                      if self.weight_owner.get(key, v) is not v}
+            if len(owners) == 1:
+                v.adds_weight_gradient_to = owners.pop()
         # The sink's shape is the model output's, which may be a view of the sink's tensor.
         if len(self.sinks) == 1 and len(program.output_refs) == 1:
             self.vertices[self.sinks[0]].shape = self.info_of(program.output_refs[0]).shape

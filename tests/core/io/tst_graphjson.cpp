@@ -152,6 +152,21 @@ private Q_SLOTS:
         QCOMPARE(back.vertex(*back.find("c")).autograd->formsOneGradientFor, expected);
     }
 
+    void weightGradientSumRoundTrip()
+    {
+        // P59: a reader of weights another vertex owns; absent means none.
+        const Graph g = parse(R"({"vertices": [{"id": "x", "bytes": 1}, {"id": "r", "bytes": 4, "adds_weight_gradient_to": "o",
+            "shared_weight_gradient_bytes": 12, "shared_weight_sum_bytes": 11}, {"id": "o", "bytes": 4, "parameter_bytes": 16}],
+            "edges": [{"from": "x", "to": "r"}, {"from": "r", "to": "o"}]})");
+        for (const Graph& read : {g, parseGraphJson(toGraphJson(g), "back.json")}) {
+            const AutogradFacts& r = *read.vertex(*read.find("r")).autograd;
+            QCOMPARE(r.addsWeightGradientTo, std::string("o"));
+            QCOMPARE(r.sharedWeightGradientBytes, std::int64_t(12));
+            QCOMPARE(r.sharedWeightSumBytes, std::int64_t(11));
+            QVERIFY(read.vertex(*read.find("o")).autograd->addsWeightGradientTo.empty());
+        }
+    }
+
     void batchScaledRoundTrip()
     {
         // Absent means true (graphs from before batch recording); only false is written.
@@ -320,6 +335,18 @@ private Q_SLOTS:
         QTest::newRow("static_gradient_until not a vertex")
             << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "static_gradient_bytes": 2, "static_gradient_until": "z"}], "edges": [{"from": "a", "to": "b"}]})"
             << "test.json: /vertices/1/static_gradient_until: \"z\" is not a vertex";
+        QTest::newRow("adds_weight_gradient_to not after the vertex")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "parameter_bytes": 4}, {"id": "b", "bytes": 1, "adds_weight_gradient_to": "a", "shared_weight_gradient_bytes": 4}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/1/adds_weight_gradient_to: \"a\" is not a vertex after \"b\"";
+        QTest::newRow("adds_weight_gradient_to not a vertex")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "adds_weight_gradient_to": "z"}, {"id": "b", "bytes": 1}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/0/adds_weight_gradient_to: \"z\" is not a vertex after \"a\"";
+        QTest::newRow("shared_weight_sum_bytes without adds_weight_gradient_to")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "shared_weight_sum_bytes": 3}, {"id": "b", "bytes": 1}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/0/adds_weight_gradient_to: shared_weight_gradient_bytes and shared_weight_sum_bytes need adds_weight_gradient_to";
+        QTest::newRow("negative shared_weight_gradient_bytes")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "adds_weight_gradient_to": "b", "shared_weight_gradient_bytes": -1}, {"id": "b", "bytes": 1}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/0/shared_weight_gradient_bytes: shared_weight_gradient_bytes must be >= 0";
         QTest::newRow("tied_parameter_until not before the vertex")
             << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "parameter_bytes": 4, "tied_parameter_bytes": 2, "tied_parameter_until": "b"}], "edges": [{"from": "a", "to": "b"}]})"
             << "test.json: /vertices/1/tied_parameter_until: \"b\" is not a vertex before \"b\"";

@@ -1678,6 +1678,53 @@ private Q_SLOTS:
         QCOMPARE(got, ends);
     }
 
+    // P59: a decoder's output layer called at every step. o owns the weights (100 bytes), r reads
+    // them too. The non-checkpoint e feeds c1 and n, and n feeds o, so o runs in e's function, before
+    // r (P18): r's backward comes first and begins the sum (its gradient, held from there), and o's
+    // adds its own (its gradient and the new sum, 200, at its backward). Measured as P23 has it (r's
+    // workspace the sum's 200, o's gradient formed at o), r's phase read 200 where it holds 100 and
+    // o's 100 where it peaks at 300.
+    void weightGradientSumBegunByAReader_data()
+    {
+        QTest::addColumn<bool>("rule");
+        QTest::addColumn<QList<qint64>>("peaks");  // backward phases of r and o
+        QTest::newRow("the reader begins the sum") << true << QList<qint64>{100, 300};
+        QTest::newRow("not measured") << false << QList<qint64>{200, 100};
+    }
+
+    void weightGradientSumBegunByAReader()
+    {
+        QFETCH(bool, rule);
+        QFETCH(QList<qint64>, peaks);
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+        for (const std::string& id : {"x", "e", "c1", "r", "n", "o", "s"}) {
+            Vertex v;
+            v.id = id;
+            v.bytes = 0;
+            v.autograd.write().savedBy = std::vector<std::string>{};
+            if (id == "o")
+                v.autograd.write().parameterBytes = 100;
+            if (id == "r") {
+                v.autograd.write().backwardWorkspaceBytes = 200;
+                if (rule) {
+                    v.autograd.write().addsWeightGradientTo = "o";
+                    v.autograd.write().sharedWeightGradientBytes = 100;
+                    v.autograd.write().sharedWeightSumBytes = 100;
+                }
+            }
+            builder.addVertex(v);
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+                 {"x", "e"}, {"e", "c1"}, {"e", "n"}, {"c1", "r"}, {"n", "o"}, {"r", "s"}, {"o", "s"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "c1", "r", "o", "s"}), MemoryModel::PyTorch);
+        const int n = g.vertexCount() - 1;
+        auto backwardPeak = [&](const char* id) { return p.phases[2 * n + 1 - g.topologicalPosition(*g.find(id))].peakBytes; };
+        QCOMPARE((QList<qint64>{backwardPeak("r"), backwardPeak("o")}), peaks);
+    }
+
     // P58: a Runge-Kutta step's sum. c = s + h passes its gradient to both (h, which runs first, owns
     // it; s shares it), and s passes it on to k1, which runs before h: k1 shares h's tensor until h's
     // backward, which adds its own part into k1's gradient (a tensor of k1's from there). Counted as
