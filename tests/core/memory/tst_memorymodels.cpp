@@ -12,6 +12,7 @@
 #include <cmath>
 #include <tuple>
 #include <functional>
+#include <map>
 
 using namespace ckpt;
 
@@ -228,6 +229,35 @@ QStringList runOrder(const Graph& g, const PlanEvaluation& plan)
 }
 
 }  // namespace
+
+// A Python export's graph (P15): c saved by d alone, and `passes` the inputs each vertex hands its
+// gradient to unchanged; every vertex kept, the phase ends of the backwards of vertices 6..10.
+QList<qint64> passedGradientEnds(const std::vector<std::pair<std::string, std::int64_t>>& vertices,
+                                 const std::map<std::string, std::vector<std::string>>& passes,
+                                 const std::vector<std::pair<std::string, std::string>>& edges)
+{
+    GraphBuilder builder;
+    builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
+    std::vector<std::string> ids;
+    for (const auto& [id, bytes] : vertices) {
+        Vertex v;
+        v.id = id;
+        v.bytes = bytes;
+        v.autograd.write().savedBy = id == "c" ? std::vector<std::string>{"d"} : std::vector<std::string>{};
+        if (const auto to = passes.find(id); to != passes.end())
+            v.autograd.write().passesGradientTo = to->second;
+        builder.addVertex(v);
+        ids.push_back(id);
+    }
+    for (const auto& [from, to] : edges)
+        builder.addEdge(from, to);
+    const Graph g = builder.build();
+    const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, ids), MemoryModel::PyTorch);
+    QList<qint64> ends;
+    for (int phase = 6; phase <= 10; ++phase)
+        ends.push_back(p.phases[phase].endBytes);
+    return ends;
+}
 
 class MemoryModelsTest : public QObject {
     Q_OBJECT
@@ -1652,30 +1682,12 @@ private Q_SLOTS:
     {
         QFETCH(bool, passesOn);
         QFETCH(QList<qint64>, ends);
-        GraphBuilder builder;
-        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
-        const std::vector<std::pair<std::string, std::int64_t>> vertices{
-            {"x", 1}, {"r", 100}, {"m1", 100}, {"m2", 100}, {"c", 100}, {"d", 1000}};
-        for (const auto& [id, bytes] : vertices) {
-            Vertex v;
-            v.id = id;
-            v.bytes = bytes;
-            v.autograd.write().savedBy = id == "c" ? std::vector<std::string>{"d"} : std::vector<std::string>{};
-            if (id == "c")
-                v.autograd.write().passesGradientTo = {"r", "m2"};
-            if (id == "m2" && passesOn)
-                v.autograd.write().passesGradientTo = {"m1"};
-            builder.addVertex(v);
-        }
-        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
-                 {"x", "r"}, {"r", "m1"}, {"m1", "m2"}, {"r", "c"}, {"m2", "c"}, {"c", "d"}})
-            builder.addEdge(from, to);
-        const Graph g = builder.build();
-        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "r", "m1", "m2", "c", "d"}), MemoryModel::PyTorch);
-        QList<qint64> got;
-        for (int phase = 6; phase <= 10; ++phase)
-            got.push_back(p.phases[phase].endBytes);
-        QCOMPARE(got, ends);
+        std::map<std::string, std::vector<std::string>> passes{{"c", {"r", "m2"}}};
+        if (passesOn)
+            passes["m2"] = {"m1"};
+        QCOMPARE(passedGradientEnds({{"x", 1}, {"r", 100}, {"m1", 100}, {"m2", 100}, {"c", 100}, {"d", 1000}}, passes,
+                                    {{"x", "r"}, {"r", "m1"}, {"m1", "m2"}, {"r", "c"}, {"m2", "c"}, {"c", "d"}}),
+                 ends);
     }
 
     // P59: a decoder's output layer called at every step. o owns the weights (100 bytes), r reads
@@ -1731,30 +1743,11 @@ private Q_SLOTS:
     // k1's own from s's backward, that backward and the next ended 100 high.
     void gradientHandedOverByItsHolder()
     {
-        GraphBuilder builder;
-        builder.setMetadata("plan_executor", "\"torch.utils.checkpoint\"");
-        const std::vector<std::pair<std::string, std::int64_t>> vertices{
-            {"x", 1}, {"k1", 100}, {"h", 100}, {"s", 100}, {"c", 100}, {"d", 1000}};
-        for (const auto& [id, bytes] : vertices) {
-            Vertex v;
-            v.id = id;
-            v.bytes = bytes;
-            v.autograd.write().savedBy = id == "c" ? std::vector<std::string>{"d"} : std::vector<std::string>{};
-            if (id == "c")
-                v.autograd.write().passesGradientTo = {"s", "h"};
-            if (id == "s")
-                v.autograd.write().passesGradientTo = {"k1"};
-            builder.addVertex(v);
-        }
-        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
-                 {"x", "k1"}, {"k1", "h"}, {"k1", "s"}, {"h", "c"}, {"s", "c"}, {"c", "d"}})
-            builder.addEdge(from, to);
-        const Graph g = builder.build();
-        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "k1", "h", "s", "c", "d"}), MemoryModel::PyTorch);
-        QList<qint64> got;
-        for (int phase = 6; phase <= 10; ++phase)  // backward phases of d, c, s, h, k1
-            got.push_back(p.phases[phase].endBytes);
-        QCOMPARE(got, (QList<qint64>{101, 101, 101, 101, 1}));
+        // Backward phases of d, c, s, h, k1.
+        QCOMPARE(passedGradientEnds({{"x", 1}, {"k1", 100}, {"h", 100}, {"s", 100}, {"c", 100}, {"d", 1000}},
+                                    {{"c", {"s", "h"}}, {"s", {"k1"}}},
+                                    {{"x", "k1"}, {"k1", "h"}, {"k1", "s"}, {"h", "c"}, {"s", "c"}, {"c", "d"}}),
+                 (QList<qint64>{101, 101, 101, 101, 1}));
     }
 
     // P27: a U-Net's level. cat reads the upsampled u and the skip s, which the pooling p also reads;
