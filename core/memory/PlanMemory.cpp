@@ -1097,8 +1097,8 @@ private:
             m_beginsSumOf[first[o]] = o;
             m_sumBegunBy[o] = first[o];
             if (m_accumulates) {
-                for (auto& owners : m_tiedGradientsUntil)
-                    std::erase(owners, o);
+                if (const AutogradFacts& f = *m_graph.vertex(o).autograd; f.tiedParameterBytes > 0 && !f.tiedParameterUntil.empty())
+                    std::erase(m_tiedGradientsUntil[*m_graph.find(f.tiedParameterUntil)], o);
                 m_tiedGradientsUntil[last[o]].push_back(o);
             }
         }

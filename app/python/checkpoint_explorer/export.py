@@ -345,12 +345,12 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
             for position in range(len(op.outputs)):
                 executor.statics.pop(OutputRef(op.index, position), None)
 
-    def backward_peak(prepare):
+    def backward_peak(prepare, elsewhere=counted):
         """One measure: the statics made afresh (a backward before went through them), `prepare`, then
         the loss's backward; its peak less what the model counts elsewhere."""
         executor.run_statics(vertex, held=made_earlier)
         peak = meter.peak_after(prepare, lambda: step.pop("loss").backward())
-        peak -= counted + _take_weight_gradients(parameters, taken)
+        peak -= elsewhere + _take_weight_gradients(parameters, taken)
         step.clear()
         return max(0, peak)
 
@@ -368,9 +368,8 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     # no sum is made: what the held measure allocated beyond that (torch 1.13: the sum, out of place).
     shared_sum = (owners, 0)
     if owners and vertex.adds_weight_gradient_to:
-        counted -= owners
-        shared_sum = (owners, max(0, held - backward_peak(lambda: prepare_held(contributions=False))))
-        counted += owners
+        alone = backward_peak(lambda: prepare_held(contributions=False), counted - owners)
+        shared_sum = (owners, max(0, held - alone))
 
     # P43: where the vertex saved its own output, its first backward node (the operation that made it,
     # an in-place ReLU's) may be the run's peak, before any weight gradient is formed.

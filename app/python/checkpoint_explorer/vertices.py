@@ -449,12 +449,9 @@ class VertexGraph:
         self._static_gradients()
         self._static_values()
         self._tied_weights()
-        self._shared_reads = {v.index: self._weights_shared(v) for v in self.vertices}
+        self._shared_reads = {}
         for v in self.vertices:
-            owners = {self.weight_owner[key].id for key in self._weights_read_directly(v)
-                      if self.weight_owner.get(key, v) is not v}
-            if len(owners) == 1:
-                v.adds_weight_gradient_to = owners.pop()
+            self._shared_weights(v)
         # The sink's shape is the model output's, which may be a view of the sink's tensor.
         if len(self.sinks) == 1 and len(program.output_refs) == 1:
             self.vertices[self.sinks[0]].shape = self.info_of(program.output_refs[0]).shape
@@ -780,12 +777,16 @@ class VertexGraph:
                 v.tied_parameter_bytes = sum(self.program.parameters[key][1] for key in tied)
                 v.tied_parameter_until = min((first[key] for key in tied), key=lambda w: w.index).id
 
-    def _weights_shared(self, vertex):
+    def _shared_weights(self, vertex):
         """P23: per weight `vertex` reads itself and another vertex owns (P5; a tied embedding, owned by
         the output layer; P54: a linear layer's earlier calls, owned by its last), the ref through which
-        its owner reads it: the weight itself or a static of it (the output layer's transpose)."""
-        return [self._read_through(self.weight_owner[key], key) for key in self._weights_read_directly(vertex)
-                if self.weight_owner.get(key, vertex) is not vertex]
+        its owner reads it: the weight itself or a static of it (the output layer's transpose). P59: the
+        owner, where one vertex owns them all."""
+        keys = [key for key in self._weights_read_directly(vertex) if self.weight_owner.get(key, vertex) is not vertex]
+        self._shared_reads[vertex.index] = [self._read_through(self.weight_owner[key], key) for key in keys]
+        owners = {self.weight_owner[key].id for key in keys}
+        if len(owners) == 1:
+            vertex.adds_weight_gradient_to = owners.pop()
 
     def _weights_read_directly(self, vertex):
         """Storage keys of the weights `vertex` reads itself or as a whole view (a linear layer's transposed
