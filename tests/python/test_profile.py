@@ -442,8 +442,13 @@ class Profile(unittest.TestCase):
                 softmax = next(v for v in json.load(f)["vertices"] if v["id"] == "_softmax")
         self.assertEqual(softmax["bytes"], 8 * 128 * 16 * 16 * 4)
         self.assertGreaterEqual(softmax["backward_workspace_bytes"], 2 * softmax["bytes"])
-        self.check_within("gumbel_autoencoder", ["8x3x32x32"], 0.5, ("regular", "checkpointed"),
-                          solver=("optimal", "memory-model=pytorch"))
+        # P60: the hard sample's max, whose values nothing reads, is exported for its indices, which
+        # the one-hot's scatter_ reads. Its node saved them, but goes with the unread values in the
+        # forward: held to the sum's backward, they read the regular step +0.23 % high.
+        document = self.check_within("gumbel_autoencoder", ["8x3x32x32"], 0.1, ("regular", "checkpointed"),
+                                     solver=("optimal", "memory-model=pytorch"))
+        indices = next(v for v in document["vertices"] if v["id"] == "max")
+        self.assertEqual((indices["dtype"], indices["saved_by"]), ("int64", []))
 
     def test_unet(self):
         # A concatenation's backward hands the skip a slice of its gradient, which holds all of it

@@ -488,7 +488,11 @@ class VertexGraph:
         only through ops that take no gradient (a VQ-VAE's codebook distances, which only argmin reads)
         or through `detach` (a straight-through estimator's `(q - z).detach()`). Its backward never runs:
         its graph goes with its tensor, after its last reader, and with it what it saved. Found by
-        walking back from the outputs along the reads of tracked vertices."""
+        walking back from the outputs along the reads of tracked vertices.
+        P60: so do the saves of a vertex autograd does not track whose op still recorded a node: a max
+        whose values nothing reads, exported for its indices (a straight-through one-hot's `scatter_`
+        reads them). Its node hangs off the unread values and goes with them in the forward, so its
+        saved indices live only as long as their readers."""
         roots = set(self.sinks)
         roots.update(self.vertex_of_ref(base) for ref in self.program.output_refs if ref is not None
                      for base in self.base_refs(ref))
@@ -502,7 +506,8 @@ class VertexGraph:
                          if self.vertices[d].requires_grad)
         dead = set()
         for v in self.vertices:
-            if v.requires_grad and v.index not in live and v.input_index < 0:
+            saves = v.saves_output or v.saves_other or v.saved_deps or v.saved_bytes
+            if (v.requires_grad or saves) and v.index not in live and v.input_index < 0:
                 v.requires_grad = False
                 v.saved_bytes, v.saved_deps, v.saves_output, v.saves_other = 0, [], False, False
                 dead.add(v.index)
