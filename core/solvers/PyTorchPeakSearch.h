@@ -11,7 +11,9 @@
 // Method: a local search (flip one vertex in or out of the checkpoint set while the plan gets
 // better) from the starting plans — for the least peak first by (peak, memory held over the step),
 // then by the question's own order — and on the best plan trades (keep one vertex, drop another
-// that costs less compute) — then, on graphs with at most `exactVertices` free vertices
+// that costs less compute); where branch and bound does not run, kicks (an iterated local search:
+// descents again from the best plan with a few vertices flipped and from random sparse plans,
+// seeded, so the same graph gets the same plan) — then, on graphs with at most `exactVertices` free vertices
 // (for the least peak beside torch.utils.checkpoint functions, 20: there the bounds cannot use a
 // partial plan),
 // a depth-first branch and bound over the vertices in topological order that visits every
@@ -38,6 +40,7 @@ struct PeakSearchSettings {
     double seconds = 60;                 // for the whole search
     int exactVertices = 1000;            // largest count of free vertices branch and bound is run on
     bool localSearch = true;             // false: branch and bound alone (tests check its pruning so)
+    bool kicks = true;                   // false: where branch and bound does not run, the descents alone
 };
 
 struct PeakCandidate {

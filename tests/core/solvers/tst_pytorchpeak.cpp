@@ -345,6 +345,32 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("%1 of %2 bounds above zero, %3 tight").arg(positive).arg(checked).arg(tight)));
     }
 
+    // Where branch and bound does not run (exact-vertices 0), the kicks reach the brute-force least
+    // peak on graphs where the descents from the seeds stop above it, and never end worse.
+    void kicksReachWhatDescentsMiss()
+    {
+        std::mt19937_64 rng(29);
+        int missedByDescents = 0, missedWithKicks = 0;
+        const int graphs = graphCount(300);
+        for (int i = 0; i < graphs; ++i) {
+            const Graph g = randomGraph(rng, i, 14);
+            const std::int64_t least = bruteForce(g, 0).leastPeak;
+            PeakSearchSettings settings;
+            settings.exactVertices = 0;
+            settings.kicks = false;
+            const std::int64_t descents = searchPyTorchPeak(g, {}, settings, {}).best.peak;
+            settings.kicks = true;
+            const std::int64_t kicked = searchPyTorchPeak(g, {}, settings, {}).best.peak;
+            QVERIFY(kicked <= descents);
+            missedByDescents += descents > least;
+            missedWithKicks += kicked > least;
+        }
+        qInfo("least peak missed on %d of %d graphs by the descents, on %d with kicks", missedByDescents, graphs,
+              missedWithKicks);
+        QVERIFY2(missedByDescents > 0 && missedWithKicks * 4 <= missedByDescents,
+                 qPrintable(QStringLiteral("missed %1 by the descents, %2 with kicks").arg(missedByDescents).arg(missedWithKicks)));
+    }
+
     void largeGraphsReportTheirGap()
     {
         // Above exact-vertices: the local search's plan, never worse than its starts, with a bound.
