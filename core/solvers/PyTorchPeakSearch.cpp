@@ -401,8 +401,10 @@ public:
             result.method += ", then branch and bound" + outcome(complete, settled);
         } else if (free > exactVertices) {
             const int kicked = kicks();
-            if (kicked > 0)
+            if (kicked > 0) {
                 result.method += ", " + std::to_string(kicked) + " kicks";
+                trade();  // the least recompute at a peak the kicks lowered
+            }
             result.method += "; branch and bound skipped (" + std::to_string(free) + " free vertices > " +
                              std::to_string(exactVertices) +
                              (enumerates ? ": beside torch.utils.checkpoint functions its bounds are the plan-independent ones, "
@@ -627,17 +629,17 @@ private:
     // So each kick either flips two or three vertices of the best plan or starts from a random sparse
     // one (a vertex kept with probability 1/2, 1/4, 1/8 or 1/16), and descends again; the best plan
     // is kept. Bounded by evaluations, not time, with a fixed seed, so that a graph gets the same plan
-    // on every machine: at most half as many as the search made before (at least kKickEvaluations),
+    // on every machine: at most twice as many as the search made before (at least kKickEvaluations),
     // and none once kFruitlessKicks kicks in a row bettered nothing. Returns the kicks made.
     int kicks()
     {
         constexpr long long kKickEvaluations = 5000;
-        constexpr int kFruitlessKicks = 40;
+        constexpr int kFruitlessKicks = 100;
         std::vector<VertexIndex> free;
         for (VertexIndex v : m_g.topologicalOrder())
             if (v != m_g.source() && v != m_g.sink())
                 free.push_back(v);
-        const long long last = m_evaluations + std::max(m_evaluations / 2, kKickEvaluations);
+        const long long last = m_evaluations + std::max(2 * m_evaluations, kKickEvaluations);
         std::mt19937_64 random(0x636b7074);  // "ckpt"
         int made = 0;
         for (int fruitless = 0; fruitless < kFruitlessKicks && m_evaluations < last && free.size() >= 2 &&
