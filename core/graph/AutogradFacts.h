@@ -46,6 +46,9 @@ struct AutogradFacts {
     // where that is empty (rule P20; the Python exporter). 0 when none.
     std::int64_t staticGradientBytes = 0;
     std::string staticGradientUntil;
+    // P62: some of those gradients are its own gradient or slices of it (a concatenation with a static
+    // branch), no bytes of their own: they hold its gradient tensor as long as P20 holds theirs.
+    bool slicesGradientToStatics = false;
     // The values parameters alone compute that apply_plan makes just before this vertex, their first
     // reader, and that later vertices read too (a position bias every block reads, a causal mask),
     // one entry per set of readers: the plain vertices share one copy and each checkpointed function

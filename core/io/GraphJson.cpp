@@ -239,6 +239,7 @@ Vertex vertexFromJson(const json& value, const std::string& at)
     facts.parameterBytes = optionalBytes("parameter_bytes");
     facts.staticGradientBytes = optionalBytes("static_gradient_bytes");
     facts.staticGradientUntil = optionalString(item, "static_gradient_until", at).value_or("");
+    facts.slicesGradientToStatics = optionalBool(item, "slices_gradient_to_statics", at).value_or(false);
     facts.staticValues = readStaticValues(item, at);
     facts.tensors = readOutputTensors(item, at);
     facts.tiedParameterBytes = optionalBytes("tied_parameter_bytes");
@@ -438,6 +439,8 @@ std::string toGraphJson(const Graph& graph)
             item["static_gradient_bytes"] = f.staticGradientBytes;
         if (!f.staticGradientUntil.empty())
             item["static_gradient_until"] = f.staticGradientUntil;
+        if (f.slicesGradientToStatics)
+            item["slices_gradient_to_statics"] = true;
         if (!f.staticValues.empty()) {
             json values = json::array();
             for (const StaticValue& value : f.staticValues) {

@@ -56,6 +56,7 @@ public:
           m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false),
           m_sharersOf(graph.vertexCount()), m_holderOf(graph.vertexCount(), -1), m_sliceOf(graph.vertexCount(), -1),
           m_slicesLeft(graph.vertexCount(), 0), m_sliceTarget(graph.vertexCount(), -1),
+          m_staticSliceOf(graph.vertexCount(), -1),
           m_order(m_applied ? m_applied->order : graph.topologicalOrder()),
           m_runAt(graph.vertexCount()), m_tensorsOf(graph.vertexCount()), m_tensorUnsaved(graph.vertexCount()),
           m_tensorReleased(graph.vertexCount()), m_tensorReadersLeft(graph.vertexCount()),
@@ -82,7 +83,7 @@ public:
             findSavers();
         for (VertexIndex v = 0; v < graph.vertexCount(); ++v)
             if (const AutogradFacts& f = *graph.vertex(v).autograd;
-                f.staticGradientBytes > 0 && !f.staticGradientUntil.empty())
+                (f.staticGradientBytes > 0 || f.slicesGradientToStatics) && !f.staticGradientUntil.empty())
                 m_staticGradientsUntil[*graph.find(f.staticGradientUntil)].push_back(v);
         m_staticValueMadeAt.assign(graph.vertexCount(), {});
         m_staticValueCopyBytes.assign(graph.vertexCount(), 0);
@@ -718,6 +719,11 @@ private:
         for (VertexIndex u : formed)
             if (m_sliceTarget[v] >= 0 && slicesGradient(v, u))
                 ++m_slicesLeft[m_sliceTarget[v]];
+        // P62: so do the statics' gradients that are slices of it, until their nodes run (P20).
+        if (m_checkpointFunctions && m_graph.vertex(v).autograd->slicesGradientToStatics && m_sliceTarget[v] >= 0) {
+            m_staticSliceOf[v] = m_sliceTarget[v];
+            ++m_slicesLeft[m_sliceTarget[v]];
+        }
         // v's backward has taken its gradient: if it shares a tensor, it no longer holds it, but
         // what it passes on (P15) is that tensor still.
         const VertexIndex holder = m_trace.sharesGradient(v) && m_sliceOf[v] < 0 ? m_holderOf[v] : -1;
@@ -1009,12 +1015,23 @@ private:
     {
         m_backwardDone[v] = true;
         for (VertexIndex u : m_staticGradientsUntil[v])
-            if (m_trace.hasStaticGradient(u))
-                m_trace.freeStaticGradient(u);
+            releaseStaticGradient(u);
         const std::string& until = m_graph.vertex(v).autograd->staticGradientUntil;
-        if (m_trace.hasStaticGradient(v) &&
-            (!heldForItsFirstReader(v) || (!until.empty() && m_backwardDone[*m_graph.find(until)])))
+        if (!heldForItsFirstReader(v) || (!until.empty() && m_backwardDone[*m_graph.find(until)]))
+            releaseStaticGradient(v);
+    }
+
+    // P20: the gradients v's backward formed for statics go; P62: those that were slices of v's own
+    // gradient let it go.
+    void releaseStaticGradient(VertexIndex v)
+    {
+        if (m_trace.hasStaticGradient(v))
             m_trace.freeStaticGradient(v);
+        if (const VertexIndex storage = m_staticSliceOf[v]; storage >= 0) {
+            m_staticSliceOf[v] = -1;
+            if (--m_slicesLeft[storage] == 0 && m_backwardDone[storage] && !heldBySharers(storage))
+                m_trace.freeGradient(storage);
+        }
     }
 
     // Once per vertex: an exit two segments share is recomputed by each of their re-forwards (P9).
@@ -1129,8 +1146,7 @@ private:
     void releaseStaticGradients()
     {
         for (VertexIndex v = 0; v < m_graph.vertexCount(); ++v)
-            if (m_trace.hasStaticGradient(v))
-                m_trace.freeStaticGradient(v);
+            releaseStaticGradient(v);
     }
 
     const Graph& m_graph;
@@ -1163,6 +1179,7 @@ private:
     std::vector<VertexIndex> m_sliceOf;  // P27: per gradient that is a slice, whose tensor it slices
     std::vector<int> m_slicesLeft;       // P27: per gradient tensor, the slices of it still held
     std::vector<VertexIndex> m_sliceTarget;  // P27: per vertex, the tensor its backward's slices slice
+    std::vector<VertexIndex> m_staticSliceOf;  // P62: per vertex, the tensor its statics' slices hold
     std::vector<VertexIndex> m_release;              // per function: its first member that saved (P12)
     std::vector<int> m_functionOf;                   // per vertex: the function computing it, or -1 (P12)
     const std::vector<VertexIndex> m_order;          // P18: the order the vertices run in

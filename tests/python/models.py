@@ -904,3 +904,54 @@ class GumbelAutoencoder(nn.Module):
 
 
 gumbel_autoencoder = seeded(GumbelAutoencoder)
+
+
+class LatentCrossAttention(nn.Module):
+    """A Perceiver: learned latents (a parameter, normalised) attend to the image's patches through
+    nn.MultiheadAttention, whose query is not its key, so its packed projection splits into parts the
+    statics read (P30); a transformer layer over the latents follows."""
+
+    def __init__(self, d=128, latents=32, heads=4, patch=4, img=32):
+        super().__init__()
+        self.patch = nn.Conv2d(3, d, patch, patch)
+        self.pos = nn.Parameter(torch.randn(1, (img // patch) ** 2, d) * 0.02)
+        self.latents = nn.Parameter(torch.randn(latents, d) * 0.02)
+        self.cross_norm = nn.LayerNorm(d)
+        self.cross = nn.MultiheadAttention(d, heads, batch_first=True)
+        self.layer = nn.TransformerEncoderLayer(d, heads, 2 * d, dropout=0.1, batch_first=True, norm_first=True)
+        self.head = nn.Linear(d, 10)
+
+    def forward(self, img):
+        x = self.patch(img).flatten(2).transpose(1, 2) + self.pos
+        z = self.latents.expand(img.shape[0], -1, -1)
+        z = z + self.cross(self.cross_norm(z), x, x, need_weights=False)[0]
+        return self.head(self.layer(z).mean(1))
+
+
+latent_cross_attention = seeded(LatentCrossAttention)
+
+
+class CoordinateFeatures(nn.Module):
+    """RAFT's first refinement step in small: a coordinate grid made from shapes alone (statics), scaled
+    for the level the image is sampled at and for one nothing samples, and features of the grid through
+    a convolution and an in-place ReLU (statics a step makes upfront)."""
+
+    def __init__(self):
+        super().__init__()
+        self.coordinate_conv = nn.Conv2d(2, 8, 3, padding=1)
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.head = nn.Conv2d(16, 2, 1)
+
+    def forward(self, img):
+        b, _, h, w = img.shape
+        ys, xs = torch.meshgrid(torch.arange(h, device=img.device), torch.arange(w, device=img.device), indexing="ij")
+        coords = torch.stack([xs, ys]).float()[None].expand(b, -1, -1, -1)
+        scaled = coords / 2
+        grid = scaled.permute(0, 2, 3, 1) / (w / 4) - 1
+        unsampled = scaled * 4  # noqa: F841  (a pyramid level left unused)
+        sampled = F.grid_sample(img, grid, align_corners=True)
+        features = F.relu(self.coordinate_conv(coords), inplace=True)
+        return self.head(torch.cat([self.conv(sampled), features], 1))
+
+
+coordinate_features = seeded(CoordinateFeatures)

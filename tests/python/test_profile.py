@@ -242,6 +242,22 @@ class Profile(unittest.TestCase):
         # 0.68 % without the rule).
         self.check_within("seq2seq", ["8x64:int64:2000"] * 2, 0.25, ("regular", "checkpointed"))
 
+    def test_cross_attention_to_latents(self):
+        # P61: the latents' attention reads its query through statics (their LayerNorm, the query's part
+        # of the packed projection), whose nodes form the projection's gradient at the end of the
+        # measure, after its peak; that weight is the key-value projection's (P30), and the measure took
+        # its gradient off that earlier peak. Before, feng-acg's plan read -2.46 % at its peak (a
+        # Perceiver's plans -1.76 %). Left: the latents' own gradient, 16 KB early where the cross-
+        # attention runs in another function than the residual add (MEMORY-MODEL, "not yet a rule").
+        self.check_within("latent_cross_attention", ["8x3x32x32"], 0.1, ("regular", "checkpointed"), peak=0.8)
+
+    def test_coordinate_statics(self):
+        # RAFT's refinement at its first step reads a coordinate grid made from shapes alone: the export
+        # failed twice, first where a static nothing reads (the grid scaled for a level never sampled)
+        # ran after the grid's readers had let it go (KeyError), then where the measure of a later
+        # vertex held an upfront static (the grid's convolution) that an in-place ReLU writes into.
+        self.check_within("coordinate_features", ["8x3x32x32"], 0.1, ("regular", "checkpointed"))
+
     def test_shared_position_bias(self):
         # P44: BEiT's relative position bias, made once before the first block that reads it and read by
         # every block. apply_plan held it to the step's end (nothing let a static go that vertices read

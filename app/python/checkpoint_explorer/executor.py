@@ -19,7 +19,9 @@ class Executor:
     def run_statics(self, vertex=None, ops=None, held=()):
         """What parameters, buffers and shapes alone compute (a transposed weight, `torch.arange(T)`,
         BatchNorm's `num_batches_tracked += 1`), outside any checkpoint, so weights' gradients flow
-        through them and buffer updates happen once per step: all of them, with `vertex` only those
+        through them and buffer updates happen once per step: all a step makes (not those nothing
+        reads: one may read a value its placed readers let go, RAFT's coordinates scaled for a
+        pyramid level it never samples), with `vertex` only those
         it reads (the export measures one vertex at a time: an LSTM transposes its weights at every
         time step, and running them all for each vertex made its export quadratic in the length), or
         `ops` (the planned step's upfront statics; the others it makes where they are read). A gradient
@@ -27,7 +29,7 @@ class Executor:
         self.statics = {}
         self.held_gradients = []
         if ops is None:
-            ops = self.program.ops if vertex is None else self.graph.statics_read_by(vertex, shared=True)
+            ops = self.graph.made_statics if vertex is None else self.graph.statics_read_by(vertex, shared=True)
         self.run_static_ops([op for op in ops if op.kind == "static"], self.statics, held)
 
     def run_static_ops(self, ops, store, held=()):
@@ -200,12 +202,14 @@ def _bias_adds(vertex_graph):
 
 class _HeldGradient(torch.autograd.Function):
     """A static's value whose gradient stops here, kept in `held` as it comes: no copy, and none of
-    the nodes before it run (the export's measure of a later reader, P20)."""
+    the nodes before it run (the export's measure of a later reader, P20). An alias, not a view:
+    autograd forbids writing into a view a custom Function returned, and a later static may write
+    into it (RAFT's in-place ReLU after a convolution of its static coordinates)."""
 
     @staticmethod
     def forward(ctx, value, held):
         ctx.held = held
-        return value.view_as(value)
+        return value.detach()
 
     @staticmethod
     def backward(ctx, grad):

@@ -84,6 +84,7 @@ def measure_workspace(vertex_graph, inputs, timed=False):
                     handed[v.index] = _passed_gradient(executor, v, values, layouts, whole)
                 except RuntimeError as error:
                     raise _training_fails(model, v, error) from None
+                _slices_to_statics(v, handed[v.index][3])
         for v in vertex_graph.vertices:
             if v.input_index >= 0:
                 continue
@@ -104,7 +105,7 @@ def measure_workspace(vertex_graph, inputs, timed=False):
                     v.compute = _forward_microseconds(executor, v, values, device)
             except RuntimeError as error:
                 raise _training_fails(model, v, error) from None
-            passed, sliced, one_tensor = handed[v.index]
+            passed, sliced, one_tensor, _ = handed[v.index]
             producer = {base: vertex_graph.vertices[w].id for _, base, w in vertex_graph.reads(v)}
             v.passes_gradient_to = sorted({producer[base] for base in passed})
             v.slices_gradient_to = sorted({producer[base] for base in sliced})
@@ -218,15 +219,16 @@ def _fresh_inputs(vertex_graph, vertex, values):
     return env
 
 
-def _take_weight_gradients(parameters, owned=()):
+def _take_weight_gradients(parameters, owned=(), unset=True):
     """The bytes of the weight gradients a backward formed for the weights in `owned` (storage keys:
-    those the vertex owns, P5, and those it reads only through statics, P30); every one unset again, as
-    in a fresh step. A tied weight's other readers add theirs into the owner's gradient, made first: a
-    tensor of the backward's own there."""
+    those the vertex owns, P5, and those it reads only through statics, P30); with `unset`, every one
+    unset again, as in a fresh step. A tied weight's other readers add theirs into the owner's
+    gradient, made first: a tensor of the backward's own there."""
     grads = sum(_compat.storage_bytes(p.grad) for p in parameters
                 if p.grad is not None and _compat.storage_key(p) in owned)
-    for p in parameters:
-        p.grad = None
+    if unset:
+        for p in parameters:
+            p.grad = None
     return grads
 
 
@@ -357,6 +359,7 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     def prepare_held(contributions=True):
         step["inputs"] = _fresh_inputs(executor.graph, vertex, values)
         run_vertex(step["inputs"])
+        _mark_when_statics_run(executor, meter)
         step["loss"] = (sum((step["inputs"][ref] * ones[ref]).sum() for ref in formed)
                         + handed_terms(step["inputs"])
                         + (sum(_owners_contributions(executor, vertex)) if contributions else 0)
@@ -378,9 +381,10 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     def prepare(kept=()):
         inputs = _fresh_inputs(executor.graph, vertex, values)
         run_vertex(inputs)
+        _mark_when_statics_run(executor, meter)
         step["kept"] = [inputs[ref] for ref in kept]
         if first_node:
-            inputs[root_refs[0]].grad_fn.register_hook(lambda *grads: meter.mark())
+            inputs[root_refs[0]].grad_fn.register_hook(lambda *grads: meter.mark(_FIRST_NODE_DONE))
         # Only autograd holds the outputs too (P16): one the vertex saved goes after the node that read it.
         step["loss"] = (_loss_saving_nothing([inputs[ref] for ref in formed], [layouts.get(ref) for ref in formed])
                         + handed_terms(inputs)
@@ -390,12 +394,25 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
 
     released = backward_peak(prepare)
     # What comes before that node: G, the owners' contributions and the earlier gradients.
-    first = max(0, meter.marks[0] - output_grads - owners - earlier) if first_node and meter.marks else None
+    first = (max(0, meter.marks[_FIRST_NODE_DONE] - output_grads - owners - earlier)
+             if first_node and _FIRST_NODE_DONE in meter.marks else None)
     partly = None
     if outliving:
         kept = [base for _, base, w in executor.graph.reads(vertex) if executor.graph.vertices[w].id in outliving]
         partly = (backward_peak(lambda: prepare(kept)), list(outliving))
     return forward, held, released, first, partly, shared_sum
+
+
+_FIRST_NODE_DONE, _STATICS_RUN = 1, 2  # the measures' marks (TransientMeter.mark)
+
+
+def _mark_when_statics_run(executor, meter):
+    """Marks the moment the first node of a static the vertex read is about to run: after every node
+    of the vertex's own (the statics were made before it, so autograd's engine, newest first, reaches
+    them last). A hook on a value whose gradient is complete runs before its node."""
+    for value in executor.statics.values():
+        if isinstance(value, torch.Tensor) and value.grad_fn is not None:
+            value.register_hook(lambda grad: meter.mark(_STATICS_RUN))
 
 
 def _is_root(value):
@@ -490,14 +507,17 @@ def _passed_gradient(executor, vertex, values, layouts, own_layouts):
     (P53: an add whose sum a ReLU in the same vertex reads hands the ReLU's input gradient to both
     summands). Also, into `layouts`, each input's gradient that is not contiguous (P34): its
     size, stride, offset and its storage's elements, appended per reader. The vertex's own gradient is
-    laid out as `own_layouts` says, the whole layouts its readers hand it (P40)."""
+    laid out as `own_layouts` says, the whole layouts its readers hand it (P40). Fourth, the static
+    values the vertex reads whose gradient is its own or a slice of it (P62)."""
     executor.run_statics(vertex)
     env = _fresh_inputs(executor.graph, vertex, values)
     inputs = dict(env)  # the run adds the vertex's exports to env
     executor.run_vertex(vertex.index, env)
     root_refs = [ref for ref in vertex.exports if _is_root(env.get(ref))]
     if not root_refs:  # no backward runs (an untracked vertex's)
-        return [], [], []
+        return [], [], [], []
+    statics = {ref: executor.statics[ref] for ref in executor.graph.static_values_read_by(vertex)
+               if ref in executor.statics and _is_root(executor.statics[ref])}
     roots = [env[ref] for ref in root_refs]
     kept = {}
 
@@ -526,7 +546,19 @@ def _passed_gradient(executor, vertex, values, layouts, own_layouts):
             sliced.append(base)
         else:
             formed.setdefault((grad.data_ptr(), grad.numel()), []).append(base)
-    return passed, sliced, [bases for bases in formed.values() if len(bases) > 1]
+    parts_of_own = [ref for ref in statics if kept.get(ref) is not None and _compat.storage_key(kept[ref]) is not None
+                    and any(_compat.storage_key(kept[ref]) == _compat.storage_key(g) for g in own)]
+    return passed, sliced, [bases for bases in formed.values() if len(bases) > 1], parts_of_own
+
+
+def _slices_to_statics(vertex, parts_of_own):
+    """P62: a static's gradient that the vertex's backward hands as its own gradient or a slice of it (a
+    concatenation with a static branch) has no bytes of its own: it holds the vertex's gradient until
+    the static's node runs, where P20 held the static's own."""
+    held = [ref for ref in parts_of_own if ref in vertex.static_gradients_held]
+    if held:
+        vertex.static_gradient_bytes -= sum(vertex.static_gradients_held.pop(ref) for ref in held)
+        vertex.slices_gradient_to_statics = True
 
 
 def _slices_a_copy(grad, own):

@@ -143,9 +143,11 @@ def graph_json(vertex_graph, name, metadata):
             entry["forms_one_gradient_for"] = v.forms_one_gradient_for
         if v.index in vertex_graph.sinks and v.index in read:  # a sink is an output anyway
             entry["output"] = True
-        if v.static_gradient_bytes:
+        if v.static_gradient_bytes or v.slices_gradient_to_statics:
             entry["static_gradient_bytes"] = int(v.static_gradient_bytes)
             entry["static_gradient_until"] = v.static_gradient_until
+        if v.slices_gradient_to_statics:
+            entry["slices_gradient_to_statics"] = True
         if v.static_values:
             entry["static_values"] = []
             for size, kept, remade, readers in v.static_values:

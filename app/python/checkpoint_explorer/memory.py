@@ -170,9 +170,9 @@ class TransientMeter:
     def peak_after(self, prepare, run):
         """run()'s peak above the memory allocated when it starts, counting the frees of blocks that
         prepare() (run just before it) allocated: what a backward releases of the tensors its
-        forward saved, when nothing but autograd holds them. `marks` then holds, per mark() that
-        run() made (a backward node's hook), the peak above that start up to it."""
-        self.marks = []
+        forward saved, when nothing but autograd holds them. `marks` then holds, per mark number
+        that run() marked (a backward node's hook), the peak above that start up to its first mark."""
+        self.marks = {}
         if self.device.type == "cuda":
             prepare()
             torch.cuda.synchronize(self.device)
@@ -190,19 +190,20 @@ class TransientMeter:
             if kind == 1 and value == 0:
                 start = peak = total
             elif kind == 1:
-                self.marks.append(peak - start)
+                self.marks.setdefault(value, peak - start)
             else:
                 total += value[1]
                 peak = max(peak, total)
         return peak - start
 
-    def mark(self):
-        """Within peak_after's run: the peak so far goes to `marks`. The allocator's counts are the
-        host's, so a hook on autograd's device thread reads them without waiting for the device."""
+    def mark(self, number):
+        """Within peak_after's run: the peak so far goes to `marks[number]` (number > 0), the first
+        time only. The allocator's counts are the host's, so a hook on autograd's device thread reads
+        them without waiting for the device."""
         if self.device.type == "cuda":
-            self.marks.append(torch.cuda.max_memory_allocated(self.device) - self._start)
+            self.marks.setdefault(number, torch.cuda.max_memory_allocated(self.device) - self._start)
         else:
-            PhaseMeter._mark(1)
+            PhaseMeter._mark(number)
 
 
 @contextlib.contextmanager

@@ -50,6 +50,8 @@ class Vertex:
     forms_one_gradient_for: list = dataclasses.field(default_factory=list)  # groups of input vertex ids (P53)
     static_gradient_bytes: int = 0  # P20
     static_gradient_until: str = ""  # P20: the vertex whose backward ends their hold
+    static_gradients_held: dict = dataclasses.field(default_factory=dict)  # P20: static ref -> its bytes of them
+    slices_gradient_to_statics: bool = False  # P62: some are slices of its own gradient
     # P44, P45, P47: statics made before it that later vertices read too, per set of readers: (bytes,
     # of them what its own backward keeps, what the statics they need save, the readers' indices)
     static_values: list = dataclasses.field(default_factory=list)
@@ -579,6 +581,7 @@ class VertexGraph:
             elif op.index in self.first_reader:
                 self.statics_before.setdefault(self.first_reader[op.index].index, []).append(op)
         placed = upfront | {op.index for made in self.statics_before.values() for op in made}
+        self.made_statics = [ops[k] for k in sorted(placed)]  # what a step makes: no unread static
         self.static_readers, self.read_by_vertices = {}, set()
         self.reader_count = {}  # ref -> how many op arguments and model outputs read it
         refs = [(op, ref) for op in ops if op.kind != "static" or op.index in placed for ref in op.tensor_refs()]
@@ -701,7 +704,7 @@ class VertexGraph:
                         continue
                     if ref.op in upfront and self._whole_view_of(ref) is not None:
                         viewed_first.add(ref)
-                    elif ref.op not in first:
+                    elif ref.op not in first and ref.op not in upfront:
                         continue
                     formed_at[ref] = max(formed_at.get(ref, first[op.index]), first[op.index], key=lambda w: w.index)
         direct_readers = {}  # parameter key -> the ops that read it themselves (only P56 asks)
@@ -723,6 +726,7 @@ class VertexGraph:
             held = max(0, info.nbytes - weights)
             if held:
                 v.static_gradient_bytes += held
+                v.static_gradients_held[ref] = held
                 until_of[v.index] = min(until_of.get(v.index, until), until)
         for index, until in until_of.items():
             if until >= 0:

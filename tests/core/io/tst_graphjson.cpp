@@ -72,7 +72,7 @@ private Q_SLOTS:
         const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1, "static_values": [{"bytes": 31, "readers": ["b"], "saved_bytes": 27, "remade_saved_bytes": 3}, {"bytes": 5}]},
             {"id": "b", "bytes": 41, "gradient_bytes": 39, "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
             "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"],
-            "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "static_gradient_until": "a", "output": true,
+            "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "static_gradient_until": "a", "slices_gradient_to_statics": true, "output": true,
             "parameter_bytes": 23, "tied_parameter_bytes": 21, "tied_parameter_until": "a",
             "leaf_inputs_backward_workspace_bytes": 17, "engine_backward_workspace_bytes": 19, "slices_gradient_to": ["a"],
             "draws_random": true, "first_backward_node_bytes": 29,
@@ -111,6 +111,7 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).autograd->staticGradientBytes, std::int64_t(13));
         QVERIFY(g.vertex(0).autograd->staticGradientUntil.empty());  // absent: held to the backward's end
         QCOMPARE(g.vertex(1).autograd->staticGradientUntil, std::string("a"));
+        QVERIFY(!g.vertex(0).autograd->slicesGradientToStatics && g.vertex(1).autograd->slicesGradientToStatics);
         QCOMPARE(g.vertex(0).autograd->staticValues,
                  (std::vector<StaticValue>{{31, 27, 3, {"b"}}, {5, 0, 0, {}}}));  // absent: nothing saved, no reader
         QVERIFY(g.vertex(1).autograd->staticValues.empty());  // absent: no static outlives the vertex
