@@ -12,6 +12,7 @@ import random
 import subprocess
 import sys
 import unittest
+import unittest.mock
 import warnings
 
 import torch
@@ -22,6 +23,7 @@ import models
 from checkpoint_explorer import ExportError, PlanError, apply_plan, export_graph, profiler
 from checkpoint_explorer.cli import make_inputs
 from checkpoint_explorer.memory import TransientMeter
+from checkpoint_explorer.path_tests import PathTests
 from checkpoint_explorer.program import record
 from checkpoint_explorer.vertices import VertexGraph
 
@@ -1019,6 +1021,108 @@ class Cli(unittest.TestCase):
         with support.scratch() as folder, self.assertRaises(ExportError) as refused:
             export_graph(ReadAfter(), torch.randn(2, 4), os.path.join(folder, "graph.json"))
         self.assertIn("reads buffer 'running' after the forward began to update it in place", str(refused.exception))
+
+    def test_fused_attention_counts_its_products(self):
+        # torch 2.x runs nn.MultiheadAttention and F.scaled_dot_product_attention as one fused kernel;
+        # counted by its output's elements, an attention's recompute cost was about 4 x length too low.
+        from types import SimpleNamespace
+        from checkpoint_explorer.program import OutputRef, RecordedOp, TensorInfo
+        from checkpoint_explorer.vertices import _op_compute
+
+        def info(*shape):
+            return TensorInfo(shape, torch.float32, None, 4 * int(torch.Size(shape).numel()), True)
+
+        def op(index, name, leaves, outputs):
+            return RecordedOp(index, SimpleNamespace(_schema=SimpleNamespace(name=name)), leaves, None, outputs, None,
+                              (), False)
+
+        b, h, length, keys, dim = 8, 4, 128, 64, 32
+        program = SimpleNamespace(inputs=[], ops=[op(0, "aten::empty", [], [info(b, h, length, dim)]),
+                                                   op(1, "aten::empty", [], [info(b, h, keys, dim)])])
+        for name in ("aten::_scaled_dot_product_flash_attention", "aten::_scaled_dot_product_efficient_attention"):
+            attention = op(2, name, [OutputRef(0, 0), OutputRef(1, 0), OutputRef(1, 0)],
+                           [info(b, h, length, dim), info(b, h, length)])
+            self.assertEqual(_op_compute(attention, program), 2.0 * b * h * length * keys * dim * 2, name)
+
+    def test_numbers_returned_beside_tensors_are_no_test(self):
+        # torch 2.x's flash attention returns its sequence lengths (ints) beside its tensors: recorded as
+        # numbers the forward computed with the weights, every transformer's planned module warned that
+        # it replays a path it cannot test. Stood in for by an op of that signature.
+        library = torch.library.Library("ckptx_test", "DEF")
+        library.define("attention(Tensor q) -> (Tensor, int)")
+        library.impl("attention", lambda q: (q * 2, q.shape[0]), "CPU")
+
+        class Attention(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = torch.nn.Linear(4, 4)
+
+            def forward(self, x):
+                return torch.ops.ckptx_test.attention(self.linear(x))[0]
+
+        program = record(Attention(), (torch.randn(2, 4),), saved=False)
+        self.assertEqual([op.values for op in program.ops], [()] * len(program.ops))
+        self.assertEqual(PathTests(program).untestable, [])
+
+    def test_buffers_after_a_reforward_stopped_early(self):
+        # torch 2.x's non-reentrant checkpoint stops a re-forward once it has recomputed the function's
+        # last saved tensor, by raising from that tensor's pack hook: apply_plan's function then never
+        # put back the buffers its forward had updated (an EMA read the value before the update during
+        # the re-forward, and kept it). Emulated on any torch: each function runs plainly, then again as
+        # such a re-forward. Without the `finally` the buffers read "differ" here.
+        class Stop(Exception):
+            pass
+
+        class RunningCentre(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("running", torch.zeros(16))
+
+            def forward(self, x):
+                centred = x - self.running
+                with torch.no_grad():
+                    self.running.mul_(0.9).add_(x.mean(0), alpha=0.1)
+                return centred
+
+        def model():
+            torch.manual_seed(0)
+            return torch.nn.Sequential(*[torch.nn.Sequential(torch.nn.Linear(16, 16), RunningCentre(), torch.nn.Tanh())
+                                         for _ in range(3)], torch.nn.Linear(16, 2))
+
+        runs = []
+
+        def counting(saves):
+            return lambda tensor: saves.append(1) or tensor
+
+        def run_plainly(function, *args):
+            saves = []
+            with torch.autograd.graph.saved_tensors_hooks(counting(saves), lambda tensor: tensor):
+                outputs = function(*args)
+            runs.append((function, args, len(saves)))
+            return outputs
+
+        def stop_at(last):
+            saves = []
+
+            def pack(tensor):
+                saves.append(1)
+                if len(saves) == last:
+                    raise Stop
+                return tensor
+            return pack
+
+        x = torch.randn(8, 16)
+        plain = model()
+        planned = support.planned_copy(plain, x, "feng-acg")
+        with unittest.mock.patch("checkpoint_explorer._compat.checkpoint", run_plainly):
+            for module in (plain, planned):
+                module(x).sum().backward()
+        self.assertGreater(len(runs), 0)
+        for function, args, saved in runs:
+            with self.assertRaises(Stop), torch.autograd.graph.saved_tensors_hooks(stop_at(saved), lambda tensor: tensor):
+                function(*[a.detach().requires_grad_(a.requires_grad) for a in args])
+        for (name, a), (_, b) in zip(plain.named_buffers(), planned.model.named_buffers()):
+            self.assertTrue(torch.equal(a, b), name)
 
     def test_a_submodules_mode_and_replaced_weights_are_part_of_the_call(self):
         # Fine-tuning scripts keep BatchNorm in eval mode (running statistics frozen) while the model

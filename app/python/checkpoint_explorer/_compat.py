@@ -130,6 +130,13 @@ def ambient_autocast(device_type):
     return next((name for name, d in AUTOCAST_DTYPES.items() if d == dtype), None)
 
 
+def backward_outside_autocast(device_type):
+    """A step's backward runs after its autocast region (a training script calls backward() outside
+    it); one run inside it casts the backward's products too, and on torch 2.1-2.4 CUDA its device
+    thread casts to float16 whatever the region's dtype."""
+    return torch.autocast(device_type, enabled=False)
+
+
 def autocast(device_type, dtype_name):
     """torch.autocast for `device_type` with a dtype of AUTOCAST_DTYPES, or a context doing nothing for None."""
     if dtype_name is None:

@@ -62,6 +62,7 @@ def measure_workspace(vertex_graph, inputs, timed=False):
     saved_grads = [(p, p.grad) for p in model.parameters()]
     state = [(b, b.detach().clone()) for b in model.buffers()]
     rng = torch.get_rng_state()
+    cuda_rng = torch.cuda.get_rng_state_all() if device.type == "cuda" else None  # dropout replays draw there
     values = {}
     last_readers = _last_readers(vertex_graph)
     try:
@@ -118,6 +119,13 @@ def measure_workspace(vertex_graph, inputs, timed=False):
             for b, copy in state:
                 b.copy_(copy)
         torch.set_rng_state(rng)
+        if cuda_rng is not None:
+            torch.cuda.set_rng_state_all(cuda_rng)
+
+
+def _backward(loss):
+    with _compat.backward_outside_autocast(loss.device.type):
+        loss.backward()
 
 
 def _training_fails(model, vertex, error):
@@ -349,10 +357,16 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
 
     def backward_peak(prepare, elsewhere=counted):
         """One measure: the statics made afresh (a backward before went through them), `prepare`, then
-        the loss's backward; its peak less what the model counts elsewhere."""
+        the loss's backward; its peak less what the model counts elsewhere. P61: the gradients of
+        weights another vertex owns (P30), which the statics' nodes form at the measure's end, are
+        no part of a peak before those nodes run."""
         executor.run_statics(vertex, held=made_earlier)
-        peak = meter.peak_after(prepare, lambda: step.pop("loss").backward())
-        peak -= elsewhere + _take_weight_gradients(parameters, taken)
+        peak = meter.peak_after(prepare, lambda: _backward(step.pop("loss")))
+        own = _take_weight_gradients(parameters, vertex.parameter_keys, unset=False)
+        others = _take_weight_gradients(parameters, taken - set(vertex.parameter_keys))
+        peak -= elsewhere + own + others
+        if _STATICS_RUN in meter.marks:
+            peak = max(peak, meter.marks[_STATICS_RUN] - elsewhere - own)
         step.clear()
         return max(0, peak)
 
@@ -526,10 +540,10 @@ def _passed_gradient(executor, vertex, values, layouts, own_layouts):
 
     for k, r in enumerate(roots):
         r.register_hook(keep(k))
-    for base, tensor in inputs.items():
+    for base, tensor in list(inputs.items()) + list(statics.items()):
         if tensor.requires_grad:
             tensor.register_hook(keep(base))
-    _loss_saving_nothing(roots, [own_layouts.get(ref) for ref in root_refs]).backward()
+    _backward(_loss_saving_nothing(roots, [own_layouts.get(ref) for ref in root_refs]))
     _take_weight_gradients(list(executor.program.model.parameters()))
     own = [kept[k] for k in range(len(roots)) if k in kept]
     passed, sliced, formed = [], [], {}

@@ -387,13 +387,15 @@ class PlannedModule(torch.nn.Module):
                     buffer.copy_(value)
             local = dict(zip(step.entries, tensors))
             observer = self.observer if calls[0] == 1 else None
-            for position, index in enumerate(step.members):
-                executor.run_vertex(index, local, rewrite, observer, statics=step.statics_before.get(index, ()))
-                for ref in step.drop[position]:
-                    local.pop(ref, None)
-            with torch.no_grad():
-                for buffer, value in zip(step.updated_buffers, now if calls[0] > 1 else ()):
-                    buffer.copy_(value)
+            try:
+                for position, index in enumerate(step.members):
+                    executor.run_vertex(index, local, rewrite, observer, statics=step.statics_before.get(index, ()))
+                    for ref in step.drop[position]:
+                        local.pop(ref, None)
+            finally:  # torch 2.x stops a re-forward early by raising from its last saved tensor's pack
+                with torch.no_grad():
+                    for buffer, value in zip(step.updated_buffers, now if calls[0] > 1 else ()):
+                        buffer.copy_(value)
             return tuple(local[ref] for ref in step.exits)
 
         entries = [env[ref] for ref in step.entries]

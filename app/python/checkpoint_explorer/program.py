@@ -331,7 +331,10 @@ class _Recorder(_compat.TorchDispatchMode):
         op = RecordedOp(index, func, refs, spec, infos, out_spec, tuple(self.stack), static)
         op.fresh = fresh
         op.grad_enabled = grad_enabled
-        op.values = tuple(value for value in flat if isinstance(value, (bool, int, float)))
+        # The numbers an op returns instead of a tensor (`.item()`, `torch.equal`): the path may test them.
+        # Not those beside its tensors: torch 2.x's flash attention returns its sequence lengths.
+        op.values = () if any(isinstance(value, torch.Tensor) for value in flat) else \
+            tuple(value for value in flat if isinstance(value, (bool, int, float)))
         self.program.ops.append(op)
         self.last_outputs = (index, [(position, value) for position, value in enumerate(flat)
                                      if isinstance(value, torch.Tensor)])

@@ -12,6 +12,9 @@ from . import _compat
 from .program import ConstantRef, ExportError, InputRef, OutputRef
 
 _FLOP_OPS = {"aten::convolution", "aten::_convolution", "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm"}
+# torch 2.x's fused attention kernels, each taking (query, key, value, ...) laid out (batch, heads, length, dim).
+_ATTENTION_OPS = {"aten::_scaled_dot_product_flash_attention", "aten::_scaled_dot_product_flash_attention_for_cpu",
+                  "aten::_scaled_dot_product_efficient_attention", "aten::_scaled_dot_product_cudnn_attention"}
 
 
 @dataclasses.dataclass
@@ -84,7 +87,8 @@ def _module_call(op, depth):
 
 def _op_compute(op, program):
     """FLOPs (a multiply-add counts 2) of convolutions and matrix products, the output element count
-    of every other op: the LibTorch importer's rule."""
+    of every other op: the LibTorch importer's rule. A fused attention kernel counts its two products
+    (query by keys, weights by values), as the matrix products it replaces would."""
     out_elements = 0
     for info in op.outputs:
         if info is not None:
@@ -93,6 +97,13 @@ def _op_compute(op, program):
                 n *= d
             out_elements += n
     name = op.name
+    if name in _ATTENTION_OPS:
+        query, key, first = _leaf_shape(op, 0, program), _leaf_shape(op, 1, program), op.outputs[0]
+        if query and key and first is not None:
+            rows = 1
+            for d in query[:-1]:
+                rows *= d
+            return 2.0 * rows * key[-2] * (query[-1] + first.shape[-1])
     if name in _FLOP_OPS:
         first = op.outputs[0]
         if name in ("aten::convolution", "aten::_convolution"):
