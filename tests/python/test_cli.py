@@ -1064,6 +1064,35 @@ class Cli(unittest.TestCase):
         self.assertEqual([op.values for op in program.ops], [()] * len(program.ops))
         self.assertEqual(PathTests(program).untestable, [])
 
+    def test_numbers_read_off_tensors_record_no_op_of_ours(self):
+        # The numbers a forward reads with tolist() or numpy() were read again for the record with
+        # detach() and reshape(-1), under the recorder: the record held those ops as the model's.
+        class Reads(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = torch.nn.Linear(4, 4)
+
+            def forward(self, x, n):
+                k = int(n.sum().tolist())
+                return self.linear(x)[:k].sum() + float(n.numpy()[0])
+
+        program = record(Reads(), (torch.randn(3, 4), torch.tensor([1, 1])), saved=False)
+        self.assertEqual([(read.name, read.values) for read in program.reads], [("tolist", (2,)), ("numpy", (1, 1))])
+        self.assertFalse({"aten::_reshape_alias", "aten::view", "aten::reshape"} & {op.name for op in program.ops},
+                         [op.name for op in program.ops])
+
+    def test_composable_checkpoint_runs_plainly_when_recorded(self):
+        # torch 2.x's composable `checkpoint(module)` holds the non-reentrant generator under its own
+        # name: the record's stand-in must replace it there too, or a module so marked runs the real
+        # checkpoint while recorded. Stood in for by a module of that name.
+        import types
+        from checkpoint_explorer import _compat
+        name = "torch.distributed._composable.checkpoint_activation"
+        composable = types.ModuleType(name)
+        composable._checkpoint_without_reentrant_generator = lambda *args, **kwargs: iter(())
+        with unittest.mock.patch.dict(sys.modules, {name: composable}):
+            self.assertIn(composable, [owner for owner, _, _ in _compat.checkpoint_internals()])
+
     def test_buffers_after_a_reforward_stopped_early(self):
         # torch 2.x's non-reentrant checkpoint stops a re-forward once it has recomputed the function's
         # last saved tensor, by raising from that tensor's pack hook: apply_plan's function then never

@@ -2,6 +2,7 @@
 feature detection: never by comparing version strings."""
 import contextlib
 import inspect
+import sys
 
 import torch
 import torch.utils._pytree as _pytree
@@ -68,6 +69,10 @@ def checkpoint_internals():
         internals.append((module, "_checkpoint_without_reentrant_generator", _around_plainly))
     elif hasattr(module, "_checkpoint_without_reentrant"):
         internals.append((module, "_checkpoint_without_reentrant", _without_reentrant_plainly))
+    # torch 2.x's composable `checkpoint(module)` imported the generator under its own name.
+    composable = sys.modules.get("torch.distributed._composable.checkpoint_activation")
+    if hasattr(composable, "_checkpoint_without_reentrant_generator"):
+        internals.append((composable, "_checkpoint_without_reentrant_generator", _around_plainly))
     return internals
 
 

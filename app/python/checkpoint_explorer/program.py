@@ -118,6 +118,16 @@ def read_values(tensor):
     return tuple(tensor.detach().reshape(-1).tolist())
 
 
+def _flat_numbers(value):
+    """The numbers `tolist()` or `numpy()` returned, flat, as read_values has a tensor's: read off what
+    the model got, since ops run on the tensor here would be recorded as the model's."""
+    if isinstance(value, (list, tuple)):
+        return tuple(number for item in value for number in _flat_numbers(item))
+    if hasattr(value, "tolist"):  # a NumPy array or scalar
+        return _flat_numbers(value.tolist())
+    return (value,)
+
+
 def makes_dynamic_shape(func, args):
     """The op's output shapes depend on its inputs' values: a boolean index (an integer one's do not,
     though torch tags `index` as a whole), nonzero, unique, masked_select..."""
@@ -424,7 +434,7 @@ class _ValueReads(_compat.TorchFunctionMode):
         # A weight's or a constant's numbers are the same every call, and so are most shapes (the
         # inputs' are part of the call's signature).
         if name and isinstance(ref, (InputRef, OutputRef)):
-            program.reads.append(ValueRead(ref, name, tuple(self.recorder.stack), read_values(args[0])))
+            program.reads.append(ValueRead(ref, name, tuple(self.recorder.stack), _flat_numbers(out)))
         elif func in self.SHAPES and ref in program.dynamic_shapes:
             program.reads.append(ValueRead(ref, self.SHAPES[func], tuple(self.recorder.stack),
                                            tuple(args[0].shape), shape=True))
