@@ -715,7 +715,7 @@ class VertexGraph:
                         continue
                     if ref.op in upfront and self._whole_view_of(ref) is not None:
                         viewed_first.add(ref)
-                    elif ref.op not in first and ref.op not in upfront:
+                    elif ref.op not in first:
                         continue
                     formed_at[ref] = max(formed_at.get(ref, first[op.index]), first[op.index], key=lambda w: w.index)
         direct_readers = {}  # parameter key -> the ops that read it themselves (only P56 asks)
