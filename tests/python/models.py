@@ -955,3 +955,30 @@ class CoordinateFeatures(nn.Module):
 
 
 coordinate_features = seeded(CoordinateFeatures)
+
+
+class InstanceNormBlock(nn.Module):
+    """A residual block with InstanceNorm and ReLU(inplace=True), as RAFT's and CycleGAN's encoders have."""
+
+    def __init__(self, channels):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, 3, padding=1)
+        self.norm = nn.InstanceNorm2d(channels)
+        self.relu = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        return self.relu(x + self.relu(self.norm(self.conv(x))))
+
+
+class InstanceNormNet(nn.Module):
+    def __init__(self, channels=8):
+        super().__init__()
+        self.stem = nn.Conv2d(3, channels, 3, padding=1)
+        self.blocks = nn.Sequential(*[InstanceNormBlock(channels) for _ in range(3)])
+        self.head = nn.Conv2d(channels, 2, 1)
+
+    def forward(self, x):
+        return self.head(self.blocks(self.stem(x)))
+
+
+instance_norm_net = seeded(InstanceNormNet)

@@ -267,6 +267,7 @@ class _Recorder(_compat.TorchDispatchMode):
         self.serials = itertools.count()
         self.last_outputs = (-1, [])
         self.nodes = {}  # id(backward node) -> (node, op index)
+        self.views_written = []  # indices of in-place ops whose output is a view (_probe_saved)
         self.model_no_grad = 0  # the torch.no_grad() blocks of the model's own the recording is in
 
     def storage_id(self, tensor):
@@ -359,7 +360,9 @@ class _Recorder(_compat.TorchDispatchMode):
             if tensor.requires_grad:
                 self.program.ops[index].outputs[position].requires_grad = True
             node = tensor.grad_fn
-            if node is not None and id(node) not in self.nodes:
+            if node is not None and tensor._is_view() and _written_leaf(self.program.ops[index]) >= 0:
+                self.views_written.append(index)
+            elif node is not None and id(node) not in self.nodes:
                 self.nodes[id(node)] = (node, index)
         self.last_outputs = (-1, [])
 
@@ -571,6 +574,8 @@ def record(model, inputs, saved=True):
     if saved:
         recorder.capture_backward_node()
         _collect_saved(program, recorder.nodes, recorder.live)
+        for index in recorder.views_written:
+            _probe_saved(program, program.ops[index])
     writes = [_written_leaf(op) for op in program.ops]
     _mark_tracked(program, writes, None if saved else inputs)
     _classify(program, writes)
@@ -602,6 +607,42 @@ def _collect_saved(program, nodes, live):
                 key = live[key][0]
             if key is not None and key not in program.ops[index].saved:
                 program.ops[index].saved.append(key)
+
+
+def _probe_saved(program, op):
+    """What an in-place op on a view saved for its backward (InstanceNorm's output, a view of the
+    normalised batch, then ReLU(inplace=True)): autograd wraps its node in the base's CopySlices and
+    gives the view a node of its own that saves only sizes, so the recording cannot read it. The op
+    runs again on fresh tensors of the same shapes, none of them a view, and what its node saves there
+    names the originals: its result (the op's output) or one of its arguments. An op that cannot run
+    on such tensors is left as recorded."""
+    storage_of = {}
+
+    def stand_in(leaf):
+        if not isinstance(leaf, (InputRef, ConstantRef, OutputRef)):
+            return leaf
+        like = leaf.value if isinstance(leaf, ConstantRef) else None
+        info = program.inputs[leaf.index] if isinstance(leaf, InputRef) else \
+            program.ops[leaf.op].outputs[leaf.position] if isinstance(leaf, OutputRef) else None
+        tensor = torch.ones(like.shape if like is not None else info.shape,
+                            dtype=like.dtype if like is not None else info.dtype)
+        if tensor.is_floating_point():
+            tensor = tensor.requires_grad_().clone()  # tracked, and no leaf: in-place ops may write it
+        storage_of[tensor.data_ptr()] = _compat.storage_key(like) if like is not None else info.storage
+        return tensor
+
+    values = [stand_in(leaf) for leaf in op.leaves]
+    args, kwargs = _compat.tree_unflatten(values, op.spec)
+    try:
+        with torch.enable_grad():
+            op.func(*args, **kwargs)
+    except Exception:  # noqa: BLE001 (an op that needs valid values, indices say)
+        return
+    node = values[_written_leaf(op)].grad_fn
+    for tensor in _saved_tensors(node) if node is not None else ():
+        key = storage_of.get(tensor.data_ptr())
+        if key is not None and key not in op.saved:
+            op.saved.append(key)
 
 
 def _save_state(model):
