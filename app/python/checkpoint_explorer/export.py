@@ -86,6 +86,7 @@ def measure_workspace(vertex_graph, inputs, timed=False):
                 except RuntimeError as error:
                     raise _training_fails(model, v, error) from None
                 _slices_to_statics(v, handed[v.index][3])
+        outlived = _gradients_outliving_their_vertex(vertex_graph, handed)
         for v in vertex_graph.vertices:
             if v.input_index >= 0:
                 continue
@@ -95,7 +96,8 @@ def measure_workspace(vertex_graph, inputs, timed=False):
                  v.first_backward_node_bytes, v.backward_workspace_partly_released,
                  (v.shared_weight_gradient_bytes, v.shared_weight_sum_bytes)) = _vertex_workspace(
                     executor, meter, v, values, _accumulating(vertex_graph, v, last_readers),
-                    _handed_layouts(v, layouts, readers), _inputs_outliving(vertex_graph, v, first_saver))
+                    _handed_layouts(v, layouts, readers), _inputs_outliving(vertex_graph, v, first_saver),
+                    v.index in outlived)
                 executor.run_statics(v)
                 v.checkpointed_forward_workspace_bytes = _checkpointed_forward_workspace(executor, meter, v, values)
                 copied = _statics_a_function_copies(vertex_graph, v)
@@ -126,6 +128,19 @@ def measure_workspace(vertex_graph, inputs, timed=False):
 def _backward(loss):
     with _compat.backward_outside_autocast(loss.device.type):
         loss.backward()
+
+
+def _gradients_outliving_their_vertex(vertex_graph, handed):
+    """P65: the vertices whose gradient, in a step, is one tensor with another vertex's: an add hands
+    its own gradient to both summands (P15), or a backward forms one tensor for several inputs (P53).
+    It outlives the vertex's first backward node, which a measure's G does not."""
+    shared = set()
+    for passed, _, one_tensor, _ in handed.values():
+        for bases in [passed] + list(one_tensor):
+            producers = {vertex_graph.vertex_of_ref(base) for base in bases}
+            if len(producers) > 1:
+                shared |= producers
+    return shared
 
 
 def _training_fails(model, vertex, error):
@@ -293,7 +308,8 @@ def _inputs_outliving(vertex_graph, vertex, first_saver):
     return outliving if 0 < len(outliving) < len(saved) else []
 
 
-def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=None, outliving=()):
+def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=None, outliving=(),
+                      gradient_outlives=False):
     """Forward: the run's peak minus what it leaves. Backward: the gradient of the vertex's output
     (G) comes from a product, so that the run allocates it and autograd frees it once the vertex's
     first backward node has read it, as in a step (a Python reference would keep it alive);
@@ -308,7 +324,8 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     what the backward copies to read it contiguous is its workspace. Last, where the vertex saved its
     own output: the released run's peak up to the end of its first backward node (P43), or None. And
     where some inputs it saved outlive its backward (`outliving`, ids), the released measure with those
-    held, with them (P48), or None."""
+    held, with them (P48), or None. P65: where the step's tensor of G is another vertex's gradient too
+    (`gradient_outlives`), the measures hold G to their end, as the step does."""
     layouts = layouts or {}
     env = _fresh_inputs(executor.graph, vertex, values)
     forward = meter.measure(lambda: _run_as_in_a_step(executor, vertex, env))
@@ -370,10 +387,15 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
         step.clear()
         return max(0, peak)
 
+    def hold_gradients(inputs):
+        for ref in formed if gradient_outlives else ():
+            inputs[ref].register_hook(lambda grad: step.setdefault("gradients", []).append(grad))
+
     def prepare_held(contributions=True):
         step["inputs"] = _fresh_inputs(executor.graph, vertex, values)
         run_vertex(step["inputs"])
         _mark_when_statics_run(executor, meter)
+        hold_gradients(step["inputs"])
         step["loss"] = (sum((step["inputs"][ref] * ones[ref]).sum() for ref in formed)
                         + handed_terms(step["inputs"])
                         + (sum(_owners_contributions(executor, vertex)) if contributions else 0)
@@ -396,6 +418,7 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
         inputs = _fresh_inputs(executor.graph, vertex, values)
         run_vertex(inputs)
         _mark_when_statics_run(executor, meter)
+        hold_gradients(inputs)
         step["kept"] = [inputs[ref] for ref in kept]
         if first_node:
             inputs[root_refs[0]].grad_fn.register_hook(lambda *grads: meter.mark(_FIRST_NODE_DONE))
