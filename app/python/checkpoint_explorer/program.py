@@ -121,11 +121,9 @@ def read_values(tensor):
 def _flat_numbers(value):
     """The numbers `tolist()` or `numpy()` returned, flat, as read_values has a tensor's: read off what
     the model got, since ops run on the tensor here would be recorded as the model's."""
-    if isinstance(value, (list, tuple)):
-        return tuple(number for item in value for number in _flat_numbers(item))
-    if hasattr(value, "tolist"):  # a NumPy array or scalar
-        return _flat_numbers(value.tolist())
-    return (value,)
+    if hasattr(value, "tolist"):  # a NumPy array or scalar: nested lists of Python numbers, or one
+        value = value.tolist()
+    return tuple(_compat.tree_flatten(value)[0])
 
 
 def makes_dynamic_shape(func, args):

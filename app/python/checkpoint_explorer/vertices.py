@@ -4,6 +4,7 @@ the in-place operations on its storage; views and reshapes are no vertices (thei
 tensor viewed); what parameters, buffers and shapes alone compute is no vertex; at module granularity
 consecutive vertices of one module call merge when only the last is read from outside."""
 import dataclasses
+import math
 import typing
 
 import torch
@@ -100,10 +101,7 @@ def _op_compute(op, program):
     if name in _ATTENTION_OPS:
         query, key, first = _leaf_shape(op, 0, program), _leaf_shape(op, 1, program), op.outputs[0]
         if query and key and first is not None:
-            rows = 1
-            for d in query[:-1]:
-                rows *= d
-            return 2.0 * rows * key[-2] * (query[-1] + first.shape[-1])
+            return 2.0 * math.prod(query[:-1]) * key[-2] * (query[-1] + first.shape[-1])
     if name in _FLOP_OPS:
         first = op.outputs[0]
         if name in ("aten::convolution", "aten::_convolution"):
