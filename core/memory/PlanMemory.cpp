@@ -154,7 +154,8 @@ private:
             const int function = m_checkpointFunctions ? m_functionOf[v] : -1;
             if (!heldByStep(v))
                 allocValue(v);
-            const bool inFunction = function >= 0;
+            // P13: ckptx-torch's checkpointed step runs its whole forward without grad, as a function does.
+            const bool inFunction = function >= 0 || (m_rootedExecutor && !m_plan.segments.empty());
             if (savesInItsForward(v))
                 allocSaved(v);
             if (inFunction)
@@ -663,13 +664,18 @@ private:
     // measure holds them).
     void ownGradientsBackward(VertexIndex v)
     {
-        if (v == m_graph.sink() && !m_trace.hasGradient(v))
-            m_trace.allocGradient(v);  // P13, P38: from the loss, held until this backward returns
         // P13: ckptx-torch drops a checkpoint's stored tensor before it re-forwards what the
         // checkpoint's backward needs, then recomputes the checkpoint with autograd, which saves its
         // extras again (P6: an in-place ReLU6's copy of its input, max-pool indices) until its
         // backward ends.
         const bool recomputesCheckpoint = m_rootedExecutor && m_isCheckpoint[v];
+        // P13, P38: the sink's gradient comes from the loss, held until this backward returns. The
+        // executor's loss is formed from the recomputed output and back-propagated with nothing else
+        // holding that output (the loss's mean saves none of it): its gradient comes after it is gone
+        // (an LM's logits are one tensor there, not two).
+        const bool sinkGradientFromRecomputedLoss = recomputesCheckpoint && v == m_graph.sink();
+        if (v == m_graph.sink() && !sinkGradientFromRecomputedLoss && !m_trace.hasGradient(v))
+            m_trace.allocGradient(v);
         if (recomputesCheckpoint)
             m_trace.freeValue(v);
         reforwardNeeded(v);
@@ -677,6 +683,12 @@ private:
             allocValue(v);
             allocSaved(v);
             forwardWorkspace(v);
+        }
+        if (sinkGradientFromRecomputedLoss) {
+            if (!m_savesOwnOutput[v])
+                m_trace.freeValue(v);
+            if (!m_trace.hasGradient(v))
+                m_trace.allocGradient(v);
         }
         if (!tracked(v)) {  // P19: no backward to run; its tensors go as P7 and P12 say
             endBackward(v);

@@ -1012,6 +1012,7 @@ void TorchProgram::findSavedTensors()
             torch::NoGradGuard noGrad;
             runGroup(g, plain);
         }
+        group.checkpointedForwardWorkspaceBytes = scratch->transient();
         const std::int64_t plainHeld = scratch->held();
         scratch->start();
         runGroup(g, recorded);
@@ -1108,6 +1109,8 @@ Graph TorchProgram::toGraph() const
         facts.parameterBytes = group.parameterBytes;
         facts.savedBytes = group.savedBytes;
         facts.forwardWorkspaceBytes = group.forwardWorkspaceBytes;
+        if (m_savedKnown)
+            facts.checkpointedForwardWorkspaceBytes = group.checkpointedForwardWorkspaceBytes;
         facts.backwardWorkspaceBytes = group.backwardWorkspaceBytes;
         facts.leafInputsBackwardWorkspaceBytes = group.leafInputsBackwardWorkspaceBytes;
         if (m_savedKnown)

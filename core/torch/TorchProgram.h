@@ -45,6 +45,9 @@ struct OpGroup {
     // allocate above what they leave allocated (operator scratch memory, rule P8).
     std::int64_t forwardWorkspaceBytes = 0;
     std::int64_t backwardWorkspaceBytes = 0;
+    // Its forward without grad, as the executor's checkpointed step runs every vertex first (P17):
+    // what autograd would save (an RMSNorm's squares) is scratch there.
+    std::int64_t checkpointedForwardWorkspaceBytes = 0;
     // With its inputs autograd leaves (P24); none where the group writes into an input in place,
     // which autograd refuses on a leaf (ckptx-torch's executor could not run it either).
     std::optional<std::int64_t> leafInputsBackwardWorkspaceBytes;

@@ -175,6 +175,35 @@ class Gpt(nn.Module):
         return self.lm_head(self.ln_f(x))
 
 
+class RmsNorm(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d))
+
+    def forward(self, x):
+        return self.weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5))
+
+
+class RmsLm(nn.Module):
+    """A Llama-style LM in small (rms_lm): RMSNorms of several ops, whose squares autograd saves in a
+    step and a checkpointed forward frees at once, and a vocabulary large enough that the logits
+    outweigh every other tensor."""
+
+    def __init__(self, vocab=2000, d=64):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.norm_1 = RmsNorm(d)
+        self.up = nn.Linear(d, 2 * d, bias=False)
+        self.down = nn.Linear(2 * d, d, bias=False)
+        self.norm_f = RmsNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, idx):
+        x = self.emb(idx)
+        x = x + self.down(nn.functional.silu(self.up(self.norm_1(x))))
+        return self.head(self.norm_f(x))
+
+
 class ControlFlow(nn.Module):
     """Scripted control flow: a loop and a shape-dependent branch (prim::Loop, prim::If)."""
 
@@ -221,6 +250,7 @@ save(torch.jit.script(tvm.resnet18().eval()), "resnet18_scripted")
 save(torch.jit.script(Gpt().eval()), "gpt")
 # Traced in training mode, so its graph keeps the dropouts (the importer puts scripted modules in eval mode).
 save(torch.jit.trace(Gpt(dropout=0.5).train(), torch.randint(0, 100, (2, 16)), check_trace=False), "gpt_train")
+save(torch.jit.trace(RmsLm().train(), torch.randint(0, 2000, (4, 32)), check_trace=False), "rms_lm")
 save(torch.jit.script(TwoInputs().eval()), "two_inputs")
 save(torch.jit.script(ControlFlow().eval()), "control_flow")
 

@@ -15,6 +15,7 @@
 #include "theory/PlanEvaluation.h"
 
 #include <QTemporaryDir>
+#include <functional>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -49,7 +50,9 @@ QStringList inputArgs(const QStringList& inputs)
     return args;
 }
 
-Profiled profile(const QString& model, const QStringList& inputs, const QString& granularity, int stride, const QString& dir)
+// Imports the model, profiles the plan `checkpointsOf` chooses for its graph.
+Profiled profileWith(const QString& model, const QStringList& inputs, const QString& granularity,
+                     const std::function<std::vector<std::string>(const Graph&)>& checkpointsOf, const QString& dir)
 {
     const QString graphFile = dir + "/graph.json", planFile = dir + "/plan.json", traceFile = dir + "/trace.json";
     ToolRun run = runCkptxTorch(QStringList{"import", modelPath(model)} + inputArgs(inputs) +
@@ -57,8 +60,7 @@ Profiled profile(const QString& model, const QStringList& inputs, const QString&
     if (run.exitCode != 0)
         throw std::runtime_error(run.err.toStdString());
     Profiled result{readGraphFile(graphFile.toStdString()), {}, {}};
-    const auto checkpoints = everyNth(result.graph, stride);
-    result.plan = evaluateIds(result.graph, checkpoints);
+    result.plan = evaluateIds(result.graph, checkpointsOf(result.graph));
     Plan plan;
     plan.solver = "every-nth";
     plan.evaluation = result.plan;
@@ -69,6 +71,11 @@ Profiled profile(const QString& model, const QStringList& inputs, const QString&
         throw std::runtime_error(run.err.toStdString());
     result.trace = parseTraceJson(readTextFile(traceFile.toStdString()), traceFile.toStdString());
     return result;
+}
+
+Profiled profile(const QString& model, const QStringList& inputs, const QString& granularity, int stride, const QString& dir)
+{
+    return profileWith(model, inputs, granularity, [stride](const Graph& g) { return everyNth(g, stride); }, dir);
 }
 
 // A model imported into DIR/graph.json and a plan without checkpoints for it in DIR/plan.json.
@@ -117,6 +124,7 @@ private Q_SLOTS:
     void inputsOfTheGraph();
     void residualAddsAsPredicted();
     void phasesAroundAVertexWithoutGradient();
+    void lmAsPredictedAtEveryPhase();
 };
 
 void TorchProfileTest::gradientsAndPhases_data()
@@ -321,6 +329,43 @@ void TorchProfileTest::phasesAroundAVertexWithoutGradient()
     QVERIFY(softmax >= 0 && maskedFill >= 0 && mask >= 0);
     QVERIFY2(maskedFill != softmax, "masked_fill's backward phase is empty");
     QCOMPARE(mask, maskedFill);
+}
+
+// P13 on an LM: the executor's checkpointed step runs its forward without grad, where an RMSNorm's
+// squares are scratch (P17's measure), and forms the logits' gradient from a loss on the recomputed
+// logits, which nothing holds by then. The plan re-forwards the final norm at the head's backward.
+void TorchProfileTest::lmAsPredictedAtEveryPhase()
+{
+    QTemporaryDir dir;
+    const Profiled p = profileWith(
+        "rms_lm", {"4x32:int64:2000"}, "module",
+        [](const Graph& g) {
+            std::vector<std::string> ids;
+            for (VertexIndex v : g.topologicalOrder())
+                if (g.vertex(v).id != "norm_f" && !g.isInput(v))
+                    ids.push_back(g.vertex(v).id);
+            return ids;
+        },
+        dir.path());
+    QVERIFY2(p.trace.gradientsMatch, p.trace.mismatch.c_str());
+    const Graph& g = p.graph;
+    const AutogradFacts& norm = *g.vertex(*g.find("norm_f")).autograd;
+    QVERIFY(norm.checkpointedForwardWorkspaceBytes && *norm.checkpointedForwardWorkspaceBytes > norm.forwardWorkspaceBytes + 4096);
+    const MemoryProfile predicted = simulatePlanMemory(g, p.plan, MemoryModel::PyTorch);
+    const TraceComparison c = compareWithTrace(g, predicted, p.trace, p.trace.checkpointed);
+    const std::int64_t offset = p.trace.baselineBytes - g.inputBytes();
+    int compared = 0;
+    for (const PhaseComparison& phase : c.phases) {
+        const auto simulated = std::find_if(predicted.phases.begin(), predicted.phases.end(),
+                                            [&](const PhaseMemory& m) { return m.index == phase.index; });
+        QVERIFY(simulated != predicted.phases.end());
+        const std::int64_t measured = p.trace.checkpointed.phases[phase.traceIndex].peakBytes - offset;
+        // The loss's scalar and the like: bytes, against a logits tensor of 512 KB.
+        QVERIFY2(std::abs(measured - simulated->peakBytes) <= 64,
+                 qPrintable(QString("phase %1: measured %2, predicted %3").arg(phase.index).arg(measured).arg(simulated->peakBytes)));
+        ++compared;
+    }
+    QCOMPARE(compared, 2 * g.vertexCount());
 }
 
 QTEST_GUILESS_MAIN(TorchProfileTest)
