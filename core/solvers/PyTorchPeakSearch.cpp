@@ -295,9 +295,10 @@ PhaseFloors phaseFloors(const Graph& g)
         // P13, P6: ckptx-torch's executor re-forwards or recomputes v with autograd before v's backward,
         // which so holds v's saved extras.
         const std::int64_t own = accumulates ? vertex.autograd->parameterBytes : 0;
-        floors.backward[v] = held + g.bytes(v) + wait + grads + weights + own + formed +
-                             leastBackwardWorkspace(vertex, rooted) + (v == g.sink() ? lossGradient : 0) +
-                             (rooted ? vertex.autograd->savedBytes : 0);
+        // P66: the loss's gradient of the output comes once nothing but what saved it holds the output.
+        const std::int64_t ownTensor = rooted && v == g.sink() ? lossGradient : g.bytes(v);
+        floors.backward[v] = held + ownTensor + wait + grads + weights + own + formed +
+                             leastBackwardWorkspace(vertex, rooted) + (rooted ? vertex.autograd->savedBytes : 0);
         weights -= accumulates ? 0 : vertex.autograd->parameterBytes;
     }
     return floors;
