@@ -154,11 +154,11 @@ private:
             const int function = m_checkpointFunctions ? m_functionOf[v] : -1;
             if (!heldByStep(v))
                 allocValue(v);
-            // P13: ckptx-torch's checkpointed step runs its whole forward without grad, as a function does.
-            const bool inFunction = function >= 0 || (m_rootedExecutor && !m_plan.segments.empty());
+            const bool inFunction = function >= 0;
             if (savesInItsForward(v))
                 allocSaved(v);
-            if (inFunction)
+            // P66: ckptx-torch's checkpointed step runs its whole forward without grad, as a function does.
+            if (inFunction || rootedPlanStep())
                 checkpointedForwardWorkspace(v);
             else
                 forwardWorkspace(v);
@@ -239,6 +239,9 @@ private:
 
     // P6: only regular training (nothing to recompute) records autograd in the forward, and under
     // apply_plan every vertex computed outside the checkpointed functions (P12).
+    // P13: ckptx-torch's executor runs this step (a plan that recomputes; its regular step is the engine's).
+    bool rootedPlanStep() const { return m_rootedExecutor && !m_plan.segments.empty(); }
+
     bool savesInItsForward(VertexIndex v) const
     {
         return m_plan.segments.empty() || (m_checkpointFunctions && m_functionOf[v] < 0);
@@ -595,7 +598,7 @@ private:
         }
         if (heldByStep(v))  // P21: nothing computes an input, so it has no backward
             return;
-        if (m_checkpointFunctions || (m_rootedExecutor && !m_plan.segments.empty())) {
+        if (m_checkpointFunctions || rootedPlanStep()) {
             ownGradientsBackward(v);
             return;
         }

@@ -1109,12 +1109,12 @@ Graph TorchProgram::toGraph() const
         facts.parameterBytes = group.parameterBytes;
         facts.savedBytes = group.savedBytes;
         facts.forwardWorkspaceBytes = group.forwardWorkspaceBytes;
-        if (m_savedKnown)
-            facts.checkpointedForwardWorkspaceBytes = group.checkpointedForwardWorkspaceBytes;
         facts.backwardWorkspaceBytes = group.backwardWorkspaceBytes;
         facts.leafInputsBackwardWorkspaceBytes = group.leafInputsBackwardWorkspaceBytes;
-        if (m_savedKnown)
+        if (m_savedKnown) {
+            facts.checkpointedForwardWorkspaceBytes = group.checkpointedForwardWorkspaceBytes;
             facts.engineBackwardWorkspaceBytes = group.engineBackwardWorkspaceBytes;
+        }
         v.batchScaled = group.batchScaled;
         if (m_savedKnown)
             facts.savedBy = std::move(savers[&group - m_groups.data()]);

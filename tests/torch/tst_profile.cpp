@@ -15,9 +15,9 @@
 #include "theory/PlanEvaluation.h"
 
 #include <QTemporaryDir>
-#include <functional>
 #include <QtTest>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 
 using namespace ckpt;
