@@ -241,6 +241,7 @@ private:
     // apply_plan every vertex computed outside the checkpointed functions (P12).
     // P13: ckptx-torch's executor runs this step (a plan that recomputes; its regular step is the engine's).
     bool rootedPlanStep() const { return m_rootedExecutor && !m_plan.segments.empty(); }
+    bool rootedRegularStep() const { return m_rootedExecutor && m_plan.segments.empty(); }
 
     bool savesInItsForward(VertexIndex v) const
     {
@@ -598,7 +599,7 @@ private:
         }
         if (heldByStep(v))  // P21: nothing computes an input, so it has no backward
             return;
-        if (m_checkpointFunctions || rootedPlanStep()) {
+        if (m_checkpointFunctions || m_rootedExecutor) {
             ownGradientsBackward(v);
             return;
         }
@@ -626,17 +627,8 @@ private:
             if (!heldByStep(u) && m_graph.successors(u).size() > 1 && !m_trace.hasGradient(u))
                 m_trace.allocGradient(u);
         weightGradients(v);
-        // P8: the backward's scratch memory on top of everything it reads and forms. P25: where
-        // the engine's run was measured, it holds v's gradient until its first node has read it,
-        // so v's own tensor goes into that measure; the sink's comes from the loss, which the
-        // first measure holds as the step does.
-        const Vertex& vertex = m_graph.vertex(v);
-        if (vertex.autograd->engineBackwardWorkspaceBytes && v != m_graph.sink()) {
-            m_trace.freeGradient(v);
-            m_trace.touchWorkspace(v, *vertex.autograd->engineBackwardWorkspaceBytes);
-        } else {
-            m_trace.touchWorkspace(v, vertex.autograd->backwardWorkspaceBytes);
-        }
+        // P8: the backward's scratch memory on top of everything it reads and forms.
+        m_trace.touchWorkspace(v, m_graph.vertex(v).autograd->backwardWorkspaceBytes);
         endBackward(v);
     }
 
@@ -671,12 +663,12 @@ private:
         // checkpoint's backward needs, then recomputes the checkpoint with autograd, which saves its
         // extras again (P6: an in-place ReLU6's copy of its input, max-pool indices) until its
         // backward ends.
-        const bool recomputesCheckpoint = m_rootedExecutor && m_isCheckpoint[v];
+        const bool recomputesCheckpoint = rootedPlanStep() && m_isCheckpoint[v];
         // P13, P38: the sink's gradient comes from the loss, held until this backward returns. The
         // executor's loss is formed from the recomputed output and back-propagated with nothing else
         // holding that output (the loss's mean saves none of it): its gradient comes after it is gone
         // (an LM's logits are one tensor there, not two).
-        const bool sinkGradientFromRecomputedLoss = recomputesCheckpoint && v == m_graph.sink();
+        const bool sinkGradientFromRecomputedLoss = (recomputesCheckpoint || rootedRegularStep()) && v == m_graph.sink();
         if (v == m_graph.sink() && !sinkGradientFromRecomputedLoss && !m_trace.hasGradient(v))
             m_trace.allocGradient(v);
         if (recomputesCheckpoint)
@@ -723,11 +715,13 @@ private:
         std::int64_t formedBytes = 0;  // P13: those it accumulates too, formed before they are added in
         for (VertexIndex u : m_graph.predecessors(v))
             if (!heldByStep(u) && tracked(u) && sendsGradient(m_graph, v, u)) {
-                formedBytes += gradientBytes(m_graph.vertex(u));
+                if (!passesGradient(v, u) && !slicesGradient(v, u))
+                    formedBytes += gradientBytes(m_graph.vertex(u));
                 if (!m_trace.hasGradient(u))
                     formed.push_back(u);
             }
-        m_trace.touchWorkspace(v, backwardWorkspace(v, measure) + (m_rootedExecutor ? formedBytes : 0));
+        m_trace.touchWorkspace(v, rootedRegularStep() ? engineBackwardWorkspace(v, formedBytes)
+                                                      : backwardWorkspace(v, measure) + (m_rootedExecutor ? formedBytes : 0));
         // P27: the slices of v's gradient formed below keep the tensor it is (or is a slice of)
         // alive past v's backward; not where it is another's tensor (P15).
         m_sliceTarget[v] = m_sliceOf[v] >= 0 ? m_sliceOf[v] : m_trace.sharesGradient(v) ? -1 : v;
@@ -770,7 +764,7 @@ private:
     // P15 is autograd's engine (P10): ckptx-torch's executor (P13) gives each vertex a root of its own.
     bool passesGradient(VertexIndex v, VertexIndex u) const
     {
-        if (!m_checkpointFunctions)
+        if (!m_checkpointFunctions && !rootedRegularStep())
             return false;
         const auto& to = m_graph.vertex(v).autograd->passesGradientTo;
         return std::find(to.begin(), to.end(), m_graph.vertex(u).id) != to.end();
@@ -779,7 +773,7 @@ private:
     // P27, from Python exports as P15: v's backward forms u's gradient as a slice of v's.
     bool slicesGradient(VertexIndex v, VertexIndex u) const
     {
-        if (!m_checkpointFunctions)
+        if (!m_checkpointFunctions && !rootedRegularStep())
             return false;
         const auto& to = m_graph.vertex(v).autograd->slicesGradientTo;
         return std::find(to.begin(), to.end(), m_graph.vertex(u).id) != to.end();
@@ -942,6 +936,15 @@ private:
         if (const VertexIndex first = m_sumBegunBy[v]; first >= 0)
             return measured + m_graph.vertex(first).autograd->sharedWeightGradientBytes;
         return measured;
+    }
+
+    // P25 (ENGINE): the measure holds v's gradient made inside it and leaves out the inputs' gradients.
+    std::int64_t engineBackwardWorkspace(VertexIndex v, std::int64_t formedBytes) const
+    {
+        const AutogradFacts& f = *m_graph.vertex(v).autograd;
+        if (!f.engineBackwardWorkspaceBytes)
+            return f.backwardWorkspaceBytes + formedBytes;
+        return std::max<std::int64_t>(0, *f.engineBackwardWorkspaceBytes - gradientBytes(m_graph.vertex(v))) + formedBytes;
     }
 
     // P14, P16: where v's backward is what frees every tensor it saved (its inputs, and its output

@@ -864,11 +864,14 @@ void rootsOf(const OpGroup& group, const Env& env, std::vector<at::Tensor>& root
         }
 }
 
-// The deps of `group` whose exports its backward (from `roots`) sends no gradient, in its run with
-// autograd (`recorded`): read for their shape alone, or not differentiable. A dep that exports
-// anything but tensors is left out (whether a list reaches a gradient is not looked at).
-std::vector<int> depsWithoutGradient(const std::vector<OpGroup>& groups, const OpGroup& group, const Env& recorded,
-                                     const std::vector<at::Tensor>& roots, const std::vector<at::Tensor>& ones)
+// What the backward of `group` (from `roots`) sends its deps in its run with autograd (`recorded`):
+// nothing to those read for their shape alone or not differentiable; to others the gradient of a
+// root itself (P15: same address and size; a view of the whole counts as the tensor), a slice of one
+// (P27: its storage), or a tensor of their own; and how those that are not contiguous are laid out.
+// A dep that exports anything but tensors is left out (whether a list reaches a gradient is not
+// looked at), and so are the model's inputs (they need none).
+void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, const Env& recorded,
+                         const std::vector<at::Tensor>& roots, const std::vector<at::Tensor>& ones)
 {
     std::vector<at::Tensor> reads;
     std::vector<int> readBy;
@@ -885,19 +888,43 @@ std::vector<int> depsWithoutGradient(const std::vector<OpGroup>& groups, const O
                 readBy.push_back(d);
             }
         }
-    std::set<int> reached;
+    group.handedLayouts.clear();
+    std::set<int> reached, passed, sliced;
     if (!roots.empty() && !reads.empty()) {
         const auto grads = torch::autograd::grad(roots, reads, ones, /*retain_graph=*/true, /*create_graph=*/false,
                                                  /*allow_unused=*/true);
-        for (std::size_t i = 0; i < grads.size(); ++i)
-            if (grads[i].defined())
-                reached.insert(readBy[i]);
+        for (std::size_t i = 0; i < grads.size(); ++i) {
+            if (!grads[i].defined())
+                continue;
+            reached.insert(readBy[i]);
+            for (const at::Tensor& own : ones) {
+                if (grads[i].data_ptr() == own.data_ptr() && grads[i].numel() == own.numel())
+                    passed.insert(readBy[i]);
+                else if (grads[i].is_alias_of(own)) {
+                    sliced.insert(readBy[i]);
+                    if (!grads[i].is_contiguous())
+                        group.handedLayouts[readBy[i]] = {grads[i].sizes().vec(), grads[i].strides().vec(),
+                                                          grads[i].storage_offset(), own.numel(), true};
+                }
+            }
+            if (!passed.count(readBy[i]) && !sliced.count(readBy[i]) && !grads[i].is_contiguous() &&
+                grads[i].is_non_overlapping_and_dense())
+                group.handedLayouts[readBy[i]] = {grads[i].sizes().vec(), grads[i].strides().vec(), 0, grads[i].numel(), false};
+        }
     }
-    std::vector<int> without;
-    for (int d : group.deps)
-        if (!reached.count(d) && !unknown.count(d) && groups[d].input < 0)  // the inputs need none
-            without.push_back(d);
-    return without;
+    group.depsWithoutGradient.clear();
+    group.depsPassedGradient.clear();
+    group.depsSlicedGradient.clear();
+    for (int d : group.deps) {
+        if (groups[d].input >= 0 || unknown.count(d))
+            continue;
+        if (!reached.count(d))
+            group.depsWithoutGradient.push_back(d);
+        else if (passed.count(d))
+            group.depsPassedGradient.push_back(d);
+        else if (sliced.count(d))
+            group.depsSlicedGradient.push_back(d);
+    }
 }
 
 }  // namespace
@@ -978,18 +1005,47 @@ void TorchProgram::findSavedTensors()
         for (const at::Tensor& p : m_module.parameters())
             p.mutable_grad() = at::Tensor();
     };
-    // P25: the loss's backward hands the engine each output's gradient, which a product with a
-    // scalar materialises inside it (a MulBackward that saves nothing), so it goes once the first
-    // node has read it; the outputs go with their last reference here, so only what saved them
-    // holds them. The inputs stay referenced: their nodes run last, and other readers may hold them.
-    auto engineBackwardWorkspace = [&](int g, Env env) {
+    // P25, P68: the gradient each output gets is made inside the engine, dense, laid out as the
+    // output is or as its only reader hands it (a hook replaces the loss's expanded scalar with it);
+    // the model's output gets the step's loss, a mean, whose backward makes it. (The product of the
+    // scalar with 1.0 took the layout TensorIterator gives a tensor of zero strides, which a
+    // convolution's backward copied: one output tensor too many.) P34: where the reader hands a
+    // slice that is not contiguous, the gradient is a view of the reader's, which the step holds
+    // (P27): the backward starts from such a view, made before the measure, and whatever it copies
+    // to read it is its workspace; the view's bytes are added so that the field reads as in the
+    // other cases, the gradient inside it. The outputs go with their last reference here, so only
+    // what saved them holds them. The inputs stay referenced: their nodes run last, and other
+    // readers may hold them.
+    auto engineBackwardWorkspace = [&](int g, Env env, const OpGroup::HandedLayout* handedAs) {
         scratch->start();
         runGroup(g, env);
         std::vector<at::Tensor> outputs, unused;
         rootsOf(m_groups[g], env, outputs, unused);
-        at::Tensor loss;
-        for (const at::Tensor& output : outputs)
-            loss = loss.defined() ? loss + (output * 1.0).sum() : (output * 1.0).sum();
+        at::Tensor loss, whole;
+        std::int64_t handed = 0;
+        for (at::Tensor& output : outputs) {
+            if (g == m_sink) {
+                loss = loss.defined() ? loss + output.mean() : output.mean();
+                continue;
+            }
+            if (handedAs && handedAs->slice) {
+                whole = torch::ones({handedAs->storageElements}, output.options().requires_grad(false));
+                const at::Tensor view = whole.as_strided(handedAs->sizes, handedAs->strides, handedAs->offset);
+                output.register_hook([view](const at::Tensor&) { return view; });
+                handed = output.numel() * static_cast<std::int64_t>(output.element_size());
+            } else {
+                // A view with gaps (a slice of a larger storage) gets a dense gradient, as empty_like gives.
+                const at::Tensor like = output.is_non_overlapping_and_dense()
+                                            ? output
+                                            : output.detach().contiguous(output.suggest_memory_format());
+                output.register_hook([sizes = like.sizes().vec(),
+                                      strides = handedAs ? handedAs->strides : like.strides().vec(),
+                                      options = like.options().requires_grad(false)](const at::Tensor&) {
+                    return at::empty_strided(sizes, strides, options).fill_(1);
+                });
+            }
+            loss = loss.defined() ? loss + output.sum() : output.sum();
+        }
         outputs.clear();
         unused.clear();
         for (const Value* v : m_groups[g].exports)
@@ -999,7 +1055,7 @@ void TorchProgram::findSavedTensors()
         scratch->mark();
         if (loss.defined())
             loss.backward(one);
-        return scratch->transientSinceMark();
+        return scratch->transientSinceMark() + handed;
     };
     for (OpGroup& group : m_groups) {
         const int g = static_cast<int>(&group - m_groups.data());
@@ -1031,7 +1087,7 @@ void TorchProgram::findSavedTensors()
                 group.savesOutput = true;
         std::vector<at::Tensor> roots, ones;
         rootsOf(group, recorded, roots, ones);
-        group.depsWithoutGradient = depsWithoutGradient(m_groups, group, recorded, roots, ones);
+        findHandedGradients(m_groups, group, recorded, roots, ones);
         // The backward's scratch memory counts the saved extras it releases as it goes (P13: an
         // in-place ReLU6's copy of its input is gone before the BatchNorm under it forms the input
         // gradient), not the gradients it leaves (the model counts those).
@@ -1053,7 +1109,22 @@ void TorchProgram::findSavedTensors()
         } catch (const c10::Error&) {
             group.leafInputsBackwardWorkspaceBytes.reset();
         }
-        group.engineBackwardWorkspaceBytes = engineBackwardWorkspace(g, copyInputs(group, Inputs::Grad));
+        group.engineBackwardWorkspaceBytes = engineBackwardWorkspace(g, copyInputs(group, Inputs::Grad), nullptr);
+    }
+    // P34, P68 once every reader has said what it hands (they come after the group).
+    std::vector<std::vector<int>> gradientReaders(m_groups.size());
+    for (std::size_t r = 0; r < m_groups.size(); ++r)
+        for (int d : m_groups[r].deps)
+            if (std::find(m_groups[r].depsWithoutGradient.begin(), m_groups[r].depsWithoutGradient.end(), d) ==
+                m_groups[r].depsWithoutGradient.end())
+                gradientReaders[d].push_back(static_cast<int>(r));
+    for (std::size_t g = 0; g < m_groups.size(); ++g) {
+        if (gradientReaders[g].size() != 1 || m_groups[g].exports.size() != 1 || static_cast<int>(g) == m_sink)
+            continue;
+        const auto& layouts = m_groups[gradientReaders[g].front()].handedLayouts;
+        if (auto it = layouts.find(static_cast<int>(g)); it != layouts.end())
+            m_groups[g].engineBackwardWorkspaceBytes =
+                engineBackwardWorkspace(static_cast<int>(g), copyInputs(m_groups[g], Inputs::Grad), &it->second);
     }
     unsetParameterGradients();
     {
@@ -1118,9 +1189,15 @@ Graph TorchProgram::toGraph() const
         v.batchScaled = group.batchScaled;
         if (m_savedKnown)
             facts.savedBy = std::move(savers[&group - m_groups.data()]);
-        for (int d : group.depsWithoutGradient)
-            if (m_groups[d].input < 0)
-                facts.readsWithoutGradient.push_back(m_groups[d].id);
+        auto ids = [&](const std::vector<int>& deps) {
+            std::vector<std::string> out;
+            for (int d : deps)
+                out.push_back(m_groups[d].id);
+            return out;
+        };
+        facts.readsWithoutGradient = ids(group.depsWithoutGradient);
+        facts.passesGradientTo = ids(group.depsPassedGradient);
+        facts.slicesGradientTo = ids(group.depsSlicedGradient);
         builder.addVertex(std::move(v));
     }
     for (const auto& group : m_groups)

@@ -9,6 +9,7 @@
 #include <torch/script.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -41,6 +42,19 @@ struct OpGroup {
     // And the deps its backward sends no gradient: read for their shape alone (an attention's
     // aten::size of k), or not differentiable (a boolean mask).
     std::vector<int> depsWithoutGradient;
+    // And the deps it hands its own gradient unchanged (P15: an add's summands get the very tensor)
+    // or a slice of it (P27: a concatenation's inputs), as autograd's engine does in a regular step.
+    std::vector<int> depsPassedGradient;
+    std::vector<int> depsSlicedGradient;
+    // The gradients it hands that are not contiguous, per dep: a slice of its own (P34: a
+    // concatenation's along the channels, a view of `storageElements`) or a dense tensor laid out
+    // otherwise (P68: a patch embedding's, back through a transpose).
+    struct HandedLayout {
+        std::vector<std::int64_t> sizes, strides;
+        std::int64_t offset = 0, storageElements = 0;
+        bool slice = false;
+    };
+    std::map<int, HandedLayout> handedLayouts;
     // Filled by findSavedTensors() too: the bytes its forward with autograd and its backward
     // allocate above what they leave allocated (operator scratch memory, rule P8).
     std::int64_t forwardWorkspaceBytes = 0;

@@ -204,6 +204,37 @@ class RmsLm(nn.Module):
         return self.head(self.norm_f(x))
 
 
+class MiniSegFormer(nn.Module):
+    """A SegFormer in small (mini_segformer): patch embeddings read back through a transpose, a
+    residual MLP, and a decoder that concatenates an upsampled and a plain branch."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed1 = nn.Conv2d(3, 16, 3, stride=2, padding=1)
+        self.norm1 = nn.LayerNorm(16)
+        self.mlp1 = nn.Linear(16, 16)
+        self.embed2 = nn.Conv2d(16, 32, 3, stride=2, padding=1)
+        self.norm2 = nn.LayerNorm(32)
+        self.lin1 = nn.Linear(16, 16)
+        self.lin2 = nn.Linear(32, 16)
+        self.fuse = nn.Sequential(nn.Conv2d(32, 16, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU())
+        self.cls = nn.Conv2d(16, 5, 1)
+
+    def forward(self, x):
+        b = x.shape[0]
+        x = self.embed1(x)
+        h1, w1 = x.shape[2], x.shape[3]
+        t1 = self.norm1(x.flatten(2).transpose(1, 2))
+        t1 = t1 + self.mlp1(t1)
+        x = self.embed2(t1.transpose(1, 2).reshape(b, 16, h1, w1))
+        h2, w2 = x.shape[2], x.shape[3]
+        t2 = self.norm2(x.flatten(2).transpose(1, 2))
+        d1 = self.lin1(t1).transpose(1, 2).reshape(b, 16, h1, w1)
+        d2 = self.lin2(t2).transpose(1, 2).reshape(b, 16, h2, w2)
+        d2 = nn.functional.interpolate(d2, size=(h1, w1), mode="bilinear", align_corners=False)
+        return self.cls(self.fuse(torch.cat([d2, d1], 1)))
+
+
 class ControlFlow(nn.Module):
     """Scripted control flow: a loop and a shape-dependent branch (prim::Loop, prim::If)."""
 
@@ -251,6 +282,7 @@ save(torch.jit.script(Gpt().eval()), "gpt")
 # Traced in training mode, so its graph keeps the dropouts (the importer puts scripted modules in eval mode).
 save(torch.jit.trace(Gpt(dropout=0.5).train(), torch.randint(0, 100, (2, 16)), check_trace=False), "gpt_train")
 save(torch.jit.trace(RmsLm().train(), torch.randint(0, 2000, (4, 32)), check_trace=False), "rms_lm")
+save(torch.jit.trace(MiniSegFormer().train(), torch.randn(4, 3, 32, 32), check_trace=False), "mini_segformer")
 save(torch.jit.script(TwoInputs().eval()), "two_inputs")
 save(torch.jit.script(ControlFlow().eval()), "control_flow")
 

@@ -79,6 +79,7 @@ private Q_SLOTS:
     void savedByFromAutograd();
     void workspaceMeasured();
     void savedExtrasMeasured();
+    void gradientsHanded();
     void tokenInput();
     void batchScaledByDataflow();
     void twoInputs();
@@ -254,6 +255,28 @@ void TorchImportTest::savedExtrasMeasured()
     const Vertex& relu6 = mobilenet.vertex(*mobilenet.find("features.0.1"));
     QVERIFY2(relu6.autograd->savedBytes >= relu6.bytes && relu6.autograd->savedBytes < relu6.bytes + 1024,
              std::to_string(relu6.autograd->savedBytes).c_str());
+}
+
+// What a backward hands its inputs, as autograd's engine runs it (P15, P27; P67 uses them in the
+// regular step): a residual add both summands its own gradient, a concatenation each input a slice
+// of its own; a convolution forms a tensor of its own for its input.
+void TorchImportTest::gradientsHanded()
+{
+    QTemporaryDir dir;
+    const Graph residual = runImport("residual", "2x3x8x8", "op", dir.path());
+    auto facts = [](const Graph& g, const char* id) -> const AutogradFacts& { return *g.vertex(*g.find(id)).autograd; };
+    QCOMPARE(facts(residual, "add").passesGradientTo, (std::vector<std::string>{"relu", "a2/_convolution"}));
+    QCOMPARE(facts(residual, "add#2").passesGradientTo, (std::vector<std::string>{"proj/_convolution", "b2/_convolution"}));
+    for (const Vertex& v : residual.vertices())
+        if (v.op != "aten::add") {
+            QVERIFY2(v.autograd->passesGradientTo.empty(), v.id.c_str());
+            QVERIFY2(v.autograd->slicesGradientTo.empty(), v.id.c_str());
+        }
+    const Graph inception = runImport("inception_like", "2x3x8x8", "op", dir.path());
+    QCOMPARE(facts(inception, "cat").slicesGradientTo,
+             (std::vector<std::string>{"b1/_convolution", "b2.2/_convolution", "b3.1/_convolution"}));
+    QCOMPARE(facts(inception, "cat#2").slicesGradientTo, (std::vector<std::string>{"c1/_convolution", "c2.2/_convolution"}));
+    QVERIFY(facts(inception, "cat").passesGradientTo.empty());
 }
 
 // A GPT fed int64 token ids in [0, 100): the embedding reads them, the logits are float32; the
