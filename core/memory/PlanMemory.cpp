@@ -51,6 +51,7 @@ public:
           m_saversOf(model == MemoryModel::PyTorch ? resolvedSavers(graph) : std::vector<std::vector<VertexIndex>>{}),
           m_earlyStop(m_checkpointFunctions && stopsReforwardsEarly(graph)),
           m_rootedExecutor(model == MemoryModel::PyTorch && runsRootedExecutor(graph)),
+          m_engineAddsInPlace(graph.metadataIs("engine_adds_gradients_in_place", "true")),
           m_rngStateBytes(m_checkpointFunctions ? graph.metadataBytes("checkpoint_rng_state_bytes") : 0),
           m_accumulates(model == MemoryModel::PyTorch && stepAccumulatesGradients(graph)),
           m_savesOwnOutput(graph.vertexCount(), false), m_saves(graph.vertexCount(), false),
@@ -740,21 +741,24 @@ private:
             m_trace.freeGradient(v);
             releaseSlice(v);
         }
+        const OutOfPlaceSums sums = rootedRegularStep() && !m_engineAddsInPlace ? outOfPlaceSums(v, formed) : OutOfPlaceSums{};
         for (VertexIndex u : m_graph.predecessors(v))
             if (!heldByStep(u) && sendsGradient(m_graph, v, u) && m_trace.hasGradient(u) &&
                 std::find(formed.begin(), formed.end(), u) == formed.end())
                 accumulateIntoShared(u);
         // P16: under autograd's engine the inputs' gradients come out of v's last backward node,
         // after the nodes before it released what they saved and v's gradient; where they meet
-        // those (one node, as a linear layer's), the measured workspace above held them all.
+        // those (one node, as a linear layer's), the measured workspace above held them all. P70:
+        // so in ckptx-torch's regular step; its plans' steps hold v's gradient to the end (P13).
         VertexIndex takenBy;
-        if (m_checkpointFunctions) {
+        if (m_checkpointFunctions || rootedRegularStep()) {
             endBackward(v);
             takenBy = formGradients(v, formed, holder);
         } else {
             takenBy = formGradients(v, formed, holder);
             endBackward(v);
         }
+        touchOutOfPlaceSums(v, sums);
         handOverSharedGradient(v, takenBy);
     }
 
@@ -880,6 +884,52 @@ private:
         return -1;
     }
 
+    // P69: LibTorch 1.13's engine adds a term into a gradient that exists out of place (InputBuffer's
+    // `old_var + var`), after v's last node returned and released what it saved: each sum is a new
+    // tensor, made while the old sum, the terms not yet added and the gradients v formed anew are
+    // live, and v's own gradient while a term is a slice or a pass of it; then the old sum and the
+    // term go. Where the old sum was shared (P15), the model has made the new one already.
+    struct OutOfPlaceSum {
+        std::int64_t newBytes = 0, termBytes = 0;
+        bool handsOwn = false;  // the term is v's gradient or a slice of it
+    };
+    struct OutOfPlaceSums {
+        std::vector<OutOfPlaceSum> sums;
+        std::int64_t ownBytes = 0;
+    };
+
+    OutOfPlaceSums outOfPlaceSums(VertexIndex v, const std::vector<VertexIndex>& formed) const
+    {
+        OutOfPlaceSums result;
+        for (VertexIndex u : m_graph.predecessors(v)) {
+            if (heldByStep(u) || !tracked(u) || !sendsGradient(m_graph, v, u) || !m_trace.hasGradient(u) ||
+                std::find(formed.begin(), formed.end(), u) != formed.end())
+                continue;
+            const bool handsOwn = passesGradient(v, u) || slicesGradient(v, u);
+            const std::int64_t bytes = gradientBytes(m_graph.vertex(u));
+            result.sums.push_back({m_trace.sharesGradient(u) ? 0 : bytes, handsOwn ? 0 : bytes, handsOwn});
+        }
+        if (m_trace.hasGradient(v) && !m_trace.sharesGradient(v))
+            result.ownBytes = gradientBytes(m_graph.vertex(v));
+        return result;
+    }
+
+    void touchOutOfPlaceSums(VertexIndex v, const OutOfPlaceSums& sums)
+    {
+        std::int64_t terms = 0;
+        std::size_t lastOwn = 0;  // one past the last sum whose term is v's gradient or a slice of it
+        for (std::size_t k = 0; k < sums.sums.size(); ++k) {
+            terms += sums.sums[k].termBytes;
+            if (sums.sums[k].handsOwn)
+                lastOwn = k + 1;
+        }
+        const std::int64_t own = m_trace.hasGradient(v) ? 0 : sums.ownBytes;
+        for (std::size_t k = 0; k < sums.sums.size(); ++k) {
+            m_trace.touchWorkspace(v, terms + sums.sums[k].newBytes + (k < lastOwn ? own : 0));
+            terms -= sums.sums[k].termBytes;
+        }
+    }
+
     // P15: adding a gradient into a tensor that another gradient still shares makes a new tensor
     // (autograd accumulates in place only into a tensor nothing else holds): a sharer gets one of
     // its own; when it is the owner, a sharer keeps the old one. P27: so does adding into a slice (a
@@ -938,13 +988,14 @@ private:
         return measured;
     }
 
-    // P25 (ENGINE): the measure holds v's gradient made inside it and leaves out the inputs' gradients.
+    // P25, P70: the measure made v's gradient inside it, which the step holds already, and left out the
+    // inputs' gradients, which the step forms: the backward's rise is the measure plus those less v's.
     std::int64_t engineBackwardWorkspace(VertexIndex v, std::int64_t formedBytes) const
     {
         const AutogradFacts& f = *m_graph.vertex(v).autograd;
         if (!f.engineBackwardWorkspaceBytes)
             return f.backwardWorkspaceBytes + formedBytes;
-        return std::max<std::int64_t>(0, *f.engineBackwardWorkspaceBytes - gradientBytes(m_graph.vertex(v))) + formedBytes;
+        return std::max<std::int64_t>(0, *f.engineBackwardWorkspaceBytes + formedBytes - gradientBytes(m_graph.vertex(v)));
     }
 
     // P14, P16: where v's backward is what frees every tensor it saved (its inputs, and its output
@@ -1184,6 +1235,7 @@ private:
     const std::vector<std::vector<VertexIndex>> m_saversOf;    // per vertex: its savedBy, resolved (pytorch model)
     const bool m_earlyStop;                          // P9: torch.utils.checkpoint stops its re-forward early
     const bool m_rootedExecutor;                     // P13: ckptx-torch's executor runs the plans
+    const bool m_engineAddsInPlace;                  // P69: its LibTorch's engine adds into a gradient in place
     const std::int64_t m_rngStateBytes;              // P22: stashed per checkpointed function
     const bool m_accumulates;                        // P33: the weights' gradients exist before the step
     std::vector<std::vector<VertexIndex>> m_tiedGradientsUntil;  // P33: per first reader, whose tied part it ends

@@ -851,6 +851,29 @@ private:
     const c10::DeviceType m_type;
 };
 
+// P69: whether this LibTorch's engine adds a second gradient for a tensor into the first in place
+// (torch 2.x, where its buffer holds the only reference) or makes the sum anew (1.13's InputBuffer:
+// `old_var + var`). Hooks hand the engine both terms, at addresses known; the sum is one of them
+// when it was added in place.
+bool engineAddsGradientsInPlace()
+{
+    torch::AutoGradMode gradMode(true);
+    const at::Tensor a = torch::ones({16}, torch::requires_grad()) * 2;
+    std::set<const void*> terms;
+    const void* sum = nullptr;
+    auto term = [&terms](const at::Tensor& grad) {
+        at::Tensor t = torch::ones_like(grad);
+        terms.insert(t.data_ptr());
+        return t;
+    };
+    const at::Tensor b = a + 1, c = a + 2;
+    b.register_hook(term);
+    c.register_hook(term);
+    a.register_hook([&sum](const at::Tensor& grad) { sum = grad.data_ptr(); });
+    (b.sum() + c.sum()).backward();
+    return terms.count(sum) > 0;
+}
+
 // The exports of `group` that autograd tracks in `env`: the roots of its backward, each with a
 // gradient of ones.
 void rootsOf(const OpGroup& group, const Env& env, std::vector<at::Tensor>& roots, std::vector<at::Tensor>& ones)
@@ -1155,6 +1178,7 @@ Graph TorchProgram::toGraph() const
     builder.setMetadata("parameter_bytes", std::to_string(m_parameterBytes));
     builder.setMetadata("buffer_bytes", std::to_string(m_bufferBytes));
     builder.setMetadata("libtorch_version", nlohmann::json(TORCH_VERSION).dump());
+    builder.setMetadata("engine_adds_gradients_in_place", engineAddsGradientsInPlace() ? "true" : "false");
     // Vertex::savedBy inverts OpGroup::savedDeps: the group itself when it saves its output,
     // then the consumers that save it.
     std::vector<std::vector<std::string>> savers(m_groups.size());

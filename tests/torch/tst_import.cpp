@@ -259,7 +259,7 @@ void TorchImportTest::savedExtrasMeasured()
 
 // What a backward hands its inputs, as autograd's engine runs it (P15, P27; P67 uses them in the
 // regular step): a residual add both summands its own gradient, a concatenation each input a slice
-// of its own; a convolution forms a tensor of its own for its input.
+// of its own; a convolution forms a tensor of its own for its input. And how the engine adds them.
 void TorchImportTest::gradientsHanded()
 {
     QTemporaryDir dir;
@@ -277,6 +277,12 @@ void TorchImportTest::gradientsHanded()
              (std::vector<std::string>{"b1/_convolution", "b2.2/_convolution", "b3.1/_convolution"}));
     QCOMPARE(facts(inception, "cat#2").slicesGradientTo, (std::vector<std::string>{"c1/_convolution", "c2.2/_convolution"}));
     QVERIFY(facts(inception, "cat").passesGradientTo.empty());
+    // P69: how the engine adds a second gradient, found by running it. LibTorch 1.x's InputBuffer
+    // makes every dense sum anew.
+    const nlohmann::json inPlace = metadata(residual, "engine_adds_gradients_in_place");
+    QVERIFY(inPlace.is_boolean());
+    if (metadata(residual, "libtorch_version").get<std::string>().starts_with("1."))
+        QCOMPARE(inPlace.get<bool>(), false);
 }
 
 // A GPT fed int64 token ids in [0, 100): the embedding reads them, the logits are float32; the
