@@ -741,11 +741,17 @@ private:
             m_trace.freeGradient(v);
             releaseSlice(v);
         }
-        const OutOfPlaceSums sums = rootedRegularStep() && !m_engineAddsInPlace ? outOfPlaceSums(v, formed) : OutOfPlaceSums{};
+        const bool sumsAnew = rootedRegularStep() && !m_engineAddsInPlace;
+        OutOfPlaceSums sums;
+        if (sumsAnew && m_trace.hasGradient(v) && !m_trace.sharesGradient(v))
+            sums.ownBytes = gradientBytes(m_graph.vertex(v));
         for (VertexIndex u : m_graph.predecessors(v))
             if (!heldByStep(u) && sendsGradient(m_graph, v, u) && m_trace.hasGradient(u) &&
-                std::find(formed.begin(), formed.end(), u) == formed.end())
+                std::find(formed.begin(), formed.end(), u) == formed.end()) {
+                if (sumsAnew)
+                    sums.sums.push_back(outOfPlaceSum(v, u));
                 accumulateIntoShared(u);
+            }
         // P16: under autograd's engine the inputs' gradients come out of v's last backward node,
         // after the nodes before it released what they saved and v's gradient; where they meet
         // those (one node, as a linear layer's), the measured workspace above held them all. P70:
@@ -898,20 +904,12 @@ private:
         std::int64_t ownBytes = 0;
     };
 
-    OutOfPlaceSums outOfPlaceSums(VertexIndex v, const std::vector<VertexIndex>& formed) const
+    // v's term for u, read before u's gradient is added into (accumulateIntoShared).
+    OutOfPlaceSum outOfPlaceSum(VertexIndex v, VertexIndex u) const
     {
-        OutOfPlaceSums result;
-        for (VertexIndex u : m_graph.predecessors(v)) {
-            if (heldByStep(u) || !tracked(u) || !sendsGradient(m_graph, v, u) || !m_trace.hasGradient(u) ||
-                std::find(formed.begin(), formed.end(), u) != formed.end())
-                continue;
-            const bool handsOwn = passesGradient(v, u) || slicesGradient(v, u);
-            const std::int64_t bytes = gradientBytes(m_graph.vertex(u));
-            result.sums.push_back({m_trace.sharesGradient(u) ? 0 : bytes, handsOwn ? 0 : bytes, handsOwn});
-        }
-        if (m_trace.hasGradient(v) && !m_trace.sharesGradient(v))
-            result.ownBytes = gradientBytes(m_graph.vertex(v));
-        return result;
+        const bool handsOwn = passesGradient(v, u) || slicesGradient(v, u);
+        const std::int64_t bytes = gradientBytes(m_graph.vertex(u));
+        return {m_trace.sharesGradient(u) ? 0 : bytes, handsOwn ? 0 : bytes, handsOwn};
     }
 
     void touchOutOfPlaceSums(VertexIndex v, const OutOfPlaceSums& sums)
