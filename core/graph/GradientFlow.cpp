@@ -10,6 +10,14 @@ bool sendsGradient(const Graph& graph, VertexIndex reader, VertexIndex input)
     return std::find(without.begin(), without.end(), graph.vertex(input).id) == without.end();
 }
 
+bool handsOwnGradient(const Graph& graph, VertexIndex reader, VertexIndex input)
+{
+    const AutogradFacts& f = *graph.vertex(reader).autograd;
+    const std::string& id = graph.vertex(input).id;
+    return std::find(f.passesGradientTo.begin(), f.passesGradientTo.end(), id) != f.passesGradientTo.end() ||
+           std::find(f.slicesGradientTo.begin(), f.slicesGradientTo.end(), id) != f.slicesGradientTo.end();
+}
+
 std::int64_t gradientBytes(const Vertex& vertex)
 {
     if (vertex.autograd->gradientBytes)

@@ -8,6 +8,9 @@
 namespace ckpt {
 
 bool sendsGradient(const Graph& graph, VertexIndex reader, VertexIndex input);
+// Whether what it sends is its own gradient (P15: an add's summands) or a slice of it (P27: a
+// concatenation's inputs), as the exporters measured; nothing is formed for the input then.
+bool handsOwnGradient(const Graph& graph, VertexIndex reader, VertexIndex input);
 
 // P42: a tensor's gradient has the tensor's size; P50: that of its outputs autograd tracks, where a
 // vertex has untracked ones too (max-pooling's indices). A 0-dim vertex's bytes may count a storage it views

@@ -713,10 +713,10 @@ private:
         }
         weightGradients(v);
         std::vector<VertexIndex> formed;
-        std::int64_t formedBytes = 0;  // P13: those it accumulates too, formed before they are added in
+        std::int64_t formedBytes = 0;  // P13: those it accumulates too, formed before they are added in (P72: made)
         for (VertexIndex u : m_graph.predecessors(v))
             if (!heldByStep(u) && tracked(u) && sendsGradient(m_graph, v, u)) {
-                if (!passesGradient(v, u) && !slicesGradient(v, u))
+                if (!passesGradient(v, u) && !slicesGradient(v, u) && !addsHandedGradientInPlace(v, u))
                     formedBytes += gradientBytes(m_graph.vertex(u));
                 if (!m_trace.hasGradient(u))
                     formed.push_back(u);
@@ -787,6 +787,13 @@ private:
             return false;
         const auto& to = m_graph.vertex(v).autograd->slicesGradientTo;
         return std::find(to.begin(), to.end(), m_graph.vertex(u).id) != to.end();
+    }
+
+    // P72: the executor's leaf u adds what v's operation hands it, v's gradient or a view of it (P15,
+    // P27), into the gradient u holds, in place: nothing is formed.
+    bool addsHandedGradientInPlace(VertexIndex v, VertexIndex u) const
+    {
+        return rootedPlanStep() && m_trace.hasGradient(u) && handsOwnGradient(m_graph, v, u);
     }
 
     // P15: an input v passes its gradient to gets v's gradient tensor itself; the first of them to run

@@ -290,7 +290,7 @@ PhaseFloors phaseFloors(const Graph& g)
         std::int64_t formed = 0;
         if (rooted)
             for (VertexIndex u : g.predecessors(v))
-                if (!g.isInput(u) && sendsGradient(g, v, u) && accumulatesFrom[u] != v)
+                if (!g.isInput(u) && sendsGradient(g, v, u) && accumulatesFrom[u] != v && !handsOwnGradient(g, v, u))
                     formed += gradientBytes(g.vertex(u));
         // P13, P6: ckptx-torch's executor re-forwards or recomputes v with autograd before v's backward,
         // which so holds v's saved extras.

@@ -719,12 +719,13 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
     // tied to its output layer).
     std::vector<std::int64_t> parameterBytes(groups.size(), 0);
     {
-        std::set<const c10::StorageImpl*> unclaimed;
+        std::map<const c10::StorageImpl*, at::Tensor> unclaimed, claimed;
         for (const at::Tensor& p : m_module.parameters())
-            unclaimed.insert(storageOf(p));
+            unclaimed.emplace(storageOf(p), p);
         for (std::size_t g = groups.size(); g-- > 0;) {
             if (!needed[g])
                 continue;
+            std::set<const c10::StorageImpl*> read;
             for (const Node* n : groups[g].nodes)
                 for (const Value* v : n->inputs()) {
                     auto it = m_statics.find(v);
@@ -733,8 +734,13 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
                     std::vector<at::Tensor> statics;
                     collectTensors(it->second, statics);
                     for (const auto& t : statics)
-                        if (unclaimed.erase(storageOf(t)))
+                        if (auto p = unclaimed.find(storageOf(t)); p != unclaimed.end()) {
                             parameterBytes[g] += static_cast<std::int64_t>(t.storage().nbytes());
+                            read.insert(p->first);
+                            claimed.insert(unclaimed.extract(p));
+                        } else if (auto q = claimed.find(storageOf(t)); q != claimed.end() && read.insert(q->first).second) {
+                            groups[g].sharedParameters.push_back(q->second);
+                        }
                 }
         }
     }
@@ -958,8 +964,8 @@ void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, con
 // more references after the second run exactly when the backward saved it. Asking autograd
 // rather than keeping a table per aten op follows whatever this LibTorch's derivative formulas
 // save, for any op and for composite ops alike. The run with autograd and then its backward
-// (from gradients of ones, the parameters' gradients unset as in a fresh step) are measured for
-// scratch memory on the way (rule P8).
+// (from gradients of ones, the parameters' gradients unset as in a fresh step, but for those a later
+// group forms first: P71) are measured for scratch memory on the way (rule P8).
 void TorchProgram::findSavedTensors()
 {
     auto references = [](const c10::IValue& value) {
@@ -1028,6 +1034,14 @@ void TorchProgram::findSavedTensors()
         for (const at::Tensor& p : m_module.parameters())
             p.mutable_grad() = at::Tensor();
     };
+    // P71: a later group's backward formed the gradient of the parameters this one shares with it
+    // (P23): the executor's step (P13) has it in `.grad`, where this backward's part is added in place.
+    auto setSharedParameterGradients = [&](const OpGroup& group) {
+        unsetParameterGradients();
+        torch::NoGradGuard noGrad;
+        for (const at::Tensor& p : group.sharedParameters)
+            p.mutable_grad() = torch::zeros_like(p);
+    };
     // P25, P68: the gradient each output gets is made inside the engine, dense, laid out as the
     // output is or as its only reader hands it (a hook replaces the loss's expanded scalar with it);
     // the model's output gets the step's loss, a mean, whose backward makes it. (The product of the
@@ -1069,6 +1083,11 @@ void TorchProgram::findSavedTensors()
             }
             loss = loss.defined() ? loss + output.sum() : output.sum();
         }
+        // P71: in a step, the gradient of a parameter shared with a later group (P23) waits in the
+        // engine's buffer from that group's backward on, and this backward's part is added to it. A
+        // term made after the group's run is back-propagated first, as that group's is.
+        for (const at::Tensor& p : m_groups[g].sharedParameters)
+            loss = loss.defined() ? loss + (p * 0.0).sum() : (p * 0.0).sum();
         outputs.clear();
         unused.clear();
         for (const Value* v : m_groups[g].exports)
@@ -1115,7 +1134,7 @@ void TorchProgram::findSavedTensors()
         // in-place ReLU6's copy of its input is gone before the BatchNorm under it forms the input
         // gradient), not the gradients it leaves (the model counts those).
         auto backwardWorkspace = [&] {
-            unsetParameterGradients();
+            setSharedParameterGradients(group);
             scratch->mark();
             if (!roots.empty())
                 torch::autograd::backward(roots, ones);

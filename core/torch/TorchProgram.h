@@ -34,6 +34,9 @@ struct OpGroup {
     std::vector<int> deps;              // the groups whose exports it reads, ascending
     std::int64_t bytes = 0;             // distinct storages of its exported tensors
     std::int64_t parameterBytes = 0;    // parameters (storages) no later group reads
+    // The parameters it reads that a later group reads too (a tied embedding): that group's backward
+    // forms their gradient first and this one's adds into it (P23, P71).
+    std::vector<at::Tensor> sharedParameters;
     std::int64_t savedBytes = 0;        // what autograd saves beyond inputs and outputs (findSavedTensors)
     // Filled by findSavedTensors(): the deps whose tensors its backward saves, and whether its
     // backward saves its own exported tensor (an in-place ReLU saves its result).

@@ -1720,6 +1720,46 @@ private Q_SLOTS:
         QCOMPARE(gotEnds, ends);
     }
 
+    // P72: ckptx-torch's plan step gives each vertex a leaf, whose AccumulateGrad adds what a backward
+    // hands it into the gradient it holds, in place. x (1) -> a (100) -> b (100) -> c (100) -> d (1000)
+    // and a -> c, b recomputed at c's backward, whose backward formed a's gradient already. Where b's
+    // backward hands a its own gradient (P15) or a slice of it (P27), it forms nothing: it peaks at
+    // x, a, b and their gradients (401). Otherwise a's part is formed beside them before it is added
+    // in (501).
+    void handedGradientAddedInPlaceByTheExecutor_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<qint64>("peak");  // of b's backward phase
+        QTest::newRow("b passes its gradient to a") << "passes_gradient_to" << qint64(401);
+        QTest::newRow("b slices its gradient to a") << "slices_gradient_to" << qint64(401);
+        QTest::newRow("b forms a's") << "" << qint64(501);
+    }
+
+    void handedGradientAddedInPlaceByTheExecutor()
+    {
+        QFETCH(QString, field);
+        QFETCH(qint64, peak);
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"ckptx-torch\"");
+        for (const auto& [id, bytes] : std::vector<std::pair<std::string, std::int64_t>>{{"x", 1}, {"a", 100}, {"b", 100}, {"c", 100}, {"d", 1000}}) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            v.autograd.write().savedBy = std::vector<std::string>{};
+            if (id == "b" && field == "passes_gradient_to")
+                v.autograd.write().passesGradientTo = {"a"};
+            if (id == "b" && field == "slices_gradient_to")
+                v.autograd.write().slicesGradientTo = {"a"};
+            builder.addVertex(v);
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"x", "a"}, {"a", "b"}, {"b", "c"}, {"a", "c"}, {"c", "d"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "a", "c", "d"}), MemoryModel::PyTorch);
+        QCOMPARE(p.phases[7].peakBytes, peak);
+        QCOMPARE(p.phases[7].endBytes, 201);
+    }
+
     // P15 passed on by a sharer: a residual stream r and a branch m1 -> m2 (a mixture of experts'
     // out-of-place index_add chain), c = r + m2 (1, 100, 100, 100, 100, 1000 bytes). c passes its
     // gradient to r and m2 (r owns it, m2 shares it), m2 passes it on to m1: the same tensor, which
