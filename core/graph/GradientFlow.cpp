@@ -10,12 +10,28 @@ bool sendsGradient(const Graph& graph, VertexIndex reader, VertexIndex input)
     return std::find(without.begin(), without.end(), graph.vertex(input).id) == without.end();
 }
 
+namespace {
+
+bool names(const std::vector<std::string>& ids, const Vertex& vertex)
+{
+    return std::find(ids.begin(), ids.end(), vertex.id) != ids.end();
+}
+
+}  // namespace
+
+bool passesOwnGradient(const Graph& graph, VertexIndex reader, VertexIndex input)
+{
+    return names(graph.vertex(reader).autograd->passesGradientTo, graph.vertex(input));
+}
+
+bool slicesOwnGradient(const Graph& graph, VertexIndex reader, VertexIndex input)
+{
+    return names(graph.vertex(reader).autograd->slicesGradientTo, graph.vertex(input));
+}
+
 bool handsOwnGradient(const Graph& graph, VertexIndex reader, VertexIndex input)
 {
-    const AutogradFacts& f = *graph.vertex(reader).autograd;
-    const std::string& id = graph.vertex(input).id;
-    return std::find(f.passesGradientTo.begin(), f.passesGradientTo.end(), id) != f.passesGradientTo.end() ||
-           std::find(f.slicesGradientTo.begin(), f.slicesGradientTo.end(), id) != f.slicesGradientTo.end();
+    return passesOwnGradient(graph, reader, input) || slicesOwnGradient(graph, reader, input);
 }
 
 std::int64_t gradientBytes(const Vertex& vertex)

@@ -8,8 +8,10 @@
 namespace ckpt {
 
 bool sendsGradient(const Graph& graph, VertexIndex reader, VertexIndex input);
-// Whether what it sends is its own gradient (P15: an add's summands) or a slice of it (P27: a
-// concatenation's inputs), as the exporters measured; nothing is formed for the input then.
+// Whether what it sends is its own gradient (P15: an add's summands), a slice of it (P27: a
+// concatenation's inputs), or either, as the exporters measured; nothing is formed for the input then.
+bool passesOwnGradient(const Graph& graph, VertexIndex reader, VertexIndex input);
+bool slicesOwnGradient(const Graph& graph, VertexIndex reader, VertexIndex input);
 bool handsOwnGradient(const Graph& graph, VertexIndex reader, VertexIndex input);
 
 // P42: a tensor's gradient has the tensor's size; P50: that of its outputs autograd tracks, where a

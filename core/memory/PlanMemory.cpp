@@ -716,7 +716,7 @@ private:
         std::int64_t formedBytes = 0;  // P13: those it accumulates too, formed before they are added in (P72: made)
         for (VertexIndex u : m_graph.predecessors(v))
             if (!heldByStep(u) && tracked(u) && sendsGradient(m_graph, v, u)) {
-                if (!passesGradient(v, u) && !slicesGradient(v, u) && !addsHandedGradientInPlace(v, u))
+                if (!engineHandsOwnGradient(v, u) && !addsHandedGradientInPlace(v, u))
                     formedBytes += gradientBytes(m_graph.vertex(u));
                 if (!m_trace.hasGradient(u))
                     formed.push_back(u);
@@ -757,7 +757,7 @@ private:
         // those (one node, as a linear layer's), the measured workspace above held them all. P70:
         // so in ckptx-torch's regular step; its plans' steps hold v's gradient to the end (P13).
         VertexIndex takenBy;
-        if (m_checkpointFunctions || rootedRegularStep()) {
+        if (runsEngine()) {
             endBackward(v);
             takenBy = formGradients(v, formed, holder);
         } else {
@@ -772,21 +772,16 @@ private:
     bool tracked(VertexIndex v) const { return !m_checkpointFunctions || m_graph.vertex(v).requiresGrad; }
 
     // P15 is autograd's engine (P10): ckptx-torch's executor (P13) gives each vertex a root of its own.
-    bool passesGradient(VertexIndex v, VertexIndex u) const
-    {
-        if (!m_checkpointFunctions && !rootedRegularStep())
-            return false;
-        const auto& to = m_graph.vertex(v).autograd->passesGradientTo;
-        return std::find(to.begin(), to.end(), m_graph.vertex(u).id) != to.end();
-    }
+    bool runsEngine() const { return m_checkpointFunctions || rootedRegularStep(); }
+    bool passesGradient(VertexIndex v, VertexIndex u) const { return runsEngine() && passesOwnGradient(m_graph, v, u); }
 
     // P27, from Python exports as P15: v's backward forms u's gradient as a slice of v's.
-    bool slicesGradient(VertexIndex v, VertexIndex u) const
+    bool slicesGradient(VertexIndex v, VertexIndex u) const { return runsEngine() && slicesOwnGradient(m_graph, v, u); }
+
+    // Either: u gets v's gradient tensor or a view of it.
+    bool engineHandsOwnGradient(VertexIndex v, VertexIndex u) const
     {
-        if (!m_checkpointFunctions && !rootedRegularStep())
-            return false;
-        const auto& to = m_graph.vertex(v).autograd->slicesGradientTo;
-        return std::find(to.begin(), to.end(), m_graph.vertex(u).id) != to.end();
+        return runsEngine() && handsOwnGradient(m_graph, v, u);
     }
 
     // P72: the executor's leaf u adds what v's operation hands it, v's gradient or a view of it (P15,
@@ -914,7 +909,7 @@ private:
     // v's term for u, read before u's gradient is added into (accumulateIntoShared).
     OutOfPlaceSum outOfPlaceSum(VertexIndex v, VertexIndex u) const
     {
-        const bool handsOwn = passesGradient(v, u) || slicesGradient(v, u);
+        const bool handsOwn = engineHandsOwnGradient(v, u);
         const std::int64_t bytes = gradientBytes(m_graph.vertex(u));
         return {m_trace.sharesGradient(u) ? 0 : bytes, handsOwn ? 0 : bytes, handsOwn};
     }
