@@ -121,6 +121,10 @@ struct AutogradFacts {
     // held by nothing but what saved it, so an in-place ReLU's output goes before the convolution
     // under it back-propagates (ckptx-torch import).
     std::optional<std::int64_t> engineBackwardWorkspaceBytes;
+    // The same with the inputs held by nothing but what saved them, read as the rise above the
+    // backward's start with the inputs' gradients in it, the weights' left out (rule P73): counted
+    // where the backward is the last to hold every input it saved.
+    std::optional<std::int64_t> engineBackwardWorkspaceReleasedBytes;
     // The inputs (ids of predecessors) whose gradient the backward forms as this vertex's own
     // gradient, the same tensor (an add passes it to both summands; rule P15).
     std::vector<std::string> passesGradientTo;

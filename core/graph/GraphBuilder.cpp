@@ -146,7 +146,9 @@ Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
                                             f.backwardWorkspacePartlyReleasedBytes.value_or(0)},
                                   std::pair{"leaf_inputs_backward_workspace_bytes",
                                             f.leafInputsBackwardWorkspaceBytes.value_or(0)},
-                                  std::pair{"engine_backward_workspace_bytes", f.engineBackwardWorkspaceBytes.value_or(0)}})
+                                  std::pair{"engine_backward_workspace_bytes", f.engineBackwardWorkspaceBytes.value_or(0)},
+                                  std::pair{"engine_backward_workspace_released_bytes",
+                                            f.engineBackwardWorkspaceReleasedBytes.value_or(0)}})
             countBytes(key, bytes, vertexPointer(i) + "/" + key);
         // None tracked is requires_grad false; 0 would read as a gradient shared with another (P15).
         if (f.gradientBytes && (*f.gradientBytes > v.bytes || (*f.gradientBytes == 0 && v.bytes > 0)))

@@ -281,6 +281,8 @@ Vertex vertexFromJson(const json& value, const std::string& at)
         facts.leafInputsBackwardWorkspaceBytes = optionalBytes("leaf_inputs_backward_workspace_bytes");
     if (optionalMember(item, "engine_backward_workspace_bytes"))
         facts.engineBackwardWorkspaceBytes = optionalBytes("engine_backward_workspace_bytes");
+    if (optionalMember(item, "engine_backward_workspace_released_bytes"))
+        facts.engineBackwardWorkspaceReleasedBytes = optionalBytes("engine_backward_workspace_released_bytes");
     facts.savesOther = optionalBool(item, "saves_other", at).value_or(false);
     v.batchScaled = optionalBool(item, "batch_scaled", at).value_or(true);
     v.requiresGrad = optionalBool(item, "requires_grad", at).value_or(true);
@@ -494,6 +496,8 @@ std::string toGraphJson(const Graph& graph)
             item["leaf_inputs_backward_workspace_bytes"] = *f.leafInputsBackwardWorkspaceBytes;
         if (f.engineBackwardWorkspaceBytes)
             item["engine_backward_workspace_bytes"] = *f.engineBackwardWorkspaceBytes;
+        if (f.engineBackwardWorkspaceReleasedBytes)
+            item["engine_backward_workspace_released_bytes"] = *f.engineBackwardWorkspaceReleasedBytes;
         if (f.savesOther)
             item["saves_other"] = true;
         if (!v.batchScaled)

@@ -990,12 +990,36 @@ private:
 
     // P25, P70: the measure made v's gradient inside it, which the step holds already, and left out the
     // inputs' gradients, which the step forms: the backward's rise is the measure plus those less v's.
+    // P73: where v's backward is the last to hold every input it saved, the step frees each once the
+    // node that saved it has run, before the last node forms what it forms: the measure taken so
+    // holds the inputs' gradients as they came, and v's, which the step holds already.
     std::int64_t engineBackwardWorkspace(VertexIndex v, std::int64_t formedBytes) const
     {
         const AutogradFacts& f = *m_graph.vertex(v).autograd;
+        if (f.engineBackwardWorkspaceReleasedBytes && freesEverySavedInput(v))
+            return std::max<std::int64_t>(0, *f.engineBackwardWorkspaceReleasedBytes - gradientBytes(m_graph.vertex(v)));
         if (!f.engineBackwardWorkspaceBytes)
             return f.backwardWorkspaceBytes + formedBytes;
         return std::max<std::int64_t>(0, *f.engineBackwardWorkspaceBytes + formedBytes - gradientBytes(m_graph.vertex(v)));
+    }
+
+    // u goes with v's backward: autograd alone holds it, and v is the last of its holders to run.
+    bool freedByBackward(VertexIndex v, VertexIndex u) const
+    {
+        return heldByAutograd(u) && std::find(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), u) != m_lastSaverOf[v].end();
+    }
+
+    bool freesEverySavedInput(VertexIndex v) const
+    {
+        const std::string& id = m_graph.vertex(v).id;
+        for (VertexIndex u : m_graph.predecessors(v)) {
+            const auto& savers = m_graph.vertex(u).autograd->savedBy;
+            if (!savers)
+                return false;
+            if (!heldByStep(u) && !freedByBackward(v, u) && std::find(savers->begin(), savers->end(), id) != savers->end())
+                return false;
+        }
+        return true;
     }
 
     // P14, P16: where v's backward is what frees every tensor it saved (its inputs, and its output
@@ -1009,11 +1033,8 @@ private:
         const AutogradFacts& f = *vertex.autograd;
         if (!f.backwardWorkspaceReleasedBytes)
             return BackwardMeasure::Held;
-        auto freedHere = [&](VertexIndex u) {
-            return heldByAutograd(u) && std::find(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), u) != m_lastSaverOf[v].end();
-        };
         // The output v's backward saved is the re-forward's copy where there is one (P9).
-        if (m_savesOwnOutput[v] && !m_trace.hasCopy(v) && !freedHere(v))
+        if (m_savesOwnOutput[v] && !m_trace.hasCopy(v) && !freedByBackward(v, v))
             return BackwardMeasure::Held;
         // The inputs that outlive v's backward, and whether each is one the exporter's third measure held.
         const auto& held = f.backwardWorkspaceHeldInputs;
@@ -1026,7 +1047,7 @@ private:
             // P37: a step's input (P21) is held by the step, not freed here, but the released
             // measure frees it only as the node that saved it ends: the node of v's first
             // operation, which reads it and runs last in v's backward.
-            if (!freedHere(u) && !heldByStep(u) && std::find(savers->begin(), savers->end(), vertex.id) != savers->end()) {
+            if (!freedByBackward(v, u) && !heldByStep(u) && std::find(savers->begin(), savers->end(), vertex.id) != savers->end()) {
                 ++outliving;
                 allHeld = allHeld && std::find(held.begin(), held.end(), m_graph.vertex(u).id) != held.end();
             }

@@ -56,7 +56,8 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
             for (auto* measured : {&a.backwardWorkspaceReleasedBytes, &a.firstBackwardNodeBytes,
                                    &a.backwardWorkspacePartlyReleasedBytes,
                                    &a.checkpointedForwardWorkspaceBytes, &a.copiedStaticsForwardWorkspaceBytes,
-                                   &a.leafInputsBackwardWorkspaceBytes, &a.engineBackwardWorkspaceBytes})
+                                   &a.leafInputsBackwardWorkspaceBytes, &a.engineBackwardWorkspaceBytes,
+                                   &a.engineBackwardWorkspaceReleasedBytes})
                 if (*measured)
                     *measured = scaled(**measured);
         }

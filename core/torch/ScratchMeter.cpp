@@ -50,6 +50,12 @@ std::int64_t ScratchMeter::transientSinceMark() const
     return std::max<std::int64_t>(0, m_peak - m_base - fresh);
 }
 
+std::int64_t ScratchMeter::riseSinceMark() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_peak - m_base;
+}
+
 std::int64_t ScratchMeter::transient() const
 {
     std::lock_guard lock(m_mutex);

@@ -22,6 +22,8 @@ public:
     // Since mark(): the largest rise above what was held then, minus what the blocks allocated
     // since and still live hold.
     std::int64_t transientSinceMark() const;
+    // Since mark(): the largest rise above what was held then, what is live at the end included.
+    std::int64_t riseSinceMark() const;
     // Since start(): the peak minus what is held at the end.
     std::int64_t transient() const;
     // What the run allocated and still holds.

@@ -1053,8 +1053,14 @@ void TorchProgram::findSavedTensors()
     // other cases, the gradient inside it. The outputs go with their last reference here, so only
     // what saved them holds them. The inputs stay referenced: their nodes run last, and other
     // readers may hold them.
-    auto engineBackwardWorkspace = [&](int g, Env env, const OpGroup::HandedLayout* handedAs) {
-        scratch->start();
+    // P73 (`released`): the same with the inputs held by nothing but what saved them, as the step
+    // holds those whose last saver the group is: they go once the node that saved them has run, and
+    // what the last node forms after comes out lower (an attention's `att @ v` frees the attention
+    // weights before the split of the packed projection forms its gradient). Then the rise is read
+    // whole, the inputs' gradients in it as they came, less the weights' gradients.
+    auto engineBackwardWorkspace = [&](int g, const OpGroup::HandedLayout* handedAs, bool released) {
+        scratch->start();  // before the inputs are copied: their frees count
+        Env env = copyInputs(m_groups[g], Inputs::Grad);
         runGroup(g, env);
         std::vector<at::Tensor> outputs, unused;
         rootsOf(m_groups[g], env, outputs, unused);
@@ -1092,12 +1098,31 @@ void TorchProgram::findSavedTensors()
         unused.clear();
         for (const Value* v : m_groups[g].exports)
             env.erase(v);
+        if (released)
+            for (int d : m_groups[g].deps)
+                if (m_groups[d].input < 0)
+                    for (const Value* v : m_groups[d].exports)
+                        env.erase(v);
         unsetParameterGradients();
         const at::Tensor one = loss.defined() ? torch::ones_like(loss) : at::Tensor();
         scratch->mark();
         if (loss.defined())
             loss.backward(one);
-        return scratch->transientSinceMark() + handed;
+        if (!released)
+            return scratch->transientSinceMark() + handed;
+        std::int64_t weightGradients = 0;
+        std::unordered_set<const void*> counted;  // a tied weight is listed once per module
+        for (const at::Tensor& p : m_module.parameters())
+            if (p.grad().defined() && counted.insert(p.unsafeGetTensorImpl()).second)
+                weightGradients += static_cast<std::int64_t>(p.grad().nbytes());
+        return std::max<std::int64_t>(0, scratch->riseSinceMark() + handed - weightGradients);
+    };
+    // Where the group's backward may free an input it saved (P73); not with a tied weight's term (P71).
+    auto engineBackwardWorkspaceReleased = [&](int g, const OpGroup::HandedLayout* handedAs) -> std::optional<std::int64_t> {
+        const OpGroup& group = m_groups[g];
+        if (group.savedDeps.empty() || !group.sharedParameters.empty())
+            return std::nullopt;
+        return engineBackwardWorkspace(g, handedAs, true);
     };
     for (OpGroup& group : m_groups) {
         const int g = static_cast<int>(&group - m_groups.data());
@@ -1151,7 +1176,8 @@ void TorchProgram::findSavedTensors()
         } catch (const c10::Error&) {
             group.leafInputsBackwardWorkspaceBytes.reset();
         }
-        group.engineBackwardWorkspaceBytes = engineBackwardWorkspace(g, copyInputs(group, Inputs::Grad), nullptr);
+        group.engineBackwardWorkspaceBytes = engineBackwardWorkspace(g, nullptr, false);
+        group.engineBackwardWorkspaceReleasedBytes = engineBackwardWorkspaceReleased(g, nullptr);
     }
     // P34, P68 once every reader has said what it hands (they come after the group).
     std::vector<std::vector<int>> gradientReaders(m_groups.size());
@@ -1164,9 +1190,11 @@ void TorchProgram::findSavedTensors()
         if (gradientReaders[g].size() != 1 || m_groups[g].exports.size() != 1 || static_cast<int>(g) == m_sink)
             continue;
         const auto& layouts = m_groups[gradientReaders[g].front()].handedLayouts;
-        if (auto it = layouts.find(static_cast<int>(g)); it != layouts.end())
+        if (auto it = layouts.find(static_cast<int>(g)); it != layouts.end()) {
             m_groups[g].engineBackwardWorkspaceBytes =
-                engineBackwardWorkspace(static_cast<int>(g), copyInputs(m_groups[g], Inputs::Grad), &it->second);
+                engineBackwardWorkspace(static_cast<int>(g), &it->second, false);
+            m_groups[g].engineBackwardWorkspaceReleasedBytes = engineBackwardWorkspaceReleased(static_cast<int>(g), &it->second);
+        }
     }
     unsetParameterGradients();
     {
@@ -1228,6 +1256,7 @@ Graph TorchProgram::toGraph() const
         if (m_savedKnown) {
             facts.checkpointedForwardWorkspaceBytes = group.checkpointedForwardWorkspaceBytes;
             facts.engineBackwardWorkspaceBytes = group.engineBackwardWorkspaceBytes;
+            facts.engineBackwardWorkspaceReleasedBytes = group.engineBackwardWorkspaceReleasedBytes;
         }
         v.batchScaled = group.batchScaled;
         if (m_savedKnown)

@@ -70,6 +70,8 @@ struct OpGroup {
     std::optional<std::int64_t> leafInputsBackwardWorkspaceBytes;
     // As autograd's engine runs it in a regular step (P25).
     std::int64_t engineBackwardWorkspaceBytes = 0;
+    // And with the inputs held by what saved them alone (P73), where it saves one.
+    std::optional<std::int64_t> engineBackwardWorkspaceReleasedBytes;
     std::vector<std::int64_t> shape;    // of its first exported tensor
     std::string dtype;
     double compute = 0;  // FLOPs of conv/linear/matmul ops, element counts of the others

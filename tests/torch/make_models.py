@@ -117,8 +117,9 @@ class TwoInputs(nn.Module):
 
 
 class CausalSelfAttention(nn.Module):
-    def __init__(self, d, heads, block):
+    def __init__(self, d, heads, block, attn_dropout=0.0):
         super().__init__()
+        self.attn_dropout = nn.Dropout(attn_dropout) if attn_dropout > 0 else nn.Identity()
         self.c_attn = nn.Linear(d, 3 * d)
         self.c_proj = nn.Linear(d, d)
         self.n_head = heads
@@ -133,16 +134,16 @@ class CausalSelfAttention(nn.Module):
         v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
         att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
-        att = nn.functional.softmax(att, dim=-1)
+        att = self.attn_dropout(nn.functional.softmax(att, dim=-1))
         y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
         return self.c_proj(y)
 
 
 class GptBlock(nn.Module):
-    def __init__(self, d, heads, block, dropout):
+    def __init__(self, d, heads, block, dropout, attn_dropout=0.0):
         super().__init__()
         self.ln_1 = nn.LayerNorm(d)
-        self.attn = CausalSelfAttention(d, heads, block)
+        self.attn = CausalSelfAttention(d, heads, block, attn_dropout)
         self.ln_2 = nn.LayerNorm(d)
         drop = [nn.Dropout(dropout)] if dropout > 0 else []
         self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d), *drop)
@@ -155,13 +156,14 @@ class GptBlock(nn.Module):
 class Gpt(nn.Module):
     """A nanoGPT-style causal language model (token + position embeddings, tied head), small:
     vocabulary 100, context 16, 2 layers, width 32. Fed int64 token ids. With dropout, traced in
-    training mode (gpt_train): a re-forward must draw the forward's masks again."""
+    training mode (gpt_train): a re-forward must draw the forward's masks again. With nanoGPT's
+    dropout of the attention weights too (gpt_attn_dropout): `att @ v` is the last to hold them."""
 
-    def __init__(self, vocab=100, block=16, layers=2, d=32, heads=4, dropout=0.0):
+    def __init__(self, vocab=100, block=16, layers=2, d=32, heads=4, dropout=0.0, attn_dropout=0.0):
         super().__init__()
         self.wte = nn.Embedding(vocab, d)
         self.wpe = nn.Embedding(block, d)
-        self.h = nn.ModuleList(GptBlock(d, heads, block, dropout) for _ in range(layers))
+        self.h = nn.ModuleList(GptBlock(d, heads, block, dropout, attn_dropout) for _ in range(layers))
         self.ln_f = nn.LayerNorm(d)
         self.lm_head = nn.Linear(d, vocab, bias=False)
         self.wte.weight = self.lm_head.weight
@@ -281,6 +283,8 @@ save(torch.jit.script(tvm.resnet18().eval()), "resnet18_scripted")
 save(torch.jit.script(Gpt().eval()), "gpt")
 # Traced in training mode, so its graph keeps the dropouts (the importer puts scripted modules in eval mode).
 save(torch.jit.trace(Gpt(dropout=0.5).train(), torch.randint(0, 100, (2, 16)), check_trace=False), "gpt_train")
+save(torch.jit.trace(Gpt(attn_dropout=0.1).train(), torch.randint(0, 100, (2, 16)), check_trace=False),
+     "gpt_attn_dropout")
 save(torch.jit.trace(RmsLm().train(), torch.randint(0, 2000, (4, 32)), check_trace=False), "rms_lm")
 save(torch.jit.trace(MiniSegFormer().train(), torch.randn(4, 3, 32, 32), check_trace=False), "mini_segformer")
 save(torch.jit.script(TwoInputs().eval()), "two_inputs")

@@ -401,6 +401,9 @@ void TorchProfileTest::regularStepAsPredictedAtEveryPhase_data()
     // The token embedding tied to the output layer: its backward's part of the weight's gradient
     // is added to the output layer's, waiting in the engine's buffer (P71).
     QTest::newRow("gpt") << "gpt" << "8x16:int64:100" << "op";
+    // `att @ v` is the last to hold the attention weights dropout made: they go once its matmul's
+    // node has run, before the split of `c_attn`'s output forms that output's gradient (P73).
+    QTest::newRow("gpt_attn_dropout") << "gpt_attn_dropout" << "8x16:int64:100" << "module";
 }
 
 void TorchProfileTest::regularStepAsPredictedAtEveryPhase()

@@ -55,6 +55,24 @@ private Q_SLOTS:
         QCOMPARE(meter.transientSinceMark(), 0);
     }
 
+    // The rise keeps what is left: a backward that forms a 40-byte gradient beside 30 bytes of
+    // scratch, then frees a 100-byte saved tensor and forms an 80-byte one, rose by 70 at most.
+    void riseKeepsWhatIsLeft()
+    {
+        ScratchMeter meter;
+        int saved = 0, scratch = 0, first = 0, second = 0;
+        meter.start();
+        meter.allocated(&saved, 100);
+        meter.mark();
+        meter.allocated(&first, 40);
+        meter.allocated(&scratch, 30);
+        meter.freed(&scratch);
+        meter.freed(&saved);
+        meter.allocated(&second, 80);
+        QCOMPARE(meter.riseSinceMark(), 70);
+        QCOMPARE(meter.transientSinceMark(), 0);  // 70 less the 120 left: clamped
+    }
+
     // The allocator reuses an address that was live at mark(): the block allocated there is fresh,
     // so the gradient left in it is not scratch, as when it lands elsewhere. (Read as held since
     // mark(), one of four identical attention groups measured 2 MB more than the others.)
