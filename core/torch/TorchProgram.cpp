@@ -726,21 +726,28 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
             if (!needed[g])
                 continue;
             std::set<const c10::StorageImpl*> read;
-            for (const Node* n : groups[g].nodes)
+            std::vector<at::Tensor> statics;
+            std::set<const Node*> visited;
+            // Also through the views the group computes as it reads them: a learned position table
+            // sliced to the sequence length reads that length from the data, so the slice is no static.
+            std::function<void(const Node*)> readStatics = [&](const Node* n) {
                 for (const Value* v : n->inputs()) {
-                    auto it = m_statics.find(v);
-                    if (it == m_statics.end())
-                        continue;
-                    std::vector<at::Tensor> statics;
-                    collectTensors(it->second, statics);
-                    for (const auto& t : statics)
-                        if (auto p = unclaimed.find(storageOf(t)); p != unclaimed.end()) {
-                            parameterBytes[g] += static_cast<std::int64_t>(t.storage().nbytes());
-                            read.insert(p->first);
-                            claimed.insert(unclaimed.extract(p));
-                        } else if (auto q = claimed.find(storageOf(t)); q != claimed.end() && read.insert(q->first).second) {
-                            groups[g].sharedParameters.push_back(q->second);
-                        }
+                    if (auto it = m_statics.find(v); it != m_statics.end())
+                        collectTensors(it->second, statics);
+                    else if (auto kind = m_kind.find(v->node());
+                             kind != m_kind.end() && kind->second == NodeKind::Transparent && visited.insert(v->node()).second)
+                        readStatics(v->node());
+                }
+            };
+            for (const Node* n : groups[g].nodes)
+                readStatics(n);
+            for (const auto& t : statics)
+                if (auto p = unclaimed.find(storageOf(t)); p != unclaimed.end()) {
+                    parameterBytes[g] += static_cast<std::int64_t>(t.storage().nbytes());
+                    read.insert(p->first);
+                    claimed.insert(unclaimed.extract(p));
+                } else if (auto q = claimed.find(storageOf(t)); q != claimed.end() && read.insert(q->first).second) {
+                    groups[g].sharedParameters.push_back(q->second);
                 }
         }
     }

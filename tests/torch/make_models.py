@@ -206,6 +206,22 @@ class RmsLm(nn.Module):
         return self.head(self.norm_f(x))
 
 
+class PosTableLm(nn.Module):
+    """Token embeddings plus a learned position table sliced to the sequence length (BERT-style;
+    pos_table_lm), a layer norm and a head. The slice reads that length from the data, so it is
+    a view the add computes as it reads it, not a static."""
+
+    def __init__(self, vocab=100, block=16, d=32):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(torch.randn(1, block, d))
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, idx):
+        return self.head(self.ln(self.emb(idx) + self.pos[:, : idx.size(1)]))
+
+
 class MiniSegFormer(nn.Module):
     """A SegFormer in small (mini_segformer): patch embeddings read back through a transpose, a
     residual MLP, and a decoder that concatenates an upsampled and a plain branch."""
@@ -285,6 +301,7 @@ save(torch.jit.script(Gpt().eval()), "gpt")
 save(torch.jit.trace(Gpt(dropout=0.5).train(), torch.randint(0, 100, (2, 16)), check_trace=False), "gpt_train")
 save(torch.jit.trace(Gpt(attn_dropout=0.1).train(), torch.randint(0, 100, (2, 16)), check_trace=False),
      "gpt_attn_dropout")
+save(torch.jit.trace(PosTableLm().train(), torch.randint(0, 100, (2, 8)), check_trace=False), "pos_table_lm")
 save(torch.jit.trace(RmsLm().train(), torch.randint(0, 2000, (4, 32)), check_trace=False), "rms_lm")
 save(torch.jit.trace(MiniSegFormer().train(), torch.randn(4, 3, 32, 32), check_trace=False), "mini_segformer")
 save(torch.jit.script(TwoInputs().eval()), "two_inputs")

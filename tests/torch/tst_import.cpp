@@ -81,6 +81,7 @@ private Q_SLOTS:
     void savedExtrasMeasured();
     void gradientsHanded();
     void tokenInput();
+    void parameterReadThroughAView();
     void batchScaledByDataflow();
     void twoInputs();
     void controlFlowExpanded();
@@ -333,6 +334,20 @@ void TorchImportTest::tokenInput()
     const Graph byTime = importWith("gpt", {"--input", "2x16:int64", "--batch-dim", "1"}, "op", dir.path());
     QCOMPARE(metadata(byTime, "batch_dim"), nlohmann::json(1));
     QCOMPARE(metadata(byTime, "batch_size"), nlohmann::json(16));
+}
+
+// A weight read through a view its reader computes (P74): the position table sliced to the
+// sequence length is no static (the length comes from the data), so the add reads the table
+// through the slice, and owns its gradient. Every weight has an owner.
+void TorchImportTest::parameterReadThroughAView()
+{
+    QTemporaryDir dir;
+    const Graph graph = importWith("pos_table_lm", {"--input", "4x8:int64:100"}, "module", dir.path());
+    std::int64_t owned = 0;
+    for (const Vertex& v : graph.vertices())
+        owned += v.autograd->parameterBytes;
+    QCOMPARE(owned, metadata(graph, "parameter_bytes").get<std::int64_t>());
+    QCOMPARE(graph.vertex(*graph.find("add")).autograd->parameterBytes, std::int64_t(16 * 32 * 4));
 }
 
 // batch_scaled by dataflow, checked against what it promises: imported at batch 2 and 3, a
