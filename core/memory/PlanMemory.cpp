@@ -1009,17 +1009,26 @@ private:
         return heldByAutograd(u) && std::find(m_lastSaverOf[v].begin(), m_lastSaverOf[v].end(), u) != m_lastSaverOf[v].end();
     }
 
-    bool freesEverySavedInput(VertexIndex v) const
+    // Calls `outlives` with each input v saved that outlives v's backward (not the step's, not freed
+    // there); false where an input's savers are unknown.
+    template <typename Outlives>
+    bool visitSavedInputsOutliving(VertexIndex v, Outlives outlives) const
     {
         const std::string& id = m_graph.vertex(v).id;
         for (VertexIndex u : m_graph.predecessors(v)) {
             const auto& savers = m_graph.vertex(u).autograd->savedBy;
             if (!savers)
                 return false;
-            if (!heldByStep(u) && !freedByBackward(v, u) && std::find(savers->begin(), savers->end(), id) != savers->end())
-                return false;
+            if (!freedByBackward(v, u) && !heldByStep(u) && std::find(savers->begin(), savers->end(), id) != savers->end())
+                outlives(u);
         }
         return true;
+    }
+
+    bool freesEverySavedInput(VertexIndex v) const
+    {
+        bool any = false;
+        return visitSavedInputsOutliving(v, [&](VertexIndex) { any = true; }) && !any;
     }
 
     // P14, P16: where v's backward is what frees every tensor it saved (its inputs, and its output
@@ -1040,18 +1049,14 @@ private:
         const auto& held = f.backwardWorkspaceHeldInputs;
         std::size_t outliving = 0;
         bool allHeld = true;
-        for (VertexIndex u : m_graph.predecessors(v)) {
-            const auto& savers = m_graph.vertex(u).autograd->savedBy;
-            if (!savers)
-                return BackwardMeasure::Held;
-            // P37: a step's input (P21) is held by the step, not freed here, but the released
-            // measure frees it only as the node that saved it ends: the node of v's first
-            // operation, which reads it and runs last in v's backward.
-            if (!freedByBackward(v, u) && !heldByStep(u) && std::find(savers->begin(), savers->end(), vertex.id) != savers->end()) {
+        // P37: a step's input (P21) is held by the step, not freed here, but the released measure
+        // frees it only as the node that saved it ends: the node of v's first operation, which
+        // reads it and runs last in v's backward.
+        if (!visitSavedInputsOutliving(v, [&](VertexIndex u) {
                 ++outliving;
                 allHeld = allHeld && std::find(held.begin(), held.end(), m_graph.vertex(u).id) != held.end();
-            }
-        }
+            }))
+            return BackwardMeasure::Held;
         if (outliving == 0)
             return BackwardMeasure::Released;
         return f.backwardWorkspacePartlyReleasedBytes && allHeld && outliving == held.size()
