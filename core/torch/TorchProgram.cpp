@@ -68,6 +68,18 @@ const c10::StorageImpl* storageOf(const at::Tensor& t)
     return t.storage().unsafeGetStorageImpl();
 }
 
+// The module's parameters, each once: LibTorch lists a tied weight once per module that holds it
+// (a GPT's token embedding and output layer).
+std::vector<at::Tensor> distinctParameters(const torch::jit::Module& module)
+{
+    std::vector<at::Tensor> distinct;
+    std::unordered_set<const c10::TensorImpl*> seen;
+    for (const at::Tensor& p : module.parameters())
+        if (seen.insert(p.unsafeGetTensorImpl()).second)
+            distinct.push_back(p);
+    return distinct;
+}
+
 std::int64_t numel(const std::vector<at::Tensor>& tensors)
 {
     std::int64_t n = 0;
@@ -260,7 +272,7 @@ void TorchProgram::load()
         m_argumentNames.push_back(args[i].name());
     m_module.eval();
     m_module.to(device(), isFloatDtype(m_options.dtype) ? dtypes().at(m_options.dtype) : c10::kFloat);
-    for (const at::Tensor& p : m_module.parameters())
+    for (const at::Tensor& p : distinctParameters(m_module))
         m_parameterBytes += static_cast<std::int64_t>(p.nbytes());
     for (const at::Tensor& b : m_module.buffers())
         m_bufferBytes += static_cast<std::int64_t>(b.nbytes());
@@ -1118,9 +1130,8 @@ void TorchProgram::findSavedTensors()
         if (!released)
             return scratch->transientSinceMark() + handed;
         std::int64_t weightGradients = 0;
-        std::unordered_set<const void*> counted;  // a tied weight is listed once per module
-        for (const at::Tensor& p : m_module.parameters())
-            if (p.grad().defined() && counted.insert(p.unsafeGetTensorImpl()).second)
+        for (const at::Tensor& p : distinctParameters(m_module))
+            if (p.grad().defined())
                 weightGradients += static_cast<std::int64_t>(p.grad().nbytes());
         return std::max<std::int64_t>(0, scratch->riseSinceMark() + handed - weightGradients);
     };

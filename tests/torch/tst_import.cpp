@@ -318,6 +318,11 @@ void TorchImportTest::tokenInput()
         if (v.op.find("aten::embedding") != std::string::npos)
             embeddings += v.autograd->parameterBytes;
     QCOMPARE(embeddings, std::int64_t(16 * 32 * 4));  // the positions' own table alone
+    // Every weight has one owner, the tied one counted once in the model's total too.
+    std::int64_t owned = 0;
+    for (const Vertex& v : graph.vertices())
+        owned += v.autograd->parameterBytes;
+    QCOMPARE(owned, metadata(graph, "parameter_bytes").get<std::int64_t>());
     // Inputs a backward sends no gradient (P13): the boolean mask masked_fill reads, and the layer
     // norm's output, which the scores' matmul reads only through x.size().
     QCOMPARE(graph.vertex(*graph.find("h.0.attn/masked_fill")).autograd->readsWithoutGradient,
