@@ -879,11 +879,10 @@ private:
         m_sharersOf[holder].push_back(u);
     }
 
-    // P53, from Python exports as P15: the group of v's inputs, if any, whose gradients v's backward
-    // forms as one tensor.
+    // P53, as P15: the group of v's inputs, if any, whose gradients v's backward forms as one tensor.
     int gradientGroup(VertexIndex v, VertexIndex u) const
     {
-        if (!m_checkpointFunctions)
+        if (!runsEngine())
             return -1;
         const auto& groups = m_graph.vertex(v).autograd->formsOneGradientFor;
         for (std::size_t k = 0; k < groups.size(); ++k)

@@ -915,7 +915,8 @@ void rootsOf(const OpGroup& group, const Env& env, std::vector<at::Tensor>& root
 // What the backward of `group` (from `roots`) sends its deps in its run with autograd (`recorded`):
 // nothing to those read for their shape alone or not differentiable; to others the gradient of a
 // root itself (P15: same address and size; a view of the whole counts as the tensor), a slice of one
-// (P27: its storage), or a tensor of their own; and how those that are not contiguous are laid out.
+// (P27: its storage), one tensor it forms for several of them (P53: same address and size), or a
+// tensor of their own; and how those that are not contiguous are laid out.
 // A dep that exports anything but tensors is left out (whether a list reaches a gradient is not
 // looked at), and so are the model's inputs (they need none).
 void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, const Env& recorded,
@@ -938,6 +939,7 @@ void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, con
         }
     group.handedLayouts.clear();
     std::set<int> reached, passed, sliced;
+    std::map<std::pair<const void*, std::int64_t>, std::set<int>> formedFor;
     if (!roots.empty() && !reads.empty()) {
         const auto grads = torch::autograd::grad(roots, reads, ones, /*retain_graph=*/true, /*create_graph=*/false,
                                                  /*allow_unused=*/true);
@@ -959,7 +961,21 @@ void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, con
                 grads[i].is_non_overlapping_and_dense())
                 group.handedLayouts[readBy[i]] = {grads[i].sizes().vec(), grads[i].strides().vec(), 0, grads[i].numel(), false};
         }
+        // A dep in two such groups (two exports, two tensors) is left out: the format names it once.
+        std::map<int, int> groupsOf;
+        for (std::size_t i = 0; i < grads.size(); ++i) {
+            const int d = readBy[i];
+            if (grads[i].defined() && grads[i].numel() > 0 && !passed.count(d) && !sliced.count(d) && !unknown.count(d) && groups[d].input < 0 &&
+                formedFor[{grads[i].data_ptr(), grads[i].numel()}].insert(d).second)
+                ++groupsOf[d];
+        }
+        for (auto& [tensor, deps] : formedFor)
+            std::erase_if(deps, [&](int d) { return groupsOf[d] > 1; });
     }
+    group.depsFormedOneGradient.clear();
+    for (const auto& [tensor, deps] : formedFor)
+        if (deps.size() > 1)
+            group.depsFormedOneGradient.emplace_back(deps.begin(), deps.end());
     group.depsWithoutGradient.clear();
     group.depsPassedGradient.clear();
     group.depsSlicedGradient.clear();
@@ -1288,6 +1304,8 @@ Graph TorchProgram::toGraph() const
         facts.readsWithoutGradient = ids(group.depsWithoutGradient);
         facts.passesGradientTo = ids(group.depsPassedGradient);
         facts.slicesGradientTo = ids(group.depsSlicedGradient);
+        for (const auto& formed : group.depsFormedOneGradient)
+            facts.formsOneGradientFor.push_back(ids(formed));
         builder.addVertex(std::move(v));
     }
     for (const auto& group : m_groups)

@@ -49,6 +49,9 @@ struct OpGroup {
     // or a slice of it (P27: a concatenation's inputs), as autograd's engine does in a regular step.
     std::vector<int> depsPassedGradient;
     std::vector<int> depsSlicedGradient;
+    // And the groups of deps it hands one tensor that is not its own gradient (P53: an out-of-place
+    // residual add under an in-place ReLU hands both summands the ReLU's input gradient).
+    std::vector<std::vector<int>> depsFormedOneGradient;
     // The gradients it hands that are not contiguous, per dep: a slice of its own (P34: a
     // concatenation's along the channels, a view of `storageElements`) or a dense tensor laid out
     // otherwise (P68: a patch embedding's, back through a transpose).

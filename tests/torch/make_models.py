@@ -38,6 +38,24 @@ TRACED = {
 }
 
 
+class ResidualReluInplace(nn.Module):
+    """RegNet's block ending: an out-of-place residual add under an in-place ReLU, whose backward
+    hands both summands one tensor, the ReLU's input gradient (P53, found by ckptx-torch's import)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.f = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(inplace=True),
+                               nn.Conv2d(8, 8, 3, padding=1), nn.BatchNorm2d(8))
+        self.act = nn.ReLU(inplace=True)
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x):
+        x = torch.relu(self.stem(x))
+        x = self.act(x + self.f(x))
+        return self.fc(x.mean(dim=(2, 3)))
+
+
 class Residual(nn.Module):
     """Two residual blocks, one with a projection shortcut."""
 
@@ -290,7 +308,8 @@ only = set(sys.argv[2:])
 for name, (make, side) in TRACED.items():
     if not only or name in only:
         save(trace(make(), side), name)
-for name, cls in (("residual", Residual), ("dense", Dense), ("inception_like", InceptionLike)):
+for name, cls in (("residual", Residual), ("residual_relu_inplace", ResidualReluInplace), ("dense", Dense),
+                  ("inception_like", InceptionLike)):
     save(trace(cls(), 16), name)
 model = mlp().eval()
 with torch.no_grad():

@@ -258,7 +258,7 @@ void TorchImportTest::savedExtrasMeasured()
              std::to_string(relu6.autograd->savedBytes).c_str());
 }
 
-// What a backward hands its inputs, as autograd's engine runs it (P15, P27; P67 uses them in the
+// What a backward hands its inputs, as autograd's engine runs it (P15, P27, P53; P67 uses them in the
 // regular step): a residual add both summands its own gradient, a concatenation each input a slice
 // of its own; a convolution forms a tensor of its own for its input. And how the engine adds them.
 void TorchImportTest::gradientsHanded()
@@ -278,6 +278,16 @@ void TorchImportTest::gradientsHanded()
              (std::vector<std::string>{"b1/_convolution", "b2.2/_convolution", "b3.1/_convolution"}));
     QCOMPARE(facts(inception, "cat#2").slicesGradientTo, (std::vector<std::string>{"c1/_convolution", "c2.2/_convolution"}));
     QVERIFY(facts(inception, "cat").passesGradientTo.empty());
+    // P75: an out-of-place residual add under an in-place ReLU, one vertex at module granularity,
+    // hands both summands one tensor, the ReLU's input gradient (P53), not its own; a plain add
+    // passes its own (above), and nothing else forms one tensor for two inputs.
+    const Graph reluInPlace = runImport("residual_relu_inplace", "2x3x8x8", "module", dir.path());
+    QCOMPARE(facts(reluInPlace, "add").formsOneGradientFor, (std::vector<std::vector<std::string>>{{"relu", "f.4"}}));
+    QVERIFY(facts(reluInPlace, "add").passesGradientTo.empty());
+    for (const Graph* g : {&residual, &inception, &reluInPlace})
+        for (const Vertex& v : g->vertices())
+            if (v.id != "add" || g != &reluInPlace)
+                QVERIFY2(v.autograd->formsOneGradientFor.empty(), v.id.c_str());
     // P69: how the engine adds a second gradient, found by running it. LibTorch 1.x's InputBuffer
     // makes every dense sum anew.
     const nlohmann::json inPlace = metadata(residual, "engine_adds_gradients_in_place");

@@ -404,6 +404,9 @@ void TorchProfileTest::regularStepAsPredictedAtEveryPhase_data()
     // `att @ v` is the last to hold the attention weights dropout made: they go once its matmul's
     // node has run, before the split of `c_attn`'s output forms that output's gradient (P73).
     QTest::newRow("gpt_attn_dropout") << "gpt_attn_dropout" << "8x16:int64:100" << "module";
+    // An out-of-place residual add under an in-place ReLU, one vertex: its backward hands both
+    // summands one tensor, the ReLU's input gradient, not its own (P53 under the engine, P75).
+    QTest::newRow("residual_relu_inplace") << "residual_relu_inplace" << "4x3x32x32" << "module";
 }
 
 void TorchProfileTest::regularStepAsPredictedAtEveryPhase()
