@@ -1096,6 +1096,13 @@ void TorchProgram::findSavedTensors()
     auto engineBackwardWorkspace = [&](int g, const OpGroup::HandedLayout* handedAs, bool released) {
         scratch->start();  // before the inputs are copied: their frees count
         Env env = copyInputs(m_groups[g], Inputs::Grad);
+        // A dep handed a slice of the gradient gets a view in the step, nothing of its own; here it
+        // would get a copy (AccumulateGrad copies a view that is not contiguous) that outlives the
+        // measure and so hid as much of what the backward made (P76).
+        for (int d : m_groups[g].depsSlicedGradient)
+            for (const Value* v : m_groups[d].exports)
+                if (auto it = env.find(v); it != env.end() && it->second.isTensor())
+                    it->second = it->second.toTensor().detach();
         runGroup(g, env);
         std::vector<at::Tensor> outputs, unused;
         rootsOf(m_groups[g], env, outputs, unused);

@@ -56,6 +56,24 @@ class ResidualReluInplace(nn.Module):
         return self.fc(x.mean(dim=(2, 3)))
 
 
+class ChunkCat(nn.Module):
+    """ShuffleNet-V2's block without its shuffle: half the channels pass by, the other half through a
+    convolution, joined again (P76: the concatenation's group runs its own chunk, whose backward forms
+    the stem's gradient beside a zero-filled half while the convolution's slice is still a view)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 16, 3, padding=1)
+        self.conv = nn.Conv2d(8, 8, 3, padding=1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = torch.relu(self.stem(x))
+        a, b = x.chunk(2, dim=1)
+        x = torch.cat([a, self.conv(b)], dim=1)
+        return self.fc(x.mean(dim=(2, 3)))
+
+
 class Residual(nn.Module):
     """Two residual blocks, one with a projection shortcut."""
 
@@ -308,8 +326,8 @@ only = set(sys.argv[2:])
 for name, (make, side) in TRACED.items():
     if not only or name in only:
         save(trace(make(), side), name)
-for name, cls in (("residual", Residual), ("residual_relu_inplace", ResidualReluInplace), ("dense", Dense),
-                  ("inception_like", InceptionLike)):
+for name, cls in (("residual", Residual), ("residual_relu_inplace", ResidualReluInplace), ("chunk_cat", ChunkCat),
+                  ("dense", Dense), ("inception_like", InceptionLike)):
     save(trace(cls(), 16), name)
 model = mlp().eval()
 with torch.no_grad():

@@ -407,6 +407,9 @@ void TorchProfileTest::regularStepAsPredictedAtEveryPhase_data()
     // An out-of-place residual add under an in-place ReLU, one vertex: its backward hands both
     // summands one tensor, the ReLU's input gradient, not its own (P53 under the engine, P75).
     QTest::newRow("residual_relu_inplace") << "residual_relu_inplace" << "4x3x32x32" << "module";
+    // A concatenation whose group runs its own chunk of the stem: the chunk's node forms the stem's
+    // gradient, a zero-filled half beside it, while the convolution's slice is a view (P76).
+    QTest::newRow("chunk_cat") << "chunk_cat" << "4x3x32x32" << "module";
 }
 
 void TorchProfileTest::regularStepAsPredictedAtEveryPhase()
