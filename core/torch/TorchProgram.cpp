@@ -965,7 +965,8 @@ void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, con
         std::map<int, int> groupsOf;
         for (std::size_t i = 0; i < grads.size(); ++i) {
             const int d = readBy[i];
-            if (grads[i].defined() && grads[i].numel() > 0 && !passed.count(d) && !sliced.count(d) && !unknown.count(d) && groups[d].input < 0 &&
+            if (grads[i].defined() && grads[i].numel() > 0 && !passed.count(d) && !sliced.count(d) &&
+                !unknown.count(d) && groups[d].input < 0 &&
                 formedFor[{grads[i].data_ptr(), grads[i].numel()}].insert(d).second)
                 ++groupsOf[d];
         }
