@@ -938,8 +938,8 @@ void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, con
             }
         }
     group.handedLayouts.clear();
+    group.depsFormedOneGradient.clear();
     std::set<int> reached, passed, sliced;
-    std::map<std::pair<const void*, std::int64_t>, std::set<int>> formedFor;
     if (!roots.empty() && !reads.empty()) {
         const auto grads = torch::autograd::grad(roots, reads, ones, /*retain_graph=*/true, /*create_graph=*/false,
                                                  /*allow_unused=*/true);
@@ -962,6 +962,7 @@ void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, con
                 group.handedLayouts[readBy[i]] = {grads[i].sizes().vec(), grads[i].strides().vec(), 0, grads[i].numel(), false};
         }
         // A dep in two such groups (two exports, two tensors) is left out: the format names it once.
+        std::map<std::pair<const void*, std::int64_t>, std::set<int>> formedFor;
         std::map<int, int> groupsOf;
         for (std::size_t i = 0; i < grads.size(); ++i) {
             const int d = readBy[i];
@@ -970,13 +971,12 @@ void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, con
                 formedFor[{grads[i].data_ptr(), grads[i].numel()}].insert(d).second)
                 ++groupsOf[d];
         }
-        for (auto& [tensor, deps] : formedFor)
+        for (auto& [tensor, deps] : formedFor) {
             std::erase_if(deps, [&](int d) { return groupsOf[d] > 1; });
+            if (deps.size() > 1)
+                group.depsFormedOneGradient.emplace_back(deps.begin(), deps.end());
+        }
     }
-    group.depsFormedOneGradient.clear();
-    for (const auto& [tensor, deps] : formedFor)
-        if (deps.size() > 1)
-            group.depsFormedOneGradient.emplace_back(deps.begin(), deps.end());
     group.depsWithoutGradient.clear();
     group.depsPassedGradient.clear();
     group.depsSlicedGradient.clear();

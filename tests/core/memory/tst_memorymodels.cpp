@@ -1668,8 +1668,9 @@ private Q_SLOTS:
     // nothing (c's: 101, without the field 301). b's backward forms a's second part (201) and
     // LibTorch 1.13's engine adds it out of place (P69): the sum beside the shared tensor and the
     // part (301). Where c forms one tensor for a and b (P75), c's backward peaks as where it forms two
-    // (301: P25 reads the engine measure with a tensor per input, which the
-    // regular steps of RegNet and the test model residual_relu_inplace confirm to the byte), and after it a and b share the one (101, not 201).
+    // (301: P25 reads the engine measure with a tensor per input, which the regular steps of RegNet
+    // and the test model residual_relu_inplace confirm to the byte), and after it a and b share the
+    // one (101, not 201).
     void passedGradients_data()
     {
         QTest::addColumn<QString>("executor");
