@@ -125,6 +125,10 @@ struct AutogradFacts {
     // backward's start with the inputs' gradients in it, the weights' left out (rule P73): counted
     // where the backward is the last to hold every input it saved.
     std::optional<std::int64_t> engineBackwardWorkspaceReleasedBytes;
+    // The engine measure's rise up to the end of the backward's first node, the output's gradient
+    // inside it (rule P77): where that gradient is the last slice of another's, the engine lets the
+    // whole tensor go after that node, before the later nodes form the inputs' gradients.
+    std::optional<std::int64_t> engineFirstNodeBytes;
     // The inputs (ids of predecessors) whose gradient the backward forms as this vertex's own
     // gradient, the same tensor (an add passes it to both summands; rule P15).
     std::vector<std::string> passesGradientTo;

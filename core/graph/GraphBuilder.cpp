@@ -148,7 +148,8 @@ Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
                                             f.leafInputsBackwardWorkspaceBytes.value_or(0)},
                                   std::pair{"engine_backward_workspace_bytes", f.engineBackwardWorkspaceBytes.value_or(0)},
                                   std::pair{"engine_backward_workspace_released_bytes",
-                                            f.engineBackwardWorkspaceReleasedBytes.value_or(0)}})
+                                            f.engineBackwardWorkspaceReleasedBytes.value_or(0)},
+                                  std::pair{"engine_first_node_bytes", f.engineFirstNodeBytes.value_or(0)}})
             countBytes(key, bytes, vertexPointer(i) + "/" + key);
         // None tracked is requires_grad false; 0 would read as a gradient shared with another (P15).
         if (f.gradientBytes && (*f.gradientBytes > v.bytes || (*f.gradientBytes == 0 && v.bytes > 0)))

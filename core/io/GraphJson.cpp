@@ -283,6 +283,8 @@ Vertex vertexFromJson(const json& value, const std::string& at)
         facts.engineBackwardWorkspaceBytes = optionalBytes("engine_backward_workspace_bytes");
     if (optionalMember(item, "engine_backward_workspace_released_bytes"))
         facts.engineBackwardWorkspaceReleasedBytes = optionalBytes("engine_backward_workspace_released_bytes");
+    if (optionalMember(item, "engine_first_node_bytes"))
+        facts.engineFirstNodeBytes = optionalBytes("engine_first_node_bytes");
     facts.savesOther = optionalBool(item, "saves_other", at).value_or(false);
     v.batchScaled = optionalBool(item, "batch_scaled", at).value_or(true);
     v.requiresGrad = optionalBool(item, "requires_grad", at).value_or(true);
@@ -498,6 +500,8 @@ std::string toGraphJson(const Graph& graph)
             item["engine_backward_workspace_bytes"] = *f.engineBackwardWorkspaceBytes;
         if (f.engineBackwardWorkspaceReleasedBytes)
             item["engine_backward_workspace_released_bytes"] = *f.engineBackwardWorkspaceReleasedBytes;
+        if (f.engineFirstNodeBytes)
+            item["engine_first_node_bytes"] = *f.engineFirstNodeBytes;
         if (f.savesOther)
             item["saves_other"] = true;
         if (!v.batchScaled)

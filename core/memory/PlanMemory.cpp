@@ -695,6 +695,12 @@ private:
         // v's backward, and so is v where nothing later holds it. The workspace measured with v
         // freed as autograd frees it (P16) has seen that happen: there v goes at the end.
         const BackwardMeasure measure = backwardMeasure(v);
+        if (lastSliceGoesAfterFirstNode(v)) {
+            m_trace.touchWorkspace(v, std::max<std::int64_t>(0, *m_graph.vertex(v).autograd->engineFirstNodeBytes -
+                                                                    gradientBytes(m_graph.vertex(v))));
+            m_trace.freeGradient(v);
+            releaseSlice(v);
+        }
         if (m_savesOwnOutput[v] && measure == BackwardMeasure::Held) {
             // P39: that first node forms its gradient beside what it saved (a ReLU's, of v's size), a
             // peak the released measure saw (it frees v after it, as here); later nodes peak without.
@@ -954,6 +960,21 @@ private:
         for (VertexIndex w : m_sharersOf[heir])
             m_holderOf[w] = heir;
         sharers.clear();
+    }
+
+    // P77: in ckptx-torch's regular step the engine lets v's gradient, a slice, go once v's first node
+    // has read it; where it is the last slice of its tensor (a concatenation's gradient, whose first
+    // branch runs last) and v's backward hands none of it on, the whole tensor goes then, before the
+    // later nodes form what they form (Inception-v3's and ShuffleNet-V2's batch norm under an in-place
+    // ReLU). That first node's peak is measured with the slice in it.
+    bool lastSliceGoesAfterFirstNode(VertexIndex v) const
+    {
+        if (!rootedRegularStep() || !m_graph.vertex(v).autograd->engineFirstNodeBytes)
+            return false;
+        if (const VertexIndex storage = m_sliceOf[v]; storage < 0 || m_slicesLeft[storage] != 1)
+            return false;
+        const auto inputs = m_graph.predecessors(v);
+        return std::none_of(inputs.begin(), inputs.end(), [&](VertexIndex u) { return engineHandsOwnGradient(v, u); });
     }
 
     // P27: u's slice is gone; the tensor sliced goes with its last slice.

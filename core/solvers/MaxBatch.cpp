@@ -57,7 +57,7 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
                                    &a.backwardWorkspacePartlyReleasedBytes,
                                    &a.checkpointedForwardWorkspaceBytes, &a.copiedStaticsForwardWorkspaceBytes,
                                    &a.leafInputsBackwardWorkspaceBytes, &a.engineBackwardWorkspaceBytes,
-                                   &a.engineBackwardWorkspaceReleasedBytes})
+                                   &a.engineBackwardWorkspaceReleasedBytes, &a.engineFirstNodeBytes})
                 if (*measured)
                     *measured = scaled(**measured);
         }

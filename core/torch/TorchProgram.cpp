@@ -856,6 +856,30 @@ c10::IValue TorchProgram::output(Env& env) const
 
 namespace {
 
+// P77: reads the meter's rise since its mark once the node it is put on has run, before the engine
+// lets go of that node's inputs (the post hooks get them). None where the node hands on a view of
+// its input (a permute's or a reshape's backward): the input's tensor outlives the node then.
+class RiseAtNodeEnd final : public torch::autograd::FunctionPostHook {
+public:
+    RiseAtNodeEnd(const ScratchMeter& meter, std::optional<std::int64_t>& rise) : m_meter(meter), m_rise(rise) {}
+    torch::autograd::variable_list operator()(const torch::autograd::variable_list& outputs,
+                                              const torch::autograd::variable_list& inputs) override
+    {
+        const bool handsView = std::any_of(outputs.begin(), outputs.end(), [&](const at::Tensor& out) {
+            return out.defined() && std::any_of(inputs.begin(), inputs.end(), [&](const at::Tensor& in) {
+                       return in.defined() && out.is_alias_of(in);
+                   });
+        });
+        if (!handsView)
+            m_rise = m_meter.riseSinceMark();
+        return outputs;
+    }
+
+private:
+    const ScratchMeter& m_meter;
+    std::optional<std::int64_t>& m_rise;
+};
+
 // Feeds c10's memory reports for one device to a ScratchMeter.
 class ScratchReporter : public c10::MemoryReportingInfoBase {
 public:
@@ -1107,6 +1131,10 @@ void TorchProgram::findSavedTensors()
         runGroup(g, env);
         std::vector<at::Tensor> outputs, unused;
         rootsOf(m_groups[g], env, outputs, unused);
+        // P77: the rise up to the end of the node that made the one output, the first of its backward.
+        std::optional<std::int64_t> firstNode;
+        if (!released && outputs.size() == 1 && outputs.front().grad_fn())
+            outputs.front().grad_fn()->add_post_hook(std::make_unique<RiseAtNodeEnd>(*scratch, firstNode));
         at::Tensor loss, whole;
         std::int64_t handed = 0;
         for (at::Tensor& output : outputs) {
@@ -1151,8 +1179,10 @@ void TorchProgram::findSavedTensors()
         scratch->mark();
         if (loss.defined())
             loss.backward(one);
-        if (!released)
+        if (!released) {
+            m_groups[g].engineFirstNodeBytes = firstNode ? std::optional(*firstNode + handed) : std::nullopt;
             return scratch->transientSinceMark() + handed;
+        }
         std::int64_t weightGradients = 0;
         for (const at::Tensor& p : distinctParameters(m_module))
             if (p.grad().defined())
@@ -1299,6 +1329,7 @@ Graph TorchProgram::toGraph() const
             facts.checkpointedForwardWorkspaceBytes = group.checkpointedForwardWorkspaceBytes;
             facts.engineBackwardWorkspaceBytes = group.engineBackwardWorkspaceBytes;
             facts.engineBackwardWorkspaceReleasedBytes = group.engineBackwardWorkspaceReleasedBytes;
+            facts.engineFirstNodeBytes = group.engineFirstNodeBytes;
         }
         v.batchScaled = group.batchScaled;
         if (m_savedKnown)

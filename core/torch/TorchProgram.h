@@ -75,6 +75,8 @@ struct OpGroup {
     std::int64_t engineBackwardWorkspaceBytes = 0;
     // And with the inputs held by what saved them alone (P73), where it saves one.
     std::optional<std::int64_t> engineBackwardWorkspaceReleasedBytes;
+    // And up to the end of its first backward node (P77), where it exports one tensor.
+    std::optional<std::int64_t> engineFirstNodeBytes;
     std::vector<std::int64_t> shape;    // of its first exported tensor
     std::string dtype;
     double compute = 0;  // FLOPs of conv/linear/matmul ops, element counts of the others

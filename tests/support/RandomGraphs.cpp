@@ -324,6 +324,9 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
         // P73, no draw of its own: the rise of that run with the inputs released, v's gradient in it.
         if (const auto& engine = vertex.autograd->engineBackwardWorkspaceBytes; engine && *engine % 3 == 0)
             vertex.autograd.write().engineBackwardWorkspaceReleasedBytes = *engine / 3 + vertex.bytes;
+        // P77, no draw of its own: that run up to its first node's end, v's gradient in it.
+        if (const auto& engine = vertex.autograd->engineBackwardWorkspaceBytes; engine && *engine % 2 == 0)
+            vertex.autograd.write().engineFirstNodeBytes = *engine / 2 + vertex.bytes;
         // Now and then an add, passing its gradient to some of its inputs (P15), or a concatenation,
         // slicing it for all of them (P27; no draw of its own, so the graphs before it are unchanged).
         const auto kind = rng() % 4;

@@ -74,6 +74,30 @@ class ChunkCat(nn.Module):
         return self.fc(x.mean(dim=(2, 3)))
 
 
+class CatReluInplace(nn.Module):
+    """Inception-v3's block end: branches of convolution, batch norm and ReLU in place (one vertex each)
+    joined by a concatenation that a convolution reads. The first branch's ReLU reads the first slice
+    of the concatenation's gradient and runs last of the slices: the engine lets the whole gradient go
+    once that ReLU's node has run, before the batch norm's node forms its input's gradient."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.a = nn.Conv2d(8, 8, 1)
+        self.a_bn = nn.BatchNorm2d(8)
+        self.b = nn.Conv2d(8, 8, 3, padding=1)
+        self.b_bn = nn.BatchNorm2d(8)
+        self.head = nn.Conv2d(16, 16, 1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = torch.relu(self.stem(x))
+        a = torch.relu_(self.a_bn(self.a(x)))
+        b = torch.relu_(self.b_bn(self.b(x)))
+        x = self.head(torch.cat([a, b], dim=1))
+        return self.fc(x.mean(dim=(2, 3)))
+
+
 class Residual(nn.Module):
     """Two residual blocks, one with a projection shortcut."""
 
@@ -327,6 +351,7 @@ for name, (make, side) in TRACED.items():
     if not only or name in only:
         save(trace(make(), side), name)
 for name, cls in (("residual", Residual), ("residual_relu_inplace", ResidualReluInplace), ("chunk_cat", ChunkCat),
+                  ("cat_relu_inplace", CatReluInplace),
                   ("dense", Dense), ("inception_like", InceptionLike)):
     save(trace(cls(), 16), name)
 model = mlp().eval()

@@ -410,6 +410,10 @@ void TorchProfileTest::regularStepAsPredictedAtEveryPhase_data()
     // A concatenation whose group runs its own chunk of the stem: the chunk's node forms the stem's
     // gradient, a zero-filled half beside it, while the convolution's slice is a view (P76).
     QTest::newRow("chunk_cat") << "chunk_cat" << "4x3x32x32" << "module";
+    // A concatenation's gradient whose last slice a batch norm under an in-place ReLU reads: the
+    // engine lets the whole gradient go after the ReLU's node, before the batch norm's forms its
+    // input's (P77).
+    QTest::newRow("cat_relu_inplace") << "cat_relu_inplace" << "4x3x32x32" << "module";
 }
 
 void TorchProfileTest::regularStepAsPredictedAtEveryPhase()

@@ -75,7 +75,7 @@ private Q_SLOTS:
             "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "static_gradient_until": "a", "slices_gradient_to_statics": true, "output": true,
             "parameter_bytes": 23, "tied_parameter_bytes": 21, "tied_parameter_until": "a",
             "leaf_inputs_backward_workspace_bytes": 17, "engine_backward_workspace_bytes": 19, "slices_gradient_to": ["a"],
-            "engine_backward_workspace_released_bytes": 41,
+            "engine_backward_workspace_released_bytes": 41, "engine_first_node_bytes": 43,
             "draws_random": true, "first_backward_node_bytes": 29,
             "backward_workspace_partly_released_bytes": 31, "backward_workspace_held_inputs": ["a"],
             "copied_statics_forward_workspace_bytes": 37}],
@@ -94,6 +94,8 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).autograd->engineBackwardWorkspaceBytes, std::optional<std::int64_t>(19));
         QVERIFY(!g.vertex(0).autograd->engineBackwardWorkspaceReleasedBytes);
         QCOMPARE(g.vertex(1).autograd->engineBackwardWorkspaceReleasedBytes, std::optional<std::int64_t>(41));
+        QVERIFY(!g.vertex(0).autograd->engineFirstNodeBytes);
+        QCOMPARE(g.vertex(1).autograd->engineFirstNodeBytes, std::optional<std::int64_t>(43));
         QVERIFY(!g.vertex(0).autograd->firstBackwardNodeBytes);
         QCOMPARE(g.vertex(1).autograd->firstBackwardNodeBytes, std::optional<std::int64_t>(29));
         QVERIFY(!g.vertex(0).autograd->backwardWorkspacePartlyReleasedBytes);  // absent: no third measure
@@ -438,6 +440,9 @@ private Q_SLOTS:
         QTest::newRow("negative released engine workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "engine_backward_workspace_released_bytes": -3}]})"
             << "test.json: /vertices/0/engine_backward_workspace_released_bytes: engine_backward_workspace_released_bytes must be >= 0";
+        QTest::newRow("negative engine first-node workspace")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "engine_first_node_bytes": -3}]})"
+            << "test.json: /vertices/0/engine_first_node_bytes: engine_first_node_bytes must be >= 0";
         QTest::newRow("negative first-node workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "first_backward_node_bytes": -3}]})"
             << "test.json: /vertices/0/first_backward_node_bytes: first_backward_node_bytes must be >= 0";

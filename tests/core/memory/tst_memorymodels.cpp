@@ -1902,6 +1902,63 @@ private Q_SLOTS:
         QCOMPARE(got, difference);
     }
 
+    // P77: Inception-v3's block end in ckptx-torch's regular step. cat (200) slices its gradient to a
+    // and b (100 each); a, made first, runs last of the two, and the engine lets cat's whole gradient
+    // go once a's first node has read its slice. a's engine measure is 300 (its gradient inside it),
+    // `firstNode` up to the end of its first node. Where that node's rise (firstNode - 100) is the
+    // smaller, a's phase peaks 200 lower than the measure with cat's gradient held (300 - 100) and
+    // no lower than the first node's rise with it; where it is the larger, that peak stands, above
+    // what the model held before. Only a's phase changes (b's slice was not the last), and nothing
+    // in the checkpointed step, whose executor holds each gradient to the end of its backward (P13).
+    void lastSliceGoesAfterFirstNode_data()
+    {
+        QTest::addColumn<qint64>("firstNode");
+        QTest::addColumn<QStringList>("plan");
+        QTest::addColumn<qint64>("higher");  // a's backward phase, against the graph without the field
+        const QStringList all{"x", "a", "b", "cat", "d"};
+        QTest::newRow("later nodes' peak") << qint64(250) << all << qint64(150 - 200);
+        QTest::newRow("first node's peak") << qint64(400) << all << qint64(300 - 200);
+        QTest::newRow("checkpointed step") << qint64(250) << QStringList{"x", "cat", "d"} << qint64(0);
+    }
+
+    void lastSliceGoesAfterFirstNode()
+    {
+        QFETCH(qint64, firstNode);
+        QFETCH(QStringList, plan);
+        QFETCH(qint64, higher);
+        auto peaks = [&](std::optional<std::int64_t> measured) {
+            GraphBuilder builder;
+            builder.setMetadata("plan_executor", "\"ckptx-torch\"");
+            for (const auto& [id, bytes] : std::vector<std::pair<std::string, std::int64_t>>{
+                     {"x", 1}, {"a", 100}, {"b", 100}, {"cat", 200}, {"d", 1000}}) {
+                Vertex v;
+                v.id = id;
+                v.bytes = bytes;
+                AutogradFacts& facts = v.autograd.write();
+                facts.savedBy = std::vector<std::string>{};
+                facts.engineBackwardWorkspaceBytes = id == "a" ? 300 : 0;
+                if (id == "a")
+                    facts.engineFirstNodeBytes = measured;
+                if (id == "cat")
+                    facts.slicesGradientTo = {"a", "b"};
+                builder.addVertex(v);
+            }
+            for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+                     {"x", "a"}, {"x", "b"}, {"a", "cat"}, {"b", "cat"}, {"cat", "d"}})
+                builder.addEdge(from, to);
+            const Graph g = builder.build();
+            const MemoryProfile profile = simulatePlanMemory(g, evaluateIds(g, idsOf(plan)), MemoryModel::PyTorch);
+            QList<qint64> result;
+            for (const PhaseMemory& phase : profile.phases)
+                result.push_back(phase.peakBytes);
+            return result;
+        };
+        const QList<qint64> with = peaks(firstNode), without = peaks(std::nullopt);
+        QCOMPARE(with.size(), 10);
+        for (int k = 0; k < with.size(); ++k)
+            QCOMPARE(with[k] - without[k], k == 8 ? higher : 0);  // phase 8: a's backward (2n - 1 - 1)
+    }
+
     void reforwardedExits()
     {
         QFETCH(bool, exitSavesNothing);
