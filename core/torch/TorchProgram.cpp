@@ -924,15 +924,19 @@ bool engineAddsGradientsInPlace()
 }
 
 // The exports of `group` that autograd tracks in `env`: the roots of its backward, each with a
-// gradient of ones.
-void rootsOf(const OpGroup& group, const Env& env, std::vector<at::Tensor>& roots, std::vector<at::Tensor>& ones)
+// gradient of ones laid out as the root is, as a reader's backward hands it. P78: the output's as the
+// executor's loss (its mean) hands it, contiguous whatever the output's layout: a channels-last
+// convolution copies it to its own layout before it forms anything (mini_segformer's classifier).
+void rootsOf(const OpGroup& group, const Env& env, bool isOutput, std::vector<at::Tensor>& roots,
+             std::vector<at::Tensor>& ones)
 {
     roots.clear();
     ones.clear();
     for (const Value* v : group.exports)
         if (auto it = env.find(v); it != env.end() && it->second.isTensor() && it->second.toTensor().requires_grad()) {
             roots.push_back(it->second.toTensor());
-            ones.push_back(torch::ones_like(roots.back()));
+            ones.push_back(isOutput ? torch::ones(roots.back().sizes(), roots.back().options())
+                                    : torch::ones_like(roots.back()));
         }
 }
 
@@ -1130,7 +1134,7 @@ void TorchProgram::findSavedTensors()
                     it->second = it->second.toTensor().detach();
         runGroup(g, env);
         std::vector<at::Tensor> outputs, unused;
-        rootsOf(m_groups[g], env, outputs, unused);
+        rootsOf(m_groups[g], env, g == m_sink, outputs, unused);
         // P77: the rise up to the end of the node that made the one output, the first of its backward.
         std::optional<std::int64_t> firstNode;
         if (!released && outputs.size() == 1 && outputs.front().grad_fn())
@@ -1225,7 +1229,7 @@ void TorchProgram::findSavedTensors()
             if (auto it = recorded.find(v); it != recorded.end() && references(it->second) > references(plain.at(v)))
                 group.savesOutput = true;
         std::vector<at::Tensor> roots, ones;
-        rootsOf(group, recorded, roots, ones);
+        rootsOf(group, recorded, g == m_sink, roots, ones);
         findHandedGradients(m_groups, group, recorded, roots, ones);
         // The backward's scratch memory counts the saved extras it releases as it goes (P13: an
         // in-place ReLU6's copy of its input is gone before the BatchNorm under it forms the input
@@ -1243,7 +1247,7 @@ void TorchProgram::findSavedTensors()
             Env leaves = copyInputs(group, Inputs::Leaves);
             scratch->start();
             runGroup(g, leaves);
-            rootsOf(group, leaves, roots, ones);
+            rootsOf(group, leaves, g == m_sink, roots, ones);
             group.leafInputsBackwardWorkspaceBytes = backwardWorkspace();
         } catch (const c10::Error&) {
             group.leafInputsBackwardWorkspaceBytes.reset();

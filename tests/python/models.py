@@ -409,6 +409,23 @@ class ChannelsLastResNet(nn.Module):
 channels_last_resnet = seeded(ChannelsLastResNet)
 
 
+class ChannelsLastHead(nn.Module):
+    """A dense-prediction head on channels-last features: the model's output is a convolution's,
+    channels-last, and the loss's mean hands it a contiguous gradient, which the convolution's
+    backward copies to its own layout (P78)."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(),
+                                  nn.Conv2d(32, 64, 1))
+
+    def forward(self, x):
+        return self.body(x.contiguous(memory_format=torch.channels_last))
+
+
+channels_last_head = seeded(ChannelsLastHead)
+
+
 class LSTMLM(nn.Module):
     """A two-layer LSTM language model with dropout between the layers. On CPU nn.LSTM runs as cells
     whose gates start from the initial state, zeros: `addmm(b_hh, h0, W_hh^T)`, which parameters alone

@@ -504,6 +504,12 @@ class Profile(unittest.TestCase):
         # more: feng-acg's plan read +6.65 % high (ResNet-18, 16x3x64x64), +3.89 % here (8x3x64x64).
         self.check_within("channels_last_resnet", ["8x3x64x64"], 0.5, ("regular", "checkpointed"))
 
+    def test_channels_last_output(self):
+        # P78: the loss's mean hands a channels-last output a contiguous gradient, which the last
+        # convolution's backward copies to its own layout. The export's held measure handed it one
+        # laid out as the output (ones_like), so the output's backward phase read one output low.
+        self.check_within("channels_last_head", ["8x3x32x32"], 0.5, ("regular", "checkpointed"))
+
     def test_output_saved_by_its_operation(self):
         # P41: the model's output is a sigmoid's, which its backward saves: it stays beside the
         # gradient the loss forms, in the last forward phase. The model freed it there, and that

@@ -348,7 +348,11 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     # The ones are made before the measure, so that their free in the backward does not count (a
     # block older than the run). The vertex runs again inside it: the CPU meter counts a free only
     # where it saw the allocation, and the frees of what a multi-operation vertex saved are its own.
+    # P78: the model's output gets it as the step's loss (its mean) hands it, contiguous whatever the
+    # output's layout (a channels-last convolution copies it); any other as a reader's backward does.
+    outputs = set(executor.program.output_refs)
     ones = {ref: _view_of_ones(layouts[ref], env[ref].dtype, env[ref].device) if ref in layouts
+            else torch.ones(env[ref].shape, dtype=env[ref].dtype, device=env[ref].device) if ref in outputs
             else torch.ones_like(env[ref]) for ref in root_refs}
     del env
     step = {}
