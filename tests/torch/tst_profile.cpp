@@ -439,8 +439,9 @@ void TorchProfileTest::checkpointedStepAsPredictedAtEveryPhase_data()
     QTest::addColumn<int>("stride");
     QTest::newRow("dense") << "dense" << "4x3x32x32" << "module" << 2;
     QTest::newRow("gpt") << "gpt" << "8x16:int64:100" << "op" << 3;
-    // The loss formed from the recomputed classifier after a re-forward of the fusion, whose
-    // concatenation slices its gradient to a view's backward (P13, P27, P38).
+    // A channels-last output (the fusion concatenates a patch embedding read back through a
+    // transpose): the loss's mean hands the recomputed classifier a contiguous gradient, which its
+    // convolution copies to its own layout (P78; phase 20 one output high without it).
     QTest::newRow("mini_segformer") << "mini_segformer" << "4x3x32x32" << "module" << 3;
 }
 
