@@ -132,6 +132,11 @@ struct AutogradFacts {
     // The inputs (ids of predecessors) whose gradient the backward forms as this vertex's own
     // gradient, the same tensor (an add passes it to both summands; rule P15).
     std::vector<std::string> passesGradientTo;
+    // Those of them it hands a view of that gradient, a tensor object of its own over the same storage,
+    // laid out as the input is (a permute back to a channels-last layer norm's layout): an autograd
+    // leaf holding no gradient keeps such a view as its gradient, with no copy (ckptx-torch import;
+    // rule P79).
+    std::vector<std::string> passesGradientViewTo;
     // The inputs (ids of predecessors) whose gradient the backward forms as a slice of this vertex's
     // gradient, a view that keeps all of it alive (a concatenation; rule P27).
     std::vector<std::string> slicesGradientTo;

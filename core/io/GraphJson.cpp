@@ -119,7 +119,7 @@ void checkGradientGroups(const Vertex& v, const std::string& at)
 }
 
 // saved_by may only name the vertex itself or its successors (the backwards that can keep it),
-// passes_gradient_to, slices_gradient_to, forms_one_gradient_for and reads_without_gradient only its inputs,
+// passes_gradient_to (passes_gradient_view_to only those), slices_gradient_to, forms_one_gradient_for and reads_without_gradient only its inputs,
 // static_values' readers only vertices after it, static_gradient_until any vertex, tied_parameter_until
 // one before the vertex.
 void checkNamedVertices(const Graph& graph)
@@ -134,6 +134,14 @@ void checkNamedVertices(const Graph& graph)
         graph, "passes_gradient_to", [](const Vertex& v) -> const auto& { return v.autograd->passesGradientTo; },
         [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
         "is not an input of the vertex");
+    checkNamedVertices(
+        graph, "passes_gradient_view_to",
+        [](const Vertex& v) -> const auto& { return v.autograd->passesGradientViewTo; },
+        [&graph](VertexIndex self, VertexIndex w) {
+            const auto& passed = graph.vertex(self).autograd->passesGradientTo;
+            return std::find(passed.begin(), passed.end(), graph.vertex(w).id) != passed.end();
+        },
+        "is not in the vertex's passes_gradient_to");
     checkNamedVertices(
         graph, "slices_gradient_to", [](const Vertex& v) -> const auto& { return v.autograd->slicesGradientTo; },
         [&graph](VertexIndex self, VertexIndex w) { return contains(graph.predecessors(self), w); },
@@ -292,6 +300,8 @@ Vertex vertexFromJson(const json& value, const std::string& at)
     v.output = optionalBool(item, "output", at).value_or(false);
     v.backward = optionalBool(item, "backward", at).value_or(false);
     facts.passesGradientTo = optionalStringArray(item, "passes_gradient_to", at).value_or(std::vector<std::string>{});
+    facts.passesGradientViewTo =
+        optionalStringArray(item, "passes_gradient_view_to", at).value_or(std::vector<std::string>{});
     facts.slicesGradientTo = optionalStringArray(item, "slices_gradient_to", at).value_or(std::vector<std::string>{});
     facts.formsOneGradientFor =
         optionalStringArrays(item, "forms_one_gradient_for", at).value_or(std::vector<std::vector<std::string>>{});
@@ -516,6 +526,8 @@ std::string toGraphJson(const Graph& graph)
             item["backward"] = true;
         if (!v.autograd->passesGradientTo.empty())
             item["passes_gradient_to"] = v.autograd->passesGradientTo;
+        if (!v.autograd->passesGradientViewTo.empty())
+            item["passes_gradient_view_to"] = v.autograd->passesGradientViewTo;
         if (!v.autograd->slicesGradientTo.empty())
             item["slices_gradient_to"] = v.autograd->slicesGradientTo;
         if (!v.autograd->formsOneGradientFor.empty())

@@ -720,9 +720,10 @@ private:
         weightGradients(v);
         std::vector<VertexIndex> formed;
         std::int64_t formedBytes = 0;  // P13: those it accumulates too, formed before they are added in (P72: made)
+        const VertexIndex keeper = leafKeepingView(v);
         for (VertexIndex u : m_graph.predecessors(v))
             if (!heldByStep(u) && tracked(u) && sendsGradient(m_graph, v, u)) {
-                if (!engineHandsOwnGradient(v, u) && !addsHandedGradientInPlace(v, u))
+                if (!engineHandsOwnGradient(v, u) && !addsHandedGradientInPlace(v, u) && u != keeper)
                     formedBytes += gradientBytes(m_graph.vertex(u));
                 if (!m_trace.hasGradient(u))
                     formed.push_back(u);
@@ -765,9 +766,9 @@ private:
         VertexIndex takenBy;
         if (runsEngine()) {
             endBackward(v);
-            takenBy = formGradients(v, formed, holder);
+            takenBy = formGradients(v, formed, holder, keeper);
         } else {
-            takenBy = formGradients(v, formed, holder);
+            takenBy = formGradients(v, formed, holder, keeper);
             endBackward(v);
         }
         touchOutOfPlaceSums(v, sums);
@@ -797,15 +798,35 @@ private:
         return rootedPlanStep() && m_trace.hasGradient(u) && handsOwnGradient(m_graph, v, u);
     }
 
+    // P79: the executor's leaf u, holding no gradient yet, keeps the view of v's gradient that v's
+    // operation hands it (a permute back to u's layout): a tensor object no one else holds, laid out
+    // as u, which AccumulateGrad takes as it is; v's gradient itself, which the executor still holds,
+    // it copies (P72). Where several inputs get such views, the first to run is counted so (the
+    // others are formed: a model high, not low). -1 where none.
+    VertexIndex leafKeepingView(VertexIndex v) const
+    {
+        if (!rootedPlanStep())
+            return -1;
+        VertexIndex keeper = -1;
+        for (const std::string& id : m_graph.vertex(v).autograd->passesGradientViewTo) {
+            const VertexIndex u = *m_graph.find(id);
+            if (!heldByStep(u) && tracked(u) && !m_trace.hasGradient(u) && (keeper < 0 || m_runAt[u] < m_runAt[keeper]))
+                keeper = u;
+        }
+        return keeper;
+    }
+
     // P15: an input v passes its gradient to gets v's gradient tensor itself; the first of them to run
     // (the last the backward reaches, P18) owns it from here, the others share it. Where v's gradient
     // was itself shared, the tensor is its holder's while the holder keeps it (a residual stream's
     // gradient, passed on along a chain of out-of-place `index_add`s in a mixture of experts): they
     // all share it, and where the holder's backward comes first it hands the tensor on
     // (handOverSharedGradient; P58). P27: an input v hands a slice of its gradient holds no bytes of
-    // its own; the tensor sliced (m_sliceTarget) stays until its last slice goes. Returns the input
-    // that took v's own tensor over, or -1.
-    VertexIndex formGradients(VertexIndex v, const std::vector<VertexIndex>& formed, VertexIndex holder)
+    // its own; the tensor sliced (m_sliceTarget) stays until its last slice goes. P79: the leaf that
+    // keeps a view of v's gradient (`keeper`) takes its storage over. Returns the input that took v's
+    // own tensor over, or -1.
+    VertexIndex formGradients(VertexIndex v, const std::vector<VertexIndex>& formed, VertexIndex holder,
+                              VertexIndex keeper)
     {
         // The first to run of the inputs that get one tensor: v's gradient (P15), or one tensor v's
         // backward forms for a group of them (P53).
@@ -823,7 +844,7 @@ private:
             if (m_sliceTarget[v] >= 0 && slicesGradient(v, u)) {
                 m_trace.shareGradient(u);
                 m_sliceOf[u] = m_sliceTarget[v];
-            } else if (u == owner && !held) {
+            } else if ((u == owner && !held) || u == keeper) {
                 m_trace.freeGradient(v);
                 m_trace.allocGradient(u);
                 takenBy = u;

@@ -288,10 +288,15 @@ PhaseFloors phaseFloors(const Graph& g)
         floors.forward = std::max(floors.forward, held + wait + g.bytes(v) +
                                                       leastForwardWorkspace(vertex));
         std::int64_t formed = 0;
-        if (rooted)
+        if (rooted) {
             for (VertexIndex u : g.predecessors(v))
                 if (!g.isInput(u) && sendsGradient(g, v, u) && accumulatesFrom[u] != v && !handsOwnGradient(g, v, u))
                     formed += gradientBytes(g.vertex(u));
+            // P79: an input that keeps a view of v's gradient as its first holds v's storage, counted once.
+            for (const std::string& id : vertex.autograd->passesGradientViewTo)
+                if (const VertexIndex u = *g.find(id); accumulatesFrom[u] == v)
+                    formed -= gradientBytes(g.vertex(u));
+        }
         // P13, P6: ckptx-torch's executor re-forwards or recomputes v with autograd before v's backward,
         // which so holds v's saved extras.
         const std::int64_t own = accumulates ? vertex.autograd->parameterBytes : 0;

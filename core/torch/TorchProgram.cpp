@@ -940,9 +940,22 @@ void rootsOf(const OpGroup& group, const Env& env, bool isOutput, std::vector<at
         }
 }
 
+// AccumulateGrad's test (LibTorch's utils::obeys_layout_contract) for keeping a gradient as it is:
+// strided as the leaf wherever a dimension is not 1.
+bool obeysLayoutContract(const at::Tensor& grad, const at::Tensor& leaf)
+{
+    if (!leaf.is_non_overlapping_and_dense())
+        return grad.is_contiguous();
+    for (std::int64_t k = 0; k < grad.dim(); ++k)
+        if (grad.size(k) != 1 ? grad.stride(k) != leaf.stride(k) : grad.stride(k) == 0)
+            return false;
+    return true;
+}
+
 // What the backward of `group` (from `roots`) sends its deps in its run with autograd (`recorded`):
 // nothing to those read for their shape alone or not differentiable; to others the gradient of a
-// root itself (P15: same address and size; a view of the whole counts as the tensor), a slice of one
+// root itself (P15: same address and size; a view of the whole counts as the tensor, and P79 names
+// such views a leaf would keep), a slice of one
 // (P27: its storage), one tensor it forms for several of them (P53: same address and size), or a
 // tensor of their own; and how those that are not contiguous are laid out.
 // A dep that exports anything but tensors is left out (whether a list reaches a gradient is not
@@ -967,7 +980,7 @@ void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, con
         }
     group.handedLayouts.clear();
     group.depsFormedOneGradient.clear();
-    std::set<int> reached, passed, sliced;
+    std::set<int> reached, passed, viewed, sliced;
     if (!roots.empty() && !reads.empty()) {
         const auto grads = torch::autograd::grad(roots, reads, ones, /*retain_graph=*/true, /*create_graph=*/false,
                                                  /*allow_unused=*/true);
@@ -976,8 +989,12 @@ void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, con
                 continue;
             reached.insert(readBy[i]);
             for (const at::Tensor& own : ones) {
-                if (grads[i].data_ptr() == own.data_ptr() && grads[i].numel() == own.numel())
+                if (grads[i].data_ptr() == own.data_ptr() && grads[i].numel() == own.numel()) {
                     passed.insert(readBy[i]);
+                    if (grads[i].unsafeGetTensorImpl() != own.unsafeGetTensorImpl() &&
+                        obeysLayoutContract(grads[i], reads[i]))
+                        viewed.insert(readBy[i]);
+                }
                 else if (grads[i].is_alias_of(own)) {
                     sliced.insert(readBy[i]);
                     if (!grads[i].is_contiguous())
@@ -1007,14 +1024,18 @@ void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, con
     }
     group.depsWithoutGradient.clear();
     group.depsPassedGradient.clear();
+    group.depsPassedGradientView.clear();
     group.depsSlicedGradient.clear();
     for (int d : group.deps) {
         if (groups[d].input >= 0 || unknown.count(d))
             continue;
         if (!reached.count(d))
             group.depsWithoutGradient.push_back(d);
-        else if (passed.count(d))
+        else if (passed.count(d)) {
             group.depsPassedGradient.push_back(d);
+            if (viewed.count(d))
+                group.depsPassedGradientView.push_back(d);
+        }
         else if (sliced.count(d))
             group.depsSlicedGradient.push_back(d);
     }
@@ -1346,6 +1367,7 @@ Graph TorchProgram::toGraph() const
         };
         facts.readsWithoutGradient = ids(group.depsWithoutGradient);
         facts.passesGradientTo = ids(group.depsPassedGradient);
+        facts.passesGradientViewTo = ids(group.depsPassedGradientView);
         facts.slicesGradientTo = ids(group.depsSlicedGradient);
         for (const auto& formed : group.depsFormedOneGradient)
             facts.formsOneGradientFor.push_back(ids(formed));

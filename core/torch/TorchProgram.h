@@ -48,6 +48,8 @@ struct OpGroup {
     // And the deps it hands its own gradient unchanged (P15: an add's summands get the very tensor)
     // or a slice of it (P27: a concatenation's inputs), as autograd's engine does in a regular step.
     std::vector<int> depsPassedGradient;
+    // Those of them it hands a view of its gradient that a leaf would keep as it is (P79).
+    std::vector<int> depsPassedGradientView;
     std::vector<int> depsSlicedGradient;
     // And the groups of deps it hands one tensor that is not its own gradient (P53: an out-of-place
     // residual add under an in-place ReLU hands both summands the ReLU's input gradient).

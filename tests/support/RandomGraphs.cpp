@@ -334,6 +334,9 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
             for (VertexIndex u : graph.predecessors(v))
                 if (!graph.vertex(u).isVirtual && rng() % 2)
                     vertex.autograd.write().passesGradientTo.push_back(graph.vertex(u).id);
+        // P79: in ckptx-torch's graphs, every other such add hands its first a view (no draw).
+        if (const auto& passed = vertex.autograd->passesGradientTo; rootedExecutor && !passed.empty() && v % 2 == 0)
+            vertex.autograd.write().passesGradientViewTo = {passed.front()};
         if (kind == 1)
             for (VertexIndex u : graph.predecessors(v))
                 if (!graph.vertex(u).isVirtual)

@@ -313,6 +313,50 @@ class MiniSegFormer(nn.Module):
         return self.cls(self.fuse(torch.cat([d2, d1], 1)))
 
 
+class Permute(nn.Module):
+    def __init__(self, dims):
+        super().__init__()
+        self.dims = dims
+
+    def forward(self, x):
+        return x.permute(self.dims)
+
+
+class LayerNorm2d(nn.LayerNorm):
+    def forward(self, x):
+        x = x.permute(0, 2, 3, 1)
+        x = nn.functional.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+        return x.permute(0, 3, 1, 2)
+
+
+class ConvNeXtBlock(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.block = nn.Sequential(nn.Conv2d(dim, dim, 7, padding=3, groups=dim), Permute([0, 2, 3, 1]),
+                                   nn.LayerNorm(dim), nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim),
+                                   Permute([0, 3, 1, 2]))
+        self.layer_scale = nn.Parameter(torch.full((dim, 1, 1), 0.1))
+
+    def forward(self, x):
+        result = self.layer_scale * self.block(x)
+        result += x
+        return result
+
+
+class MiniConvNeXt(nn.Module):
+    """A ConvNeXt in small (mini_convnext), as torchvision builds it: a patchify stem under a
+    channels-last layer norm, and blocks whose layer-scaled branch is added into in place."""
+
+    def __init__(self, dim=16):
+        super().__init__()
+        self.features = nn.Sequential(nn.Sequential(nn.Conv2d(3, dim, 4, stride=4), LayerNorm2d(dim)),
+                                      ConvNeXtBlock(dim), ConvNeXtBlock(dim))
+        self.head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(1), nn.Linear(dim, 10))
+
+    def forward(self, x):
+        return self.head(self.features(x))
+
+
 class ControlFlow(nn.Module):
     """Scripted control flow: a loop and a shape-dependent branch (prim::Loop, prim::If)."""
 
@@ -366,6 +410,7 @@ save(torch.jit.trace(Gpt(attn_dropout=0.1).train(), torch.randint(0, 100, (2, 16
 save(torch.jit.trace(PosTableLm().train(), torch.randint(0, 100, (2, 8)), check_trace=False), "pos_table_lm")
 save(torch.jit.trace(RmsLm().train(), torch.randint(0, 2000, (4, 32)), check_trace=False), "rms_lm")
 save(torch.jit.trace(MiniSegFormer().train(), torch.randn(4, 3, 32, 32), check_trace=False), "mini_segformer")
+save(torch.jit.trace(MiniConvNeXt().train(), torch.randn(4, 3, 32, 32), check_trace=False), "mini_convnext")
 save(torch.jit.script(TwoInputs().eval()), "two_inputs")
 save(torch.jit.script(ControlFlow().eval()), "control_flow")
 

@@ -273,6 +273,15 @@ void TorchImportTest::gradientsHanded()
             QVERIFY2(v.autograd->passesGradientTo.empty(), v.id.c_str());
             QVERIFY2(v.autograd->slicesGradientTo.empty(), v.id.c_str());
         }
+    // The adds hand their summands the very tensor, no view of it (P79).
+    for (const Vertex& v : residual.vertices())
+        QVERIFY2(v.autograd->passesGradientViewTo.empty(), v.id.c_str());
+    // P79: a ConvNeXt block's in-place add reads its input through a permute back from a
+    // channels-last layer norm; the permute's node hands that input a view laid out as it is.
+    const Graph convnext = runImport("mini_convnext", "2x3x32x32", "module", dir.path());
+    QCOMPARE(facts(convnext, "features.1").passesGradientViewTo, std::vector<std::string>{"features.0.1"});
+    QCOMPARE(facts(convnext, "features.2").passesGradientTo, std::vector<std::string>{"features.1"});
+    QVERIFY(facts(convnext, "features.2").passesGradientViewTo.empty());
     const Graph inception = runImport("inception_like", "2x3x8x8", "op", dir.path());
     QCOMPARE(facts(inception, "cat").slicesGradientTo,
              (std::vector<std::string>{"b1/_convolution", "b2.2/_convolution", "b3.1/_convolution"}));

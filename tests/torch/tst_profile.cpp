@@ -443,6 +443,11 @@ void TorchProfileTest::checkpointedStepAsPredictedAtEveryPhase_data()
     // transpose): the loss's mean hands the recomputed classifier a contiguous gradient, which its
     // convolution copies to its own layout (P78; phase 20 one output high without it).
     QTest::newRow("mini_segformer") << "mini_segformer" << "4x3x32x32" << "module" << 3;
+    // A block's in-place residual add reads its input through a permute back from a channels-last
+    // layer norm: the permute's node hands the input a view of the block's gradient, laid out as the
+    // input, and the input's leaf keeps it with no copy (P79; phase 25 one activation high without it).
+    QTest::newRow("mini_convnext/2") << "mini_convnext" << "4x3x32x32" << "module" << 2;
+    QTest::newRow("mini_convnext/3") << "mini_convnext" << "4x3x32x32" << "module" << 3;
 }
 
 void TorchProfileTest::checkpointedStepAsPredictedAtEveryPhase()

@@ -71,7 +71,7 @@ private Q_SLOTS:
         // Absent means 0 (old graphs); a value survives a round trip.
         const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1, "static_values": [{"bytes": 31, "readers": ["b"], "saved_bytes": 27, "remade_saved_bytes": 3}, {"bytes": 5}]},
             {"id": "b", "bytes": 41, "gradient_bytes": 39, "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
-            "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"],
+            "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"], "passes_gradient_view_to": ["a"],
             "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "static_gradient_until": "a", "slices_gradient_to_statics": true, "output": true,
             "parameter_bytes": 23, "tied_parameter_bytes": 21, "tied_parameter_until": "a",
             "leaf_inputs_backward_workspace_bytes": 17, "engine_backward_workspace_bytes": 19, "slices_gradient_to": ["a"],
@@ -108,6 +108,8 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).autograd->checkpointedForwardWorkspaceBytes, std::optional<std::int64_t>(11));
         QVERIFY(!g.vertex(0).autograd->savesOther && g.vertex(1).autograd->savesOther);
         QCOMPARE(g.vertex(1).autograd->passesGradientTo, std::vector<std::string>{"a"});
+        QCOMPARE(g.vertex(1).autograd->passesGradientViewTo, std::vector<std::string>{"a"});
+        QVERIFY(g.vertex(0).autograd->passesGradientViewTo.empty());
         QVERIFY(g.vertex(0).autograd->slicesGradientTo.empty());
         QCOMPARE(g.vertex(1).autograd->slicesGradientTo, std::vector<std::string>{"a"});
         QVERIFY(g.vertex(0).autograd->readsWithoutGradient.empty());  // absent: every input gets a gradient
@@ -302,6 +304,9 @@ private Q_SLOTS:
         QTest::newRow("passes_gradient_to not an input")
             << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "passes_gradient_to": ["b"]}], "edges": [{"from": "a", "to": "b"}]})"
             << "test.json: /vertices/1/passes_gradient_to/0: \"b\" is not an input of the vertex";
+        QTest::newRow("passes_gradient_view_to not passed")
+            << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "passes_gradient_view_to": ["a"]}], "edges": [{"from": "a", "to": "b"}]})"
+            << "test.json: /vertices/1/passes_gradient_view_to/0: \"a\" is not in the vertex's passes_gradient_to";
         QTest::newRow("reads_without_gradient not an input")
             << R"({"vertices": [{"id": "a", "bytes": 1}, {"id": "b", "bytes": 1, "reads_without_gradient": ["b"]}], "edges": [{"from": "a", "to": "b"}]})"
             << "test.json: /vertices/1/reads_without_gradient/0: \"b\" is not an input of the vertex";

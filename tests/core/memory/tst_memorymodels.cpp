@@ -1765,6 +1765,47 @@ private Q_SLOTS:
         QCOMPARE(p.phases[7].endBytes, 201);
     }
 
+    // P79: where a leaf holding no gradient is handed a view of b's gradient laid out as it is (a
+    // permute back to a channels-last layer norm's layout), AccumulateGrad keeps the view: x (1) ->
+    // a (100) -> b (100) -> c (1000), b recomputed at its backward. With the view a's gradient is
+    // b's storage: b's backward peaks at x, a, b and b's gradient (301). Handed b's gradient itself,
+    // which the executor still holds, the leaf copies it (P72), formed beside them (401), as where b
+    // forms a's. Each phase ends at x, a and a's gradient (201).
+    void handedGradientViewKeptByTheLeaf_data()
+    {
+        QTest::addColumn<QStringList>("fields");
+        QTest::addColumn<qint64>("peak");  // of b's backward phase
+        QTest::newRow("b hands a a view of its gradient") << QStringList{"passes_gradient_to", "passes_gradient_view_to"}
+                                                          << qint64(301);
+        QTest::newRow("b hands a its gradient") << QStringList{"passes_gradient_to"} << qint64(401);
+        QTest::newRow("b forms a's") << QStringList{} << qint64(401);
+    }
+
+    void handedGradientViewKeptByTheLeaf()
+    {
+        QFETCH(QStringList, fields);
+        QFETCH(qint64, peak);
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"ckptx-torch\"");
+        for (const auto& [id, bytes] : std::vector<std::pair<std::string, std::int64_t>>{{"x", 1}, {"a", 100}, {"b", 100}, {"c", 1000}}) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            v.autograd.write().savedBy = std::vector<std::string>{};
+            if (id == "b" && fields.contains("passes_gradient_to"))
+                v.autograd.write().passesGradientTo = {"a"};
+            if (id == "b" && fields.contains("passes_gradient_view_to"))
+                v.autograd.write().passesGradientViewTo = {"a"};
+            builder.addVertex(v);
+        }
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"x", "a"}, {"a", "b"}, {"b", "c"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "a", "c"}), MemoryModel::PyTorch);
+        QCOMPARE(p.phases[5].peakBytes, peak);
+        QCOMPARE(p.phases[5].endBytes, 201);
+    }
+
     // P15 passed on by a sharer: a residual stream r and a branch m1 -> m2 (a mixture of experts'
     // out-of-place index_add chain), c = r + m2 (1, 100, 100, 100, 100, 1000 bytes). c passes its
     // gradient to r and m2 (r owns it, m2 shares it), m2 passes it on to m1: the same tensor, which
