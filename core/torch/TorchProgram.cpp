@@ -952,38 +952,93 @@ bool obeysLayoutContract(const at::Tensor& grad, const at::Tensor& leaf)
     return true;
 }
 
-// What the backward of `group` (from `roots`) sends its deps in its run with autograd (`recorded`):
-// nothing to those read for their shape alone or not differentiable; to others the gradient of a
-// root itself (P15: same address and size; a view of the whole counts as the tensor, and P79 names
-// such views a leaf would keep), a slice of one
-// (P27: its storage), one tensor it forms for several of them (P53: same address and size), or a
-// tensor of their own; and how those that are not contiguous are laid out.
-// A dep that exports anything but tensors is left out (whether a list reaches a gradient is not
-// looked at), and so are the model's inputs (they need none).
-void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, const Env& recorded,
-                         const std::vector<at::Tensor>& roots, const std::vector<at::Tensor>& ones)
+// A tensor's gradient as autograd's measures here make it: laid out as the tensor, densely (a view
+// with gaps, a slice of a larger storage, gets a dense one, as empty_like gives).
+at::Tensor denseLike(const at::Tensor& t)
 {
-    std::vector<at::Tensor> reads;
+    return t.is_non_overlapping_and_dense() ? t : t.detach().contiguous(t.suggest_memory_format());
+}
+
+// What the backward of `group` (from `roots`, given `ones`) sends the tensors its deps export, in its
+// run with autograd (`recorded`). A dep that exports anything but tensors is `unknown` (whether a list
+// reaches a gradient is not looked at).
+struct HandedGradients {
+    std::vector<at::Tensor> reads, grads;
     std::vector<int> readBy;
     std::set<int> unknown;
+};
+
+HandedGradients handedGradients(const std::vector<OpGroup>& groups, const OpGroup& group, const Env& recorded,
+                                const std::vector<at::Tensor>& roots, const std::vector<at::Tensor>& ones)
+{
+    HandedGradients h;
     for (int d : group.deps)
         for (const Value* v : groups[d].exports) {
             auto it = recorded.find(v);
             if (it == recorded.end())
                 continue;
             if (!it->second.isTensor())
-                unknown.insert(d);
+                h.unknown.insert(d);
             else if (it->second.toTensor().requires_grad()) {
-                reads.push_back(it->second.toTensor());
-                readBy.push_back(d);
+                h.reads.push_back(it->second.toTensor());
+                h.readBy.push_back(d);
             }
         }
-    group.handedLayouts.clear();
+    if (!roots.empty() && !h.reads.empty())
+        h.grads = torch::autograd::grad(roots, h.reads, ones, /*retain_graph=*/true, /*create_graph=*/false,
+                                        /*allow_unused=*/true);
+    return h;
+}
+
+// How the gradients handed are laid out, per dep, where the measures' own (denseLike) would not match:
+// a slice of a root's gradient that is not contiguous (P34: a concatenation's along the channels, a
+// view of `storageElements`), or a dense tensor laid out otherwise than the dep's tensor (P68: a patch
+// embedding's, back through a transpose; P80: a permute's view of a contiguous gradient, handed to
+// a channels-last layer norm's output).
+std::map<int, OpGroup::HandedLayout> handedLayouts(const HandedGradients& h, const std::vector<at::Tensor>& ones)
+{
+    std::map<int, OpGroup::HandedLayout> layouts;
+    for (std::size_t i = 0; i < h.grads.size(); ++i) {
+        const at::Tensor& grad = h.grads[i];
+        if (!grad.defined())
+            continue;
+        const bool slice = std::any_of(ones.begin(), ones.end(), [&grad](const at::Tensor& own) {
+            return grad.is_alias_of(own) && !(grad.data_ptr() == own.data_ptr() && grad.numel() == own.numel());
+        });
+        if (slice) {
+            if (!grad.is_contiguous())
+                layouts[h.readBy[i]] = {grad.sizes().vec(), grad.strides().vec(), grad.storage_offset(),
+                                        static_cast<std::int64_t>(grad.storage().nbytes() / grad.element_size()), true};
+        } else if (grad.is_non_overlapping_and_dense() && grad.strides() != denseLike(h.reads[i]).strides()) {
+            layouts[h.readBy[i]] = {grad.sizes().vec(), grad.strides().vec(), 0, grad.numel(), false};
+        }
+    }
+    return layouts;
+}
+
+// A gradient laid out as `layout` says, of ones.
+at::Tensor gradientLaidOut(const OpGroup::HandedLayout& layout, const at::TensorOptions& options)
+{
+    if (layout.slice)
+        return torch::ones({layout.storageElements}, options).as_strided(layout.sizes, layout.strides, layout.offset);
+    return at::empty_strided(layout.sizes, layout.strides, options).fill_(1);
+}
+
+// What the backward of `group` (from `roots`) sends its deps in its run with autograd (`recorded`):
+// nothing to those read for their shape alone or not differentiable; to others the gradient of a
+// root itself (P15: same address and size; a view of the whole counts as the tensor, and P79 names
+// such views a leaf would keep), a slice of one (P27: its storage), one tensor it forms for several
+// of them (P53: same address and size), or a tensor of their own; and how they are laid out. The
+// model's inputs are left out (they need none), and so are deps that export anything but tensors.
+void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, const Env& recorded,
+                         const std::vector<at::Tensor>& roots, const std::vector<at::Tensor>& ones)
+{
+    const HandedGradients h = handedGradients(groups, group, recorded, roots, ones);
+    const auto& [reads, grads, readBy, unknown] = h;
+    group.handedLayouts = handedLayouts(h, ones);
     group.depsFormedOneGradient.clear();
     std::set<int> reached, passed, viewed, sliced;
-    if (!roots.empty() && !reads.empty()) {
-        const auto grads = torch::autograd::grad(roots, reads, ones, /*retain_graph=*/true, /*create_graph=*/false,
-                                                 /*allow_unused=*/true);
+    if (!grads.empty()) {
         for (std::size_t i = 0; i < grads.size(); ++i) {
             if (!grads[i].defined())
                 continue;
@@ -994,17 +1049,10 @@ void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, con
                     if (grads[i].unsafeGetTensorImpl() != own.unsafeGetTensorImpl() &&
                         obeysLayoutContract(grads[i], reads[i]))
                         viewed.insert(readBy[i]);
-                }
-                else if (grads[i].is_alias_of(own)) {
+                } else if (grads[i].is_alias_of(own)) {
                     sliced.insert(readBy[i]);
-                    if (!grads[i].is_contiguous())
-                        group.handedLayouts[readBy[i]] = {grads[i].sizes().vec(), grads[i].strides().vec(),
-                                                          grads[i].storage_offset(), own.numel(), true};
                 }
             }
-            if (!passed.count(readBy[i]) && !sliced.count(readBy[i]) && !grads[i].is_contiguous() &&
-                grads[i].is_non_overlapping_and_dense())
-                group.handedLayouts[readBy[i]] = {grads[i].sizes().vec(), grads[i].strides().vec(), 0, grads[i].numel(), false};
         }
         // A dep in two such groups (two exports, two tensors) is left out: the format names it once.
         std::map<std::pair<const void*, std::int64_t>, std::set<int>> formedFor;
@@ -1168,15 +1216,11 @@ void TorchProgram::findSavedTensors()
                 continue;
             }
             if (handedAs && handedAs->slice) {
-                whole = torch::ones({handedAs->storageElements}, output.options().requires_grad(false));
-                const at::Tensor view = whole.as_strided(handedAs->sizes, handedAs->strides, handedAs->offset);
+                const at::Tensor view = gradientLaidOut(*handedAs, output.options().requires_grad(false));
                 output.register_hook([view](const at::Tensor&) { return view; });
                 handed = output.numel() * static_cast<std::int64_t>(output.element_size());
             } else {
-                // A view with gaps (a slice of a larger storage) gets a dense gradient, as empty_like gives.
-                const at::Tensor like = output.is_non_overlapping_and_dense()
-                                            ? output
-                                            : output.detach().contiguous(output.suggest_memory_format());
+                const at::Tensor like = denseLike(output);
                 output.register_hook([sizes = like.sizes().vec(),
                                       strides = handedAs ? handedAs->strides : like.strides().vec(),
                                       options = like.options().requires_grad(false)](const at::Tensor&) {
@@ -1276,22 +1320,50 @@ void TorchProgram::findSavedTensors()
         group.engineBackwardWorkspaceBytes = engineBackwardWorkspace(g, nullptr, false);
         group.engineBackwardWorkspaceReleasedBytes = engineBackwardWorkspaceReleased(g, nullptr);
     }
-    // P34, P68 once every reader has said what it hands (they come after the group).
+    // P34, P68, P80 once every reader has said what it hands (they come after the group). In the
+    // regular step the engine hands a group the gradient that the first of its readers to send one
+    // makes (the topologically last: its backward runs first), laid out as that reader hands it when
+    // its own gradient is laid out as the step lays it; several readers' gradients are summed anew
+    // (P69), `first + next`, which TensorIterator lays out as the first, densely. So from the last
+    // group back, each group whose gradient the step lays out otherwise than the measures' own is
+    // measured again with it, and says again what it hands (a permute of a contiguous gradient hands
+    // a channels-last layer norm's output one its backward copies to read).
     std::vector<std::vector<int>> gradientReaders(m_groups.size());
     for (std::size_t r = 0; r < m_groups.size(); ++r)
         for (int d : m_groups[r].deps)
             if (std::find(m_groups[r].depsWithoutGradient.begin(), m_groups[r].depsWithoutGradient.end(), d) ==
                 m_groups[r].depsWithoutGradient.end())
                 gradientReaders[d].push_back(static_cast<int>(r));
-    for (std::size_t g = 0; g < m_groups.size(); ++g) {
-        if (gradientReaders[g].size() != 1 || m_groups[g].exports.size() != 1 || static_cast<int>(g) == m_sink)
+    for (int g = static_cast<int>(m_groups.size()) - 1; g >= 0; --g) {
+        OpGroup& group = m_groups[g];
+        if (group.input >= 0 || gradientReaders[g].empty() || group.exports.size() != 1 || g == m_sink)
             continue;
-        const auto& layouts = m_groups[gradientReaders[g].front()].handedLayouts;
-        if (auto it = layouts.find(static_cast<int>(g)); it != layouts.end()) {
-            m_groups[g].engineBackwardWorkspaceBytes =
-                engineBackwardWorkspace(static_cast<int>(g), &it->second, false);
-            m_groups[g].engineBackwardWorkspaceReleasedBytes = engineBackwardWorkspaceReleased(static_cast<int>(g), &it->second);
+        const auto& layouts = m_groups[gradientReaders[g].back()].handedLayouts;
+        const auto it = layouts.find(g);
+        if (it == layouts.end())
+            continue;
+        Env recorded = copyInputs(group, Inputs::Grad);
+        runGroup(g, recorded);
+        std::vector<at::Tensor> roots, ones;
+        rootsOf(group, recorded, false, roots, ones);
+        if (roots.size() != 1)
+            continue;
+        OpGroup::HandedLayout layout = it->second;
+        if (gradientReaders[g].size() > 1) {
+            const at::Tensor first = gradientLaidOut(layout, roots.front().options().requires_grad(false));
+            const at::Tensor sum = first + first;
+            layout = {sum.sizes().vec(), sum.strides().vec(), 0, sum.numel(), false};
         }
+        ones.front() = gradientLaidOut(layout, roots.front().options().requires_grad(false));
+        group.handedLayouts = handedLayouts(handedGradients(m_groups, group, recorded, roots, ones), ones);
+        const bool asMeasured = !layout.slice && layout.strides == denseLike(roots.front()).strides();
+        recorded.clear();
+        roots.clear();
+        ones.clear();
+        if (asMeasured)
+            continue;
+        group.engineBackwardWorkspaceBytes = engineBackwardWorkspace(g, &layout, false);
+        group.engineBackwardWorkspaceReleasedBytes = engineBackwardWorkspaceReleased(g, &layout);
     }
     unsetParameterGradients();
     {

@@ -414,6 +414,9 @@ void TorchProfileTest::regularStepAsPredictedAtEveryPhase_data()
     // engine lets the whole gradient go after the ReLU's node, before the batch norm's forms its
     // input's (P77).
     QTest::newRow("cat_relu_inplace") << "cat_relu_inplace" << "4x3x32x32" << "module";
+    // The stem's channels-last layer norm gets the sum of two gradients, the first a permute's view
+    // of the block's contiguous one: laid out so, it is copied to be read (P80).
+    QTest::newRow("mini_convnext") << "mini_convnext" << "4x3x32x32" << "module";
 }
 
 void TorchProfileTest::regularStepAsPredictedAtEveryPhase()
