@@ -1,6 +1,7 @@
 #include "io/GraphJson.h"
 
 #include "graph/GraphBuilder.h"
+#include "graph/GradientFlow.h"
 #include "io/JsonAccess.h"
 #include "io/NetworkxJson.h"
 #include "io/TextFile.h"
@@ -119,9 +120,9 @@ void checkGradientGroups(const Vertex& v, const std::string& at)
 }
 
 // saved_by may only name the vertex itself or its successors (the backwards that can keep it),
-// passes_gradient_to (passes_gradient_view_to only those), slices_gradient_to, forms_one_gradient_for and reads_without_gradient only its inputs,
-// static_values' readers only vertices after it, static_gradient_until any vertex, tied_parameter_until
-// one before the vertex.
+// passes_gradient_to, slices_gradient_to, forms_one_gradient_for and reads_without_gradient only its inputs,
+// passes_gradient_view_to only those in passes_gradient_to, static_values' readers only vertices after
+// it, static_gradient_until any vertex, tied_parameter_until one before the vertex.
 void checkNamedVertices(const Graph& graph)
 {
     static const std::vector<std::string> none;
@@ -137,10 +138,7 @@ void checkNamedVertices(const Graph& graph)
     checkNamedVertices(
         graph, "passes_gradient_view_to",
         [](const Vertex& v) -> const auto& { return v.autograd->passesGradientViewTo; },
-        [&graph](VertexIndex self, VertexIndex w) {
-            const auto& passed = graph.vertex(self).autograd->passesGradientTo;
-            return std::find(passed.begin(), passed.end(), graph.vertex(w).id) != passed.end();
-        },
+        [&graph](VertexIndex self, VertexIndex w) { return passesOwnGradient(graph, self, w); },
         "is not in the vertex's passes_gradient_to");
     checkNamedVertices(
         graph, "slices_gradient_to", [](const Vertex& v) -> const auto& { return v.autograd->slicesGradientTo; },

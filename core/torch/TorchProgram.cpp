@@ -1208,7 +1208,7 @@ void TorchProgram::findSavedTensors()
         std::optional<std::int64_t> firstNode;
         if (!released && outputs.size() == 1 && outputs.front().grad_fn())
             outputs.front().grad_fn()->add_post_hook(std::make_unique<RiseAtNodeEnd>(*scratch, firstNode));
-        at::Tensor loss, whole;
+        at::Tensor loss;
         std::int64_t handed = 0;
         for (at::Tensor& output : outputs) {
             if (g == m_sink) {
@@ -1349,12 +1349,11 @@ void TorchProgram::findSavedTensors()
         if (roots.size() != 1)
             continue;
         OpGroup::HandedLayout layout = it->second;
-        if (gradientReaders[g].size() > 1) {
-            const at::Tensor first = gradientLaidOut(layout, roots.front().options().requires_grad(false));
-            const at::Tensor sum = first + first;
-            layout = {sum.sizes().vec(), sum.strides().vec(), 0, sum.numel(), false};
-        }
         ones.front() = gradientLaidOut(layout, roots.front().options().requires_grad(false));
+        if (gradientReaders[g].size() > 1) {
+            ones.front() = ones.front() + ones.front();
+            layout = {ones.front().sizes().vec(), ones.front().strides().vec(), 0, ones.front().numel(), false};
+        }
         group.handedLayouts = handedLayouts(handedGradients(m_groups, group, recorded, roots, ones), ones);
         const bool asMeasured = !layout.slice && layout.strides == denseLike(roots.front()).strides();
         recorded.clear();
