@@ -116,6 +116,9 @@ struct AutogradFacts {
     // makes them in a checkpointed step (rule P24): a leaf's AccumulateGrad runs as soon as a gradient
     // reaches it and copies one that another input's node still holds (an add hands one to both).
     std::optional<std::int64_t> leafInputsBackwardWorkspaceBytes;
+    // That run's rise above the backward's start, frees counted and the weights' gradients in it
+    // (rule P82): below them, its nodes let go of what they saved before the weights' gradients came.
+    std::optional<std::int64_t> leafInputsBackwardRiseBytes;
     // The backward's scratch memory as autograd's engine runs it in a regular step (rule P25): the
     // output's gradient made inside the engine and freed once the first node has read it, the output
     // held by nothing but what saved it, so an in-place ReLU's output goes before the convolution
@@ -125,6 +128,9 @@ struct AutogradFacts {
     // backward's start with the inputs' gradients in it, the weights' left out (rule P73): counted
     // where the backward is the last to hold every input it saved.
     std::optional<std::int64_t> engineBackwardWorkspaceReleasedBytes;
+    // That run's rise with the weights' gradients in it (rule P81): below them and the output's
+    // gradient, its nodes let go of what they saved before the node that forms the weights' gradients.
+    std::optional<std::int64_t> engineBackwardReleasedRiseBytes;
     // The engine measure's rise up to the end of the backward's first node, the output's gradient
     // inside it (rule P77): where that gradient is the last slice of another's, the engine lets the
     // whole tensor go after that node, before the later nodes form the inputs' gradients.

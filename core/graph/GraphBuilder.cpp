@@ -146,9 +146,12 @@ Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
                                             f.backwardWorkspacePartlyReleasedBytes.value_or(0)},
                                   std::pair{"leaf_inputs_backward_workspace_bytes",
                                             f.leafInputsBackwardWorkspaceBytes.value_or(0)},
+                                  std::pair{"leaf_inputs_backward_rise_bytes", f.leafInputsBackwardRiseBytes.value_or(0)},
                                   std::pair{"engine_backward_workspace_bytes", f.engineBackwardWorkspaceBytes.value_or(0)},
                                   std::pair{"engine_backward_workspace_released_bytes",
                                             f.engineBackwardWorkspaceReleasedBytes.value_or(0)},
+                                  std::pair{"engine_backward_released_rise_bytes",
+                                            f.engineBackwardReleasedRiseBytes.value_or(0)},
                                   std::pair{"engine_first_node_bytes", f.engineFirstNodeBytes.value_or(0)}})
             countBytes(key, bytes, vertexPointer(i) + "/" + key);
         // None tracked is requires_grad false; 0 would read as a gradient shared with another (P15).

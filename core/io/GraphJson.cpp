@@ -285,10 +285,14 @@ Vertex vertexFromJson(const json& value, const std::string& at)
     }
     if (optionalMember(item, "leaf_inputs_backward_workspace_bytes"))
         facts.leafInputsBackwardWorkspaceBytes = optionalBytes("leaf_inputs_backward_workspace_bytes");
+    if (optionalMember(item, "leaf_inputs_backward_rise_bytes"))
+        facts.leafInputsBackwardRiseBytes = optionalBytes("leaf_inputs_backward_rise_bytes");
     if (optionalMember(item, "engine_backward_workspace_bytes"))
         facts.engineBackwardWorkspaceBytes = optionalBytes("engine_backward_workspace_bytes");
     if (optionalMember(item, "engine_backward_workspace_released_bytes"))
         facts.engineBackwardWorkspaceReleasedBytes = optionalBytes("engine_backward_workspace_released_bytes");
+    if (optionalMember(item, "engine_backward_released_rise_bytes"))
+        facts.engineBackwardReleasedRiseBytes = optionalBytes("engine_backward_released_rise_bytes");
     if (optionalMember(item, "engine_first_node_bytes"))
         facts.engineFirstNodeBytes = optionalBytes("engine_first_node_bytes");
     facts.savesOther = optionalBool(item, "saves_other", at).value_or(false);
@@ -504,10 +508,14 @@ std::string toGraphJson(const Graph& graph)
         }
         if (f.leafInputsBackwardWorkspaceBytes)
             item["leaf_inputs_backward_workspace_bytes"] = *f.leafInputsBackwardWorkspaceBytes;
+        if (f.leafInputsBackwardRiseBytes)
+            item["leaf_inputs_backward_rise_bytes"] = *f.leafInputsBackwardRiseBytes;
         if (f.engineBackwardWorkspaceBytes)
             item["engine_backward_workspace_bytes"] = *f.engineBackwardWorkspaceBytes;
         if (f.engineBackwardWorkspaceReleasedBytes)
             item["engine_backward_workspace_released_bytes"] = *f.engineBackwardWorkspaceReleasedBytes;
+        if (f.engineBackwardReleasedRiseBytes)
+            item["engine_backward_released_rise_bytes"] = *f.engineBackwardReleasedRiseBytes;
         if (f.engineFirstNodeBytes)
             item["engine_first_node_bytes"] = *f.engineFirstNodeBytes;
         if (f.savesOther)

@@ -717,7 +717,9 @@ private:
             if (freesValue)
                 m_trace.freeValue(v);
         }
-        weightGradients(v);
+        const std::optional<std::int64_t> riseFirst = riseBeforeWeightGradients(v);
+        if (!riseFirst)
+            weightGradients(v);
         std::vector<VertexIndex> formed;
         std::int64_t formedBytes = 0;  // P13: those it accumulates too, formed before they are added in (P72: made)
         const VertexIndex keeper = leafKeepingView(v);
@@ -728,8 +730,9 @@ private:
                 if (!m_trace.hasGradient(u))
                     formed.push_back(u);
             }
-        m_trace.touchWorkspace(v, rootedRegularStep() ? engineBackwardWorkspace(v, formedBytes)
-                                                      : backwardWorkspace(v, measure) + (m_rootedExecutor ? formedBytes : 0));
+        m_trace.touchWorkspace(v, riseFirst             ? *riseFirst
+                                  : rootedRegularStep() ? engineBackwardWorkspace(v, formedBytes)
+                                                        : backwardWorkspace(v, measure) + (m_rootedExecutor ? formedBytes : 0));
         // P27: the slices of v's gradient formed below keep the tensor it is (or is a slice of)
         // alive past v's backward; not where it is another's tensor (P15).
         m_sliceTarget[v] = m_sliceOf[v] >= 0 ? m_sliceOf[v] : m_trace.sharesGradient(v) ? -1 : v;
@@ -764,8 +767,10 @@ private:
         // those (one node, as a linear layer's), the measured workspace above held them all. P70:
         // so in ckptx-torch's regular step; its plans' steps hold v's gradient to the end (P13).
         VertexIndex takenBy;
-        if (runsEngine()) {
+        if (runsEngine() || riseFirst) {
             endBackward(v);
+            if (riseFirst)
+                weightGradients(v);
             takenBy = formGradients(v, formed, holder, keeper);
         } else {
             takenBy = formGradients(v, formed, holder, keeper);
@@ -1042,6 +1047,36 @@ private:
         if (!f.engineBackwardWorkspaceBytes)
             return f.backwardWorkspaceBytes + formedBytes;
         return std::max<std::int64_t>(0, *f.engineBackwardWorkspaceBytes + formedBytes - gradientBytes(m_graph.vertex(v)));
+    }
+
+    // P81, P82: a measure read whole is the backward's rise with the weights' gradients in it. Where
+    // it is below them, they came once the nodes before had let go of what they saved (a linear
+    // layer's addmm, its node the last, after an in-place hardswish freed the copy of its input and
+    // an in-place dropout its mask): the phase peaks at the rise, touched before the weights'
+    // gradients, which come after what the backward frees, and before the inputs' gradients. P81,
+    // the regular step: P73's measure, v's gradient (made inside it, held by the step already) left
+    // out. P82, the plan steps: P24's, v's gradient the executor's; not where the backward hands its
+    // inputs v's gradient or slices of it (P15, P27, P53, P79), which the executor holds to the end,
+    // nor where v saved itself (P39 lets it go first) or is the output (its loss's gradient comes
+    // after it is gone, P66). Neither where the weights are another's to sum (P59), tied or added
+    // into the kept ones (P33), or statics' (P20): those are held as they are formed.
+    std::optional<std::int64_t> riseBeforeWeightGradients(VertexIndex v) const
+    {
+        const AutogradFacts& f = *m_graph.vertex(v).autograd;
+        if (m_accumulates || m_beginsSumOf[v] >= 0 || m_sumBegunBy[v] >= 0 || !f.tiedParameterUntil.empty() ||
+            f.staticGradientBytes > 0)
+            return std::nullopt;
+        std::optional<std::int64_t> rise;
+        if (rootedRegularStep() && f.engineBackwardReleasedRiseBytes && f.engineBackwardWorkspaceReleasedBytes &&
+            freesEverySavedInput(v))
+            rise = *f.engineBackwardReleasedRiseBytes - gradientBytes(m_graph.vertex(v));
+        else if (rootedPlanStep() && f.leafInputsBackwardRiseBytes && f.passesGradientTo.empty() &&
+                 f.slicesGradientTo.empty() && f.formsOneGradientFor.empty() && !m_savesOwnOutput[v] &&
+                 v != m_graph.sink())
+            rise = *f.leafInputsBackwardRiseBytes;
+        if (!rise || *rise >= f.parameterBytes)
+            return std::nullopt;
+        return std::max<std::int64_t>(0, *rise);
     }
 
     // u goes with v's backward: autograd alone holds it, and v is the last of its holders to run.

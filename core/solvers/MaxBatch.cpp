@@ -56,8 +56,9 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
             for (auto* measured : {&a.backwardWorkspaceReleasedBytes, &a.firstBackwardNodeBytes,
                                    &a.backwardWorkspacePartlyReleasedBytes,
                                    &a.checkpointedForwardWorkspaceBytes, &a.copiedStaticsForwardWorkspaceBytes,
-                                   &a.leafInputsBackwardWorkspaceBytes, &a.engineBackwardWorkspaceBytes,
-                                   &a.engineBackwardWorkspaceReleasedBytes, &a.engineFirstNodeBytes})
+                                   &a.leafInputsBackwardWorkspaceBytes, &a.leafInputsBackwardRiseBytes, &a.engineBackwardWorkspaceBytes,
+                                   &a.engineBackwardWorkspaceReleasedBytes, &a.engineBackwardReleasedRiseBytes,
+                                   &a.engineFirstNodeBytes})
                 if (*measured)
                     *measured = scaled(**measured);
         }

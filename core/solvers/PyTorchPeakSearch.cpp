@@ -287,11 +287,11 @@ PhaseFloors phaseFloors(const Graph& g)
         const Vertex& vertex = g.vertex(v);
         floors.forward = std::max(floors.forward, held + wait + g.bytes(v) +
                                                       leastForwardWorkspace(vertex));
-        std::int64_t formed = 0;
+        std::int64_t formed = 0, formedFirst = 0;  // the latter in `grads`
         if (rooted) {
             for (VertexIndex u : g.predecessors(v))
-                if (!g.isInput(u) && sendsGradient(g, v, u) && accumulatesFrom[u] != v && !handsOwnGradient(g, v, u))
-                    formed += gradientBytes(g.vertex(u));
+                if (!g.isInput(u) && sendsGradient(g, v, u) && !handsOwnGradient(g, v, u))
+                    (accumulatesFrom[u] == v ? formedFirst : formed) += gradientBytes(g.vertex(u));
             // P79: an input that keeps a view of v's gradient as its first holds v's storage, counted once.
             for (const std::string& id : vertex.autograd->passesGradientViewTo)
                 if (const VertexIndex u = *g.find(id); accumulatesFrom[u] == v)
@@ -302,8 +302,15 @@ PhaseFloors phaseFloors(const Graph& g)
         const std::int64_t own = accumulates ? vertex.autograd->parameterBytes : 0;
         // P66: the loss's gradient of the output comes once nothing but what saved it holds the output.
         const std::int64_t ownTensor = rooted && v == g.sink() ? lossGradient : g.bytes(v);
-        floors.backward[v] = held + ownTensor + wait + grads + weights + own + formed +
-                             leastBackwardWorkspace(vertex, rooted) + (rooted ? vertex.autograd->savedBytes : 0);
+        // P82: where the executor's measure, read whole, is below v's weights' gradients, they come
+        // after the backward's frees and the phase may peak at that rise alone, the gradients v
+        // forms in it.
+        const std::int64_t mine = accumulates ? 0 : vertex.autograd->parameterBytes;
+        std::int64_t backward = mine + formedFirst + formed + leastBackwardWorkspace(vertex, rooted);
+        if (const auto& rise = vertex.autograd->leafInputsBackwardRiseBytes; rooted && rise)
+            backward = std::min(backward, std::max<std::int64_t>(0, *rise));
+        floors.backward[v] = held + ownTensor + wait + grads - formedFirst + weights - mine + own + backward +
+                             (rooted ? vertex.autograd->savedBytes : 0);
         weights -= accumulates ? 0 : vertex.autograd->parameterBytes;
     }
     return floors;

@@ -1256,7 +1256,9 @@ void TorchProgram::findSavedTensors()
         for (const at::Tensor& p : distinctParameters(m_module))
             if (p.grad().defined())
                 weightGradients += static_cast<std::int64_t>(p.grad().nbytes());
-        return std::max<std::int64_t>(0, scratch->riseSinceMark() + handed - weightGradients);
+        const std::int64_t rise = std::max<std::int64_t>(0, scratch->riseSinceMark() + handed);
+        m_groups[g].engineBackwardReleasedRiseBytes = rise;  // P81
+        return std::max<std::int64_t>(0, rise - weightGradients);
     };
     // Where the group's backward may free an input it saved (P73); not with a tied weight's term (P71).
     auto engineBackwardWorkspaceReleased = [&](int g, const OpGroup::HandedLayout* handedAs) -> std::optional<std::int64_t> {
@@ -1314,8 +1316,11 @@ void TorchProgram::findSavedTensors()
             runGroup(g, leaves);
             rootsOf(group, leaves, g == m_sink, roots, ones);
             group.leafInputsBackwardWorkspaceBytes = backwardWorkspace();
+            if (group.sharedParameters.empty())
+                group.leafInputsBackwardRiseBytes = std::max<std::int64_t>(0, scratch->riseSinceMark());
         } catch (const c10::Error&) {
             group.leafInputsBackwardWorkspaceBytes.reset();
+            group.leafInputsBackwardRiseBytes.reset();
         }
         group.engineBackwardWorkspaceBytes = engineBackwardWorkspace(g, nullptr, false);
         group.engineBackwardWorkspaceReleasedBytes = engineBackwardWorkspaceReleased(g, nullptr);
@@ -1421,10 +1426,12 @@ Graph TorchProgram::toGraph() const
         facts.forwardWorkspaceBytes = group.forwardWorkspaceBytes;
         facts.backwardWorkspaceBytes = group.backwardWorkspaceBytes;
         facts.leafInputsBackwardWorkspaceBytes = group.leafInputsBackwardWorkspaceBytes;
+        facts.leafInputsBackwardRiseBytes = group.leafInputsBackwardRiseBytes;
         if (m_savedKnown) {
             facts.checkpointedForwardWorkspaceBytes = group.checkpointedForwardWorkspaceBytes;
             facts.engineBackwardWorkspaceBytes = group.engineBackwardWorkspaceBytes;
             facts.engineBackwardWorkspaceReleasedBytes = group.engineBackwardWorkspaceReleasedBytes;
+            facts.engineBackwardReleasedRiseBytes = group.engineBackwardReleasedRiseBytes;
             facts.engineFirstNodeBytes = group.engineFirstNodeBytes;
         }
         v.batchScaled = group.batchScaled;

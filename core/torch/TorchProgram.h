@@ -73,10 +73,14 @@ struct OpGroup {
     // With its inputs autograd leaves (P24); none where the group writes into an input in place,
     // which autograd refuses on a leaf (ckptx-torch's executor could not run it either).
     std::optional<std::int64_t> leafInputsBackwardWorkspaceBytes;
+    // That run's rise, frees counted, the weights' gradients in it (P82); not with a tied weight (P71).
+    std::optional<std::int64_t> leafInputsBackwardRiseBytes;
     // As autograd's engine runs it in a regular step (P25).
     std::int64_t engineBackwardWorkspaceBytes = 0;
     // And with the inputs held by what saved them alone (P73), where it saves one.
     std::optional<std::int64_t> engineBackwardWorkspaceReleasedBytes;
+    // That run's rise with the weights' gradients in it (P81).
+    std::optional<std::int64_t> engineBackwardReleasedRiseBytes;
     // And up to the end of its first backward node (P77), where it exports one tensor.
     std::optional<std::int64_t> engineFirstNodeBytes;
     std::vector<std::int64_t> shape;    // of its first exported tensor

@@ -319,11 +319,18 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
             vertex.autograd.write().copiedStaticsForwardWorkspaceBytes = *checkpointed + 7;
         if (rootedExecutor && rng() % 2)
             vertex.autograd.write().leafInputsBackwardWorkspaceBytes = small(50, 12);  // P24
+        // P82, no draw of its own: that run's rise, the weights' gradients in it, now and then below them.
+        if (const auto& leaf = vertex.autograd->leafInputsBackwardWorkspaceBytes; leaf && v % 2)
+            vertex.autograd.write().leafInputsBackwardRiseBytes = *leaf + vertex.autograd->parameterBytes / 2;
         if (rootedExecutor && rng() % 2)
             vertex.autograd.write().engineBackwardWorkspaceBytes = small(50, 12);  // P25
         // P73, no draw of its own: the rise of that run with the inputs released, v's gradient in it.
         if (const auto& engine = vertex.autograd->engineBackwardWorkspaceBytes; engine && *engine % 3 == 0)
             vertex.autograd.write().engineBackwardWorkspaceReleasedBytes = *engine / 3 + vertex.bytes;
+        // P81, no draw of its own: that rise with the weights' gradients in it, now and then below
+        // them and v's gradient (the weights' gradients formed after the backward's frees).
+        if (const auto& released = vertex.autograd->engineBackwardWorkspaceReleasedBytes; released && v % 2)
+            vertex.autograd.write().engineBackwardReleasedRiseBytes = vertex.autograd->parameterBytes + *released / 2;
         // P77, no draw of its own: that run up to its first node's end, v's gradient in it.
         if (const auto& engine = vertex.autograd->engineBackwardWorkspaceBytes; engine && *engine % 2 == 0)
             vertex.autograd.write().engineFirstNodeBytes = *engine / 2 + vertex.bytes;

@@ -357,6 +357,23 @@ class MiniConvNeXt(nn.Module):
         return self.head(self.features(x))
 
 
+class HardswishHead(nn.Module):
+    """MobileNetV3's classifier in small (hardswish_head): a linear layer under an in-place hardswish,
+    which saves a copy of its input, and an in-place dropout, which saves its mask; one vertex at
+    module granularity, whose weights' gradients come once both are let go."""
+
+    def __init__(self, dim=16, hidden=64):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(3, dim, 3, stride=2, padding=1), nn.BatchNorm2d(dim),
+                                      nn.Hardswish(inplace=True))
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.classifier = nn.Sequential(nn.Linear(dim, hidden), nn.Hardswish(inplace=True),
+                                        nn.Dropout(0.2, inplace=True), nn.Linear(hidden, 10))
+
+    def forward(self, x):
+        return self.classifier(torch.flatten(self.avgpool(self.features(x)), 1))
+
+
 class ControlFlow(nn.Module):
     """Scripted control flow: a loop and a shape-dependent branch (prim::Loop, prim::If)."""
 
@@ -411,6 +428,7 @@ save(torch.jit.trace(PosTableLm().train(), torch.randint(0, 100, (2, 8)), check_
 save(torch.jit.trace(RmsLm().train(), torch.randint(0, 2000, (4, 32)), check_trace=False), "rms_lm")
 save(torch.jit.trace(MiniSegFormer().train(), torch.randn(4, 3, 32, 32), check_trace=False), "mini_segformer")
 save(torch.jit.trace(MiniConvNeXt().train(), torch.randn(4, 3, 32, 32), check_trace=False), "mini_convnext")
+save(torch.jit.trace(HardswishHead().train(), torch.randn(4, 3, 32, 32), check_trace=False), "hardswish_head")
 save(torch.jit.script(TwoInputs().eval()), "two_inputs")
 save(torch.jit.script(ControlFlow().eval()), "control_flow")
 

@@ -417,6 +417,9 @@ void TorchProfileTest::regularStepAsPredictedAtEveryPhase_data()
     // The stem's channels-last layer norm gets the sum of two gradients, the first a permute's view
     // of the block's contiguous one: laid out so, it is copied to be read (P80).
     QTest::newRow("mini_convnext") << "mini_convnext" << "4x3x32x32" << "module";
+    // A linear layer's weights' gradients formed after an in-place hardswish let go of the copy it
+    // saved and an in-place dropout of its mask, and after the vertex's gradient (P81).
+    QTest::newRow("hardswish_head") << "hardswish_head" << "4x3x32x32" << "module";
 }
 
 void TorchProfileTest::regularStepAsPredictedAtEveryPhase()
@@ -451,6 +454,9 @@ void TorchProfileTest::checkpointedStepAsPredictedAtEveryPhase_data()
     // input, and the input's leaf keeps it with no copy (P79; phase 25 one activation high without it).
     QTest::newRow("mini_convnext/2") << "mini_convnext" << "4x3x32x32" << "module" << 2;
     QTest::newRow("mini_convnext/3") << "mini_convnext" << "4x3x32x32" << "module" << 3;
+    // The executor's root at the classifier: its weights' gradients come after the in-place ops'
+    // nodes let go of the copy and the mask they saved (P82).
+    QTest::newRow("hardswish_head") << "hardswish_head" << "4x3x32x32" << "module" << 2;
 }
 
 void TorchProfileTest::checkpointedStepAsPredictedAtEveryPhase()

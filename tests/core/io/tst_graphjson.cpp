@@ -74,8 +74,8 @@ private Q_SLOTS:
             "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"], "passes_gradient_view_to": ["a"],
             "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "static_gradient_until": "a", "slices_gradient_to_statics": true, "output": true,
             "parameter_bytes": 23, "tied_parameter_bytes": 21, "tied_parameter_until": "a",
-            "leaf_inputs_backward_workspace_bytes": 17, "engine_backward_workspace_bytes": 19, "slices_gradient_to": ["a"],
-            "engine_backward_workspace_released_bytes": 41, "engine_first_node_bytes": 43,
+            "leaf_inputs_backward_workspace_bytes": 17, "leaf_inputs_backward_rise_bytes": 53, "engine_backward_workspace_bytes": 19, "slices_gradient_to": ["a"],
+            "engine_backward_workspace_released_bytes": 41, "engine_backward_released_rise_bytes": 47, "engine_first_node_bytes": 43,
             "draws_random": true, "first_backward_node_bytes": 29,
             "backward_workspace_partly_released_bytes": 31, "backward_workspace_held_inputs": ["a"],
             "copied_statics_forward_workspace_bytes": 37}],
@@ -90,10 +90,14 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).autograd->backwardWorkspaceReleasedBytes, std::optional<std::int64_t>(0));
         QVERIFY(!g.vertex(0).autograd->leafInputsBackwardWorkspaceBytes);
         QCOMPARE(g.vertex(1).autograd->leafInputsBackwardWorkspaceBytes, std::optional<std::int64_t>(17));
+        QVERIFY(!g.vertex(0).autograd->leafInputsBackwardRiseBytes);
+        QCOMPARE(g.vertex(1).autograd->leafInputsBackwardRiseBytes, std::optional<std::int64_t>(53));
         QVERIFY(!g.vertex(0).autograd->engineBackwardWorkspaceBytes);
         QCOMPARE(g.vertex(1).autograd->engineBackwardWorkspaceBytes, std::optional<std::int64_t>(19));
         QVERIFY(!g.vertex(0).autograd->engineBackwardWorkspaceReleasedBytes);
         QCOMPARE(g.vertex(1).autograd->engineBackwardWorkspaceReleasedBytes, std::optional<std::int64_t>(41));
+        QVERIFY(!g.vertex(0).autograd->engineBackwardReleasedRiseBytes);
+        QCOMPARE(g.vertex(1).autograd->engineBackwardReleasedRiseBytes, std::optional<std::int64_t>(47));
         QVERIFY(!g.vertex(0).autograd->engineFirstNodeBytes);
         QCOMPARE(g.vertex(1).autograd->engineFirstNodeBytes, std::optional<std::int64_t>(43));
         QVERIFY(!g.vertex(0).autograd->firstBackwardNodeBytes);
@@ -439,12 +443,18 @@ private Q_SLOTS:
         QTest::newRow("negative leaf-inputs workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "leaf_inputs_backward_workspace_bytes": -3}]})"
             << "test.json: /vertices/0/leaf_inputs_backward_workspace_bytes: leaf_inputs_backward_workspace_bytes must be >= 0";
+        QTest::newRow("negative leaf-inputs rise")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "leaf_inputs_backward_rise_bytes": -3}]})"
+            << "test.json: /vertices/0/leaf_inputs_backward_rise_bytes: leaf_inputs_backward_rise_bytes must be >= 0";
         QTest::newRow("negative engine workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "engine_backward_workspace_bytes": -3}]})"
             << "test.json: /vertices/0/engine_backward_workspace_bytes: engine_backward_workspace_bytes must be >= 0";
         QTest::newRow("negative released engine workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "engine_backward_workspace_released_bytes": -3}]})"
             << "test.json: /vertices/0/engine_backward_workspace_released_bytes: engine_backward_workspace_released_bytes must be >= 0";
+        QTest::newRow("negative released engine rise")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "engine_backward_released_rise_bytes": -3}]})"
+            << "test.json: /vertices/0/engine_backward_released_rise_bytes: engine_backward_released_rise_bytes must be >= 0";
         QTest::newRow("negative engine first-node workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "engine_first_node_bytes": -3}]})"
             << "test.json: /vertices/0/engine_first_node_bytes: engine_first_node_bytes must be >= 0";

@@ -2205,6 +2205,68 @@ private Q_SLOTS:
         }
     }
 
+    // P81 and P82 on the chain above: b reads 5000 bytes of weights and saves 300 bytes of extras;
+    // its backward rises `rise` bytes with the weights' gradients in it, as the engine runs it with a
+    // held by what saved it alone (the regular step, P81: b's gradient, 100, made inside it) or as
+    // ckptx-torch's executor runs it on leaves (a plan's step keeping x and c, P82: frees counted, at
+    // least the weights' gradients less the extras). Below the weights' gradients (and b's, P81), they
+    // came after the backward's frees: the phase peaks at the rise (P81: less b's gradient, held
+    // already) instead of at them beside the extras and the scratch measured (0) with a's gradient
+    // added in (P13: 10); or, P81, at what is left and the weights' gradients (the extras, b's gradient
+    // and a gone, a's two gradients summed anew, P69: 300 + 100 + 10 - 10). The other step is as before.
+    void weightGradientsAfterTheBackwardFrees_data()
+    {
+        QTest::addColumn<bool>("regular");
+        QTest::addColumn<qint64>("rise");
+        QTest::addColumn<qint64>("lower");  // in b's backward phase, against the graph without the rise
+        QTest::newRow("regular: beside everything") << true << qint64(5150) << qint64(0);
+        QTest::newRow("regular: the rise is the peak") << true << qint64(4900) << qint64(200);
+        QTest::newRow("regular: after the frees") << true << qint64(4000) << qint64(390);
+        QTest::newRow("plan: beside everything") << false << qint64(5000) << qint64(0);
+        QTest::newRow("plan: the rise is the peak") << false << qint64(4900) << qint64(110);
+        QTest::newRow("plan: the extras let go first") << false << qint64(4720) << qint64(290);
+    }
+
+    void weightGradientsAfterTheBackwardFrees()
+    {
+        QFETCH(bool, regular);
+        QFETCH(qint64, rise);
+        QFETCH(qint64, lower);
+        auto graph = [&](bool measured) {
+            return withChangedVertices(rootedChain(true), [&](Vertex& v) {
+                AutogradFacts& f = v.autograd.write();
+                f.savedBy = std::vector<std::string>{};
+                if (v.id == "a")
+                    f.savedBy = std::vector<std::string>{"b"};
+                if (v.id == "b") {
+                    f.parameterBytes = 5000;
+                    f.savedBytes = 300;
+                    f.engineBackwardWorkspaceBytes = 0;
+                    f.engineBackwardWorkspaceReleasedBytes = std::max<std::int64_t>(0, rise - f.parameterBytes);
+                    f.leafInputsBackwardWorkspaceBytes = 0;
+                    if (measured)
+                        (regular ? f.engineBackwardReleasedRiseBytes : f.leafInputsBackwardRiseBytes) = rise;
+                }
+            });
+        };
+        const Graph withRise = graph(true), without = graph(false);
+        const auto& all = withRise.topologicalOrder();
+        const std::vector<VertexIndex> everything(all.begin(), all.end());
+        auto step = [&](const Graph& g, bool regularStep) {
+            return simulatePlanMemory(g, regularStep ? evaluate(g, everything) : evaluateIds(g, {"x", "c"}),
+                                      MemoryModel::PyTorch);
+        };
+        for (const bool regularStep : {true, false}) {
+            const MemoryProfile r = step(withRise, regularStep), w = step(without, regularStep);
+            QCOMPARE(r.phases.size(), w.phases.size());
+            for (std::size_t k = 0; k < r.phases.size(); ++k) {
+                QCOMPARE(w.phases[k].peakBytes - r.phases[k].peakBytes,
+                         regularStep == regular && r.phases[k].index == 5 ? lower : qint64(0));
+                QCOMPARE(w.phases[k].endBytes, r.phases[k].endBytes);
+            }
+        }
+    }
+
     void scheduleWithEnoughSlotsKeepsEverything()
     {
         const Graph g = test::makeChain({3, 5, 7, 2, 4, 6});
