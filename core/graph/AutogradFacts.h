@@ -103,6 +103,8 @@ struct AutogradFacts {
     // The backward's scratch memory when the tensors it saved are freed as autograd frees them,
     // mid-backward (the Python exporter; rule P14): what the peak is when nothing else holds them.
     std::optional<std::int64_t> backwardWorkspaceReleasedBytes;
+    // That measure's whole rise, the output's gradient and the weights' gradients in it (rule P81).
+    std::optional<std::int64_t> backwardReleasedRiseBytes;
     // The same measure up to the end of the backward's first node (the Python exporter, where the
     // vertex saved its own output; rule P43): an in-place ReLU's gradient formed beside its output,
     // before the weight gradients the whole measure subtracts exist.

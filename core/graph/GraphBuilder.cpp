@@ -141,6 +141,7 @@ Graph GraphBuilder::buildWith(std::vector<Vertex> vertices) const
                                   std::pair{"copied_statics_forward_workspace_bytes",
                                             f.copiedStaticsForwardWorkspaceBytes.value_or(0)},
                                   std::pair{"backward_workspace_released_bytes", f.backwardWorkspaceReleasedBytes.value_or(0)},
+                                  std::pair{"backward_released_rise_bytes", f.backwardReleasedRiseBytes.value_or(0)},
                                   std::pair{"first_backward_node_bytes", f.firstBackwardNodeBytes.value_or(0)},
                                   std::pair{"backward_workspace_partly_released_bytes",
                                             f.backwardWorkspacePartlyReleasedBytes.value_or(0)},

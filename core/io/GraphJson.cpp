@@ -272,6 +272,8 @@ Vertex vertexFromJson(const json& value, const std::string& at)
         facts.copiedStaticsForwardWorkspaceBytes = optionalBytes("copied_statics_forward_workspace_bytes");
     if (optionalMember(item, "backward_workspace_released_bytes"))
         facts.backwardWorkspaceReleasedBytes = optionalBytes("backward_workspace_released_bytes");
+    if (optionalMember(item, "backward_released_rise_bytes"))
+        facts.backwardReleasedRiseBytes = optionalBytes("backward_released_rise_bytes");
     if (optionalMember(item, "first_backward_node_bytes"))
         facts.firstBackwardNodeBytes = optionalBytes("first_backward_node_bytes");
     const bool partlyReleased = optionalMember(item, "backward_workspace_partly_released_bytes") != nullptr;
@@ -500,6 +502,8 @@ std::string toGraphJson(const Graph& graph)
             item["copied_statics_forward_workspace_bytes"] = *f.copiedStaticsForwardWorkspaceBytes;
         if (f.backwardWorkspaceReleasedBytes)
             item["backward_workspace_released_bytes"] = *f.backwardWorkspaceReleasedBytes;
+        if (f.backwardReleasedRiseBytes)
+            item["backward_released_rise_bytes"] = *f.backwardReleasedRiseBytes;
         if (f.firstBackwardNodeBytes)
             item["first_backward_node_bytes"] = *f.firstBackwardNodeBytes;
         if (f.backwardWorkspacePartlyReleasedBytes) {

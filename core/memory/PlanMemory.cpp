@@ -717,7 +717,7 @@ private:
             if (freesValue)
                 m_trace.freeValue(v);
         }
-        const std::optional<std::int64_t> riseFirst = riseBeforeWeightGradients(v);
+        const std::optional<std::int64_t> riseFirst = riseBeforeWeightGradients(v, measure);
         if (!riseFirst)
             weightGradients(v);
         std::vector<VertexIndex> formed;
@@ -1054,20 +1054,23 @@ private:
     // layer's addmm, its node the last, after an in-place hardswish freed the copy of its input and
     // an in-place dropout its mask): the phase peaks at the rise, touched before the weights'
     // gradients, which come after what the backward frees, and before the inputs' gradients. P81,
-    // the regular step: P73's measure, v's gradient (made inside it, held by the step already) left
-    // out. P82, the plan steps: P24's, v's gradient the executor's; not where the backward hands its
-    // inputs v's gradient or slices of it (P15, P27, P53, P79), which the executor holds to the end,
+    // autograd's engine: P14's measure (a Python export's steps) where it stands, or P73's
+    // (ckptx-torch's regular step), v's gradient (made inside it, held by the step already) left
+    // out. P82, ckptx-torch's plan steps: P24's, v's gradient the executor's; not where the backward
+    // hands its inputs v's gradient or slices of it (P15, P27, P53, P79), which the executor holds to the end,
     // nor where v saved itself (P39 lets it go first) or is the output (its loss's gradient comes
     // after it is gone, P66). Neither where the weights are another's to sum (P59), tied or added
     // into the kept ones (P33), or statics' (P20): those are held as they are formed.
-    std::optional<std::int64_t> riseBeforeWeightGradients(VertexIndex v) const
+    std::optional<std::int64_t> riseBeforeWeightGradients(VertexIndex v, BackwardMeasure measure) const
     {
         const AutogradFacts& f = *m_graph.vertex(v).autograd;
         if (m_accumulates || m_beginsSumOf[v] >= 0 || m_sumBegunBy[v] >= 0 || !f.tiedParameterUntil.empty() ||
             f.staticGradientBytes > 0)
             return std::nullopt;
         std::optional<std::int64_t> rise;
-        if (rootedRegularStep() && f.engineBackwardReleasedRiseBytes && f.engineBackwardWorkspaceReleasedBytes &&
+        if (m_checkpointFunctions && measure == BackwardMeasure::Released && f.backwardReleasedRiseBytes)
+            rise = *f.backwardReleasedRiseBytes - gradientBytes(m_graph.vertex(v));
+        else if (rootedRegularStep() && f.engineBackwardReleasedRiseBytes && f.engineBackwardWorkspaceReleasedBytes &&
             freesEverySavedInput(v))
             rise = *f.engineBackwardReleasedRiseBytes - gradientBytes(m_graph.vertex(v));
         else if (rootedPlanStep() && f.leafInputsBackwardRiseBytes && f.passesGradientTo.empty() &&

@@ -222,10 +222,14 @@ PhaseFloors ownRunFloors(const Graph& g)
         const bool getsGradient = v == g.sink() || std::any_of(senders.begin(), senders.end(), [&g](VertexIndex w) {
                                       return g.vertex(w).requiresGrad;
                                   });
+        // P81: where the released measure's whole rise, less v's gradient, is below v's weights'
+        // gradients, they come after the backward's frees and the phase may peak at that alone.
+        std::int64_t backward = vertex.autograd->parameterBytes + leastBackwardWorkspace(vertex, false);
+        if (const auto& rise = vertex.autograd->backwardReleasedRiseBytes)
+            backward = std::min(backward, std::max<std::int64_t>(0, *rise - gradientBytes(vertex)));
         if (vertex.requiresGrad)
             floors.backward[v] += ((mayShare[v] && v != g.sink()) || !getsGradient ? 0 : gradientBytes(vertex)) +
-                                  vertex.autograd->parameterBytes + later[v] + leastBackwardWorkspace(vertex, false) +
-                                  (known ? savedOperandBytes(g, v) : 0);
+                                  later[v] + backward + (known ? savedOperandBytes(g, v) : 0);
     }
     return floors;
 }

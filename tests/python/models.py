@@ -426,6 +426,24 @@ class ChannelsLastHead(nn.Module):
 channels_last_head = seeded(ChannelsLastHead)
 
 
+class HardswishHead(nn.Module):
+    """MobileNetV3's classifier, wide: a linear layer under an in-place hardswish, which saves a copy of
+    its input, and an in-place dropout, which saves its mask (one vertex). Its backward lets both go,
+    and its gradient, before the linear layer's node forms the weights' gradients (P81): the step's
+    peak, where the weights' gradients (1 MB) are the most of it."""
+
+    def __init__(self, features=64, hidden=4096, classes=10):
+        super().__init__()
+        self.classifier = nn.Sequential(nn.Linear(features, hidden), nn.Hardswish(inplace=True),
+                                        nn.Dropout(0.2, inplace=True), nn.Linear(hidden, classes))
+
+    def forward(self, x):
+        return self.classifier(x)
+
+
+hardswish_head = seeded(HardswishHead)
+
+
 class LSTMLM(nn.Module):
     """A two-layer LSTM language model with dropout between the layers. On CPU nn.LSTM runs as cells
     whose gates start from the initial state, zeros: `addmm(b_hh, h0, W_hh^T)`, which parameters alone

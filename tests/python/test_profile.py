@@ -510,6 +510,12 @@ class Profile(unittest.TestCase):
         # laid out as the output (ones_like), so the output's backward phase read one output low.
         self.check_within("channels_last_head", ["8x3x32x32"], 0.5, ("regular", "checkpointed"))
 
+    def test_weight_gradients_after_the_backward_frees(self):
+        # P81: the classifier's weights' gradients come once the in-place dropout's node has let go of
+        # its mask and the vertex's gradient, and the hardswish's of the copy it saved: the model held
+        # them all beside the weights' gradients, at the step's peak.
+        self.check_within("hardswish_head", ["8x64"], 0.5, ("regular", "checkpointed"))
+
     def test_output_saved_by_its_operation(self):
         # P41: the model's output is a sigmoid's, which its backward saves: it stays beside the
         # gradient the loss forms, in the last forward phase. The model freed it there, and that

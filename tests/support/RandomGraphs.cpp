@@ -301,6 +301,10 @@ Graph withImporterFields(const Graph& graph, std::mt19937_64& rng)
         vertex.autograd.write().backwardWorkspaceBytes = small(30, 10);
         if (rng() % 2)
             vertex.autograd.write().backwardWorkspaceReleasedBytes = small(30, 10);
+        // P81, no draw of its own: that measure's whole rise, v's and the weights' gradients in it,
+        // now and then below them.
+        if (const auto& released = vertex.autograd->backwardWorkspaceReleasedBytes; pythonExport && released && v % 2)
+            vertex.autograd.write().backwardReleasedRiseBytes = vertex.autograd->parameterBytes + *released / 2;
         // P43: the released measure up to the first node holds the weight gradients' bytes more
         // (no draw of its own, so the graphs are as before where nothing reads it).
         if (const auto& released = vertex.autograd->backwardWorkspaceReleasedBytes; released && v % 2)

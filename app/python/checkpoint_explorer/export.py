@@ -92,7 +92,8 @@ def measure_workspace(vertex_graph, inputs, timed=False):
                 continue
             try:
                 executor.run_statics(v)
-                (v.forward_workspace_bytes, v.backward_workspace_bytes, v.backward_workspace_released_bytes,
+                (v.forward_workspace_bytes, v.backward_workspace_bytes,
+                 (v.backward_workspace_released_bytes, v.backward_released_rise_bytes),
                  v.first_backward_node_bytes, v.backward_workspace_partly_released,
                  (v.shared_weight_gradient_bytes, v.shared_weight_sum_bytes)) = _vertex_workspace(
                     executor, meter, v, values, _accumulating(vertex_graph, v, last_readers),
@@ -316,7 +317,8 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     peak - G - the weight gradients is what P10 adds between the weight gradients and the input
     gradients, with G live (docs/MEMORY-MODEL.md P8). Measured twice: with the inputs and outputs
     held (the backward frees nothing it did not allocate), and with nothing but autograd holding them,
-    so that the backward frees what it saved as soon as the operation that read it is done (P14, P16). Also the
+    so that the backward frees what it saved as soon as the operation that read it is done (P14, P16);
+    the second comes with its whole rise, G and the weight gradients in it (P81). Also the
     inputs whose gradient is G itself, the same tensor (an add passes it to both summands; P15). The
     inputs in `accumulating` have their gradient before the backward (_earlier_gradients), which the
     model counts (P10) and the measures leave out. An output in `layouts` gets its gradient as the step
@@ -331,7 +333,7 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
     forward = meter.measure(lambda: _run_as_in_a_step(executor, vertex, env))
     root_refs = [ref for ref in vertex.exports if _is_root(env.get(ref))]
     if not root_refs:
-        return forward, 0, 0, None, None, (0, 0)
+        return forward, 0, (0, None), None, None, (0, 0)
     parameters = list(executor.program.model.parameters())
     _take_weight_gradients(parameters)
     handed = [ref for ref in root_refs if ref in layouts and not _is_whole(layouts[ref])]
@@ -376,18 +378,24 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
             for position in range(len(op.outputs)):
                 executor.statics.pop(OutputRef(op.index, position), None)
 
+    rises = []
+
     def backward_peak(prepare, elsewhere=counted):
         """One measure: the statics made afresh (a backward before went through them), `prepare`, then
         the loss's backward; its peak less what the model counts elsewhere. P61: the gradients of
         weights another vertex owns (P30), which the statics' nodes form at the measure's end, are
-        no part of a peak before those nodes run."""
+        no part of a peak before those nodes run. P81: in `rises`, the same with G and the vertex's
+        own weights' gradients left in (the whole rise where they come after what the backward frees)."""
         executor.run_statics(vertex, held=made_earlier)
         peak = meter.peak_after(prepare, lambda: _backward(step.pop("loss")))
         own = _take_weight_gradients(parameters, vertex.parameter_keys, unset=False)
         others = _take_weight_gradients(parameters, taken - set(vertex.parameter_keys))
+        rise = peak - (elsewhere - output_grads) - others
         peak -= elsewhere + own + others
         if _STATICS_RUN in meter.marks:
             peak = max(peak, meter.marks[_STATICS_RUN] - elsewhere - own)
+            rise = max(rise, meter.marks[_STATICS_RUN] - (elsewhere - output_grads))
+        rises.append(max(0, rise))
         step.clear()
         return max(0, peak)
 
@@ -433,7 +441,7 @@ def _vertex_workspace(executor, meter, vertex, values, accumulating=(), layouts=
                         + sum(_earlier_gradients(executor, inputs, accumulating)))
         let_go_of_own_statics()
 
-    released = backward_peak(prepare)
+    released = (backward_peak(prepare), rises[-1])
     # What comes before that node: G, the owners' contributions and the earlier gradients.
     first = (max(0, meter.marks[_FIRST_NODE_DONE] - output_grads - owners - earlier)
              if first_node and _FIRST_NODE_DONE in meter.marks else None)

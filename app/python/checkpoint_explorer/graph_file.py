@@ -110,6 +110,8 @@ def graph_json(vertex_graph, name, metadata):
                           "checkpointed_forward_workspace_bytes": int(v.checkpointed_forward_workspace_bytes),
                           "backward_workspace_bytes": int(v.backward_workspace_bytes),
                           "backward_workspace_released_bytes": int(v.backward_workspace_released_bytes)})
+            if v.backward_released_rise_bytes is not None:
+                entry["backward_released_rise_bytes"] = int(v.backward_released_rise_bytes)
             if v.first_backward_node_bytes is not None:
                 entry["first_backward_node_bytes"] = int(v.first_backward_node_bytes)
             if v.copied_statics_forward_workspace_bytes is not None:

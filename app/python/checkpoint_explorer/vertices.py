@@ -47,6 +47,7 @@ class Vertex:
     copied_statics_forward_workspace_bytes: typing.Optional[int] = None  # P49: making its function's copy first
     backward_workspace_bytes: int = 0
     backward_workspace_released_bytes: int = 0
+    backward_released_rise_bytes: typing.Optional[int] = None  # P81: that measure, G and own weights' gradients in
     first_backward_node_bytes: typing.Optional[int] = None  # P43: the released measure to its first node
     backward_workspace_partly_released: typing.Optional[tuple] = None  # P48: (bytes, ids of the inputs held)
     passes_gradient_to: list = dataclasses.field(default_factory=list)  # input vertex ids (P15)

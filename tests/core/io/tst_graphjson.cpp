@@ -70,7 +70,7 @@ private Q_SLOTS:
     {
         // Absent means 0 (old graphs); a value survives a round trip.
         const Graph g = parse(R"({"vertices": [{"id": "a", "bytes": 1, "static_values": [{"bytes": 31, "readers": ["b"], "saved_bytes": 27, "remade_saved_bytes": 3}, {"bytes": 5}]},
-            {"id": "b", "bytes": 41, "gradient_bytes": 39, "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0,
+            {"id": "b", "bytes": 41, "gradient_bytes": 39, "forward_workspace_bytes": 7, "backward_workspace_bytes": 9, "backward_workspace_released_bytes": 0, "backward_released_rise_bytes": 59,
             "checkpointed_forward_workspace_bytes": 11, "saves_other": true, "passes_gradient_to": ["a"], "passes_gradient_view_to": ["a"],
             "requires_grad": false, "reads_without_gradient": ["a"], "static_gradient_bytes": 13, "static_gradient_until": "a", "slices_gradient_to_statics": true, "output": true,
             "parameter_bytes": 23, "tied_parameter_bytes": 21, "tied_parameter_until": "a",
@@ -88,6 +88,8 @@ private Q_SLOTS:
         QCOMPARE(g.vertex(1).autograd->backwardWorkspaceBytes, std::int64_t(9));
         QVERIFY(!g.vertex(0).autograd->backwardWorkspaceReleasedBytes);  // absent: not measured, unlike 0
         QCOMPARE(g.vertex(1).autograd->backwardWorkspaceReleasedBytes, std::optional<std::int64_t>(0));
+        QVERIFY(!g.vertex(0).autograd->backwardReleasedRiseBytes);
+        QCOMPARE(g.vertex(1).autograd->backwardReleasedRiseBytes, std::optional<std::int64_t>(59));
         QVERIFY(!g.vertex(0).autograd->leafInputsBackwardWorkspaceBytes);
         QCOMPARE(g.vertex(1).autograd->leafInputsBackwardWorkspaceBytes, std::optional<std::int64_t>(17));
         QVERIFY(!g.vertex(0).autograd->leafInputsBackwardRiseBytes);
@@ -443,6 +445,9 @@ private Q_SLOTS:
         QTest::newRow("negative leaf-inputs workspace")
             << R"({"vertices": [{"id": "a", "bytes": 1, "leaf_inputs_backward_workspace_bytes": -3}]})"
             << "test.json: /vertices/0/leaf_inputs_backward_workspace_bytes: leaf_inputs_backward_workspace_bytes must be >= 0";
+        QTest::newRow("negative released rise")
+            << R"({"vertices": [{"id": "a", "bytes": 1, "backward_released_rise_bytes": -3}]})"
+            << "test.json: /vertices/0/backward_released_rise_bytes: backward_released_rise_bytes must be >= 0";
         QTest::newRow("negative leaf-inputs rise")
             << R"({"vertices": [{"id": "a", "bytes": 1, "leaf_inputs_backward_rise_bytes": -3}]})"
             << "test.json: /vertices/0/leaf_inputs_backward_rise_bytes: leaf_inputs_backward_rise_bytes must be >= 0";
