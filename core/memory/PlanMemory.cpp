@@ -1057,8 +1057,8 @@ private:
     // autograd's engine: P14's measure (a Python export's steps) where it stands, or P73's
     // (ckptx-torch's regular step), v's gradient (made inside it, held by the step already) left
     // out. P82, ckptx-torch's plan steps: P24's, v's gradient the executor's; not where the backward
-    // hands its inputs v's gradient or slices of it (P15, P27, P53, P79), which the executor holds to the end,
-    // nor where v saved itself (P39 lets it go first) or is the output (its loss's gradient comes
+    // hands its inputs v's gradient or slices of it (P15, P27, P53, P79), which the executor holds to
+    // the end, nor where v saved itself (P39 lets it go first) or is the output (its loss's gradient comes
     // after it is gone, P66). Neither where the weights are another's to sum (P59), tied or added
     // into the kept ones (P33), or statics' (P20): those are held as they are formed.
     std::optional<std::int64_t> riseBeforeWeightGradients(VertexIndex v, BackwardMeasure measure) const

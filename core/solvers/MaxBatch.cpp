@@ -53,12 +53,12 @@ Graph graphAtBatch(const Graph& graph, std::int64_t fromBatch, std::int64_t toBa
             // P50: a gradient of tracked outputs stays at least a byte where its tensor has any.
             if (a.gradientBytes)
                 a.gradientBytes = std::clamp(scaled(*a.gradientBytes), std::min<std::int64_t>(1, v.bytes), v.bytes);
-            for (auto* measured : {&a.backwardWorkspaceReleasedBytes, &a.backwardReleasedRiseBytes, &a.firstBackwardNodeBytes,
-                                   &a.backwardWorkspacePartlyReleasedBytes,
+            for (auto* measured : {&a.backwardWorkspaceReleasedBytes, &a.backwardReleasedRiseBytes,
+                                   &a.firstBackwardNodeBytes, &a.backwardWorkspacePartlyReleasedBytes,
                                    &a.checkpointedForwardWorkspaceBytes, &a.copiedStaticsForwardWorkspaceBytes,
-                                   &a.leafInputsBackwardWorkspaceBytes, &a.leafInputsBackwardRiseBytes, &a.engineBackwardWorkspaceBytes,
-                                   &a.engineBackwardWorkspaceReleasedBytes, &a.engineBackwardReleasedRiseBytes,
-                                   &a.engineFirstNodeBytes})
+                                   &a.leafInputsBackwardWorkspaceBytes, &a.leafInputsBackwardRiseBytes,
+                                   &a.engineBackwardWorkspaceBytes, &a.engineBackwardWorkspaceReleasedBytes,
+                                   &a.engineBackwardReleasedRiseBytes, &a.engineFirstNodeBytes})
                 if (*measured)
                     *measured = scaled(**measured);
         }
