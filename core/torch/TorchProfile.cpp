@@ -218,6 +218,7 @@ public:
         matchGraph();
         for (const at::Tensor& p : m_program.module().parameters())
             p.requires_grad_(true);
+        m_program.refreshStatics();  // with autograd: finds the statics it computes (P20)
         // As in training, the inputs get no gradient: the first vertex's backward forms none (an
         // image's was the step's last allocation, SqueezeNet's checkpointed peak).
         m_inputs = m_program.randomInputs();
@@ -237,7 +238,11 @@ public:
             p.mutable_grad().reset();
         synchronize();
         const auto start = std::chrono::steady_clock::now();
-        m_program.refreshStatics();
+        {
+            // Those autograd computes are made again by the runs that read them (P20).
+            torch::NoGradGuard noGrad;
+            m_program.refreshStatics();
+        }
         const std::size_t stepStart = m_meter.mark();
         const std::size_t n = m_schedule.order.size();
         m_forwardEnd.assign(n, 0);
@@ -372,6 +377,8 @@ private:
             }
             if (marks)
                 m_randomBefore[g] = randomState();
+            if (torch::GradMode::is_enabled())
+                m_program.refreshStaticsReadBy(g, true);
             m_program.runGroup(g, env);
             if (torch::GradMode::is_enabled() && !keep[g])
                 hookGradients(g, env);
@@ -501,6 +508,7 @@ private:
                     local[v] = it->second;
         const RandomState now = randomState();
         setRandomState(m_randomBefore[g]);
+        m_program.refreshStaticsReadBy(g, false);
         m_program.runGroup(g, local);
         setRandomState(now);
         const auto& exports = m_program.groups()[g].exports;

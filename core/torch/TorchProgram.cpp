@@ -224,11 +224,16 @@ void TorchProgram::fail(const std::string& problem) const
     failImport(m_options.modelPath, problem);
 }
 
-void TorchProgram::rejectInput(const std::string& message) const
+void TorchProgram::rejectInput(const std::string& message, const Node* node) const
 {
     if (isOutOfMemory(message))
         failTorch(m_options, message);
-    fail("the model rejects input " + formatInputSpecs(m_options.inputs) + ": " + firstLine(message));
+    std::string where = " (at " + std::string(node->kind().toQualString());
+    // A loaded module's nodes point into its serialized code; that code's comments name the model's source.
+    const auto range = node->sourceRange().findSourceRangeThatGenerated().value_or(node->sourceRange());
+    if (const auto source = range.file_line_col())
+        where += ", " + std::get<0>(*source) + ":" + std::to_string(std::get<1>(*source));
+    fail("the model rejects input " + formatInputSpecs(m_options.inputs) + ": " + firstLine(message) + where + ")");
 }
 
 void TorchProgram::load()
@@ -271,7 +276,17 @@ void TorchProgram::load()
     for (std::size_t i = 1; i < args.size(); ++i)
         m_argumentNames.push_back(args[i].name());
     m_module.eval();
-    m_module.to(device(), isFloatDtype(m_options.dtype) ? dtypes().at(m_options.dtype) : c10::kFloat);
+    m_module.to(device());
+    // Module::to(dtype) would cast integer buffers too (DLRM's index pairs, BatchNorm's counters).
+    const c10::ScalarType floating = isFloatDtype(m_options.dtype) ? dtypes().at(m_options.dtype) : c10::kFloat;
+    const auto cast = [floating](at::Tensor t) {
+        if (t.is_floating_point() && t.scalar_type() != floating)
+            t.set_data(t.to(floating));
+    };
+    for (const at::Tensor& p : m_module.parameters())
+        cast(p);
+    for (const at::Tensor& b : m_module.buffers())
+        cast(b);
     for (const at::Tensor& p : distinctParameters(m_module))
         m_parameterBytes += static_cast<std::int64_t>(p.nbytes());
     for (const at::Tensor& b : m_module.buffers())
@@ -318,11 +333,12 @@ void TorchProgram::expandControlFlow()
         for (int i = 0; i < inputCount(); ++i)
             env[inputValue(i)] = inputs[static_cast<std::size_t>(i)];
         const std::vector<Node*> nodes(m_graph->nodes().begin(), m_graph->nodes().end());
-        try {
-            for (Node* n : nodes)
+        for (Node* n : nodes) {
+            try {
                 expand(n, env);
-        } catch (const c10::Error& e) {
-            rejectInput(e.what_without_backtrace());
+            } catch (const c10::Error& e) {
+                rejectInput(e.what_without_backtrace(), n);
+            }
         }
         EliminateDeadCode(m_graph);
         m_operations.clear();  // some of the nodes they were made for are gone
@@ -412,6 +428,74 @@ void TorchProgram::refreshStatics()
         for (std::size_t i = 0; i < outputs.size(); ++i)
             m_statics[node->outputs()[i]] = std::move(outputs[i]);
     }
+    if (torch::GradMode::is_enabled() && m_trackedStaticsReadBy.empty())
+        findTrackedStatics();
+}
+
+void TorchProgram::findTrackedStatics()
+{
+    m_trackedStaticsReadBy.assign(m_groups.size(), {});
+    auto tracked = [&](const Node* n) {
+        std::vector<at::Tensor> tensors;
+        for (const Value* v : n->outputs())
+            if (auto it = m_statics.find(v); it != m_statics.end())
+                collectTensors(it->second, tensors);
+        return std::any_of(tensors.begin(), tensors.end(), [](const at::Tensor& t) { return t.defined() && t.grad_fn(); });
+    };
+    for (std::size_t g = 0; g < m_groups.size(); ++g) {
+        auto& read = m_trackedStaticsReadBy[g];
+        std::unordered_set<const Node*> visited;
+        // Through the views the group computes as it reads them, and the statics under statics.
+        std::function<void(const Value*)> walk = [&](const Value* v) {
+            Node* n = const_cast<Node*>(v->node());
+            auto kind = m_kind.find(n);
+            if (kind == m_kind.end() || !visited.insert(n).second)
+                return;
+            if (kind->second == NodeKind::Static) {
+                if (!tracked(n))
+                    return;
+                read.push_back(n);
+                m_firstReaderOf.emplace(n, static_cast<int>(g));
+            } else if (kind->second != NodeKind::Transparent) {
+                return;
+            }
+            for (const Value* input : n->inputs())
+                walk(input);
+        };
+        for (const Node* n : m_groups[g].nodes)
+            for (const Value* v : n->inputs())
+                walk(v);
+        std::sort(read.begin(), read.end(), [&](const Node* a, const Node* b) { return m_position.at(a) < m_position.at(b); });
+    }
+}
+
+std::int64_t TorchProgram::refreshStaticsReadBy(int g, bool firstOnly)
+{
+    if (m_trackedStaticsReadBy.empty())
+        return 0;
+    std::vector<Node*> nodes;
+    for (Node* n : m_trackedStaticsReadBy[static_cast<std::size_t>(g)])
+        if (!firstOnly || m_firstReaderOf.at(n) == g)
+            nodes.push_back(n);
+    // The old values go first: the step holds each static once.
+    for (const Node* n : nodes)
+        for (const Value* v : n->outputs())
+            m_statics.erase(v);
+    const Lookup lookup = [&](const Value* v) { return m_statics.at(v); };
+    std::set<const c10::StorageImpl*> made;
+    std::int64_t bytes = 0;
+    for (Node* n : nodes) {
+        auto outputs = execute(n, lookup);
+        for (std::size_t i = 0; i < outputs.size(); ++i) {
+            std::vector<at::Tensor> tensors;
+            collectTensors(outputs[i], tensors);
+            for (const at::Tensor& t : tensors)
+                if (t.defined() && storageOf(t) && made.insert(storageOf(t)).second)
+                    bytes += static_cast<std::int64_t>(t.storage().nbytes());
+            m_statics[n->outputs()[i]] = std::move(outputs[i]);
+        }
+    }
+    return bytes;
 }
 
 const std::vector<const Value*>& TorchProgram::producers(const Value* value) const
@@ -560,9 +644,9 @@ void TorchProgram::analyse()
                 inputs.push_back(lookup(v));
             outputs = execute(node, lookup);
         } catch (const c10::Error& e) {
-            rejectInput(e.what_without_backtrace());
+            rejectInput(e.what_without_backtrace(), node);
         } catch (const std::exception& e) {
-            rejectInput(e.what());
+            rejectInput(e.what(), node);
         }
         std::vector<at::Tensor> tensors;
         for (const auto& v : outputs)
@@ -760,6 +844,35 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
                     claimed.insert(unclaimed.extract(p));
                 } else if (auto q = claimed.find(storageOf(t)); q != claimed.end() && read.insert(q->first).second) {
                     groups[g].sharedParameters.push_back(q->second);
+                }
+        }
+        // P20: a weight read only through what autograd computes from it (weight norm's) gets its
+        // gradient where that static's node runs: made just before its first reader, right after
+        // that reader's backward.
+        for (std::size_t g = 0; g < groups.size() && !unclaimed.empty(); ++g) {
+            if (!needed[g])
+                continue;
+            std::vector<at::Tensor> under;
+            std::set<const Node*> visited;
+            std::function<void(const Value*)> readUnder = [&](const Value* v) {
+                const Node* n = v->node();
+                if (!visited.insert(n).second)
+                    return;
+                if (auto it = m_statics.find(v); it != m_statics.end())
+                    collectTensors(it->second, under);
+                auto kind = m_kind.find(n);
+                if (kind != m_kind.end() && (kind->second == NodeKind::Static || (kind->second == NodeKind::Transparent &&
+                                                                                  !m_statics.count(v))))
+                    for (const Value* input : n->inputs())
+                        readUnder(input);
+            };
+            for (const Node* n : groups[g].nodes)
+                for (const Value* v : n->inputs())
+                    readUnder(v);
+            for (const auto& t : under)
+                if (auto p = unclaimed.find(storageOf(t)); p != unclaimed.end()) {
+                    parameterBytes[g] += static_cast<std::int64_t>(t.storage().nbytes());
+                    claimed.insert(unclaimed.extract(p));
                 }
         }
     }
@@ -1115,6 +1228,18 @@ void TorchProgram::findSavedTensors()
     for (const at::Tensor& p : m_module.parameters())
         p.requires_grad_(true);
     refreshStatics();
+    // P20: the statics autograd computes from the parameters (weight norm's weights) are made by each
+    // run with autograd, as the step makes them before their reader, with what they save: its saved
+    // extras, and its backward runs their nodes. Without autograd before it, outside the measures.
+    auto staticsWithout = [&](int g) {
+        torch::NoGradGuard noGrad;
+        refreshStaticsReadBy(g, false);
+    };
+    auto runWithStatics = [&](int g, Env& env) {
+        const std::int64_t made = refreshStaticsReadBy(g, false);
+        runGroup(g, env);
+        return made;  // the statics' values, which the step holds before the run as it does after
+    };
     // Groups in dependency order (an in-place op can put a late node into an early group).
     std::vector<int> order;
     std::vector<bool> placed(m_groups.size(), false);
@@ -1192,6 +1317,7 @@ void TorchProgram::findSavedTensors()
     // weights before the split of the packed projection forms its gradient). Then the rise is read
     // whole, the inputs' gradients in it as they came, less the weights' gradients.
     auto engineBackwardWorkspace = [&](int g, const OpGroup::HandedLayout* handedAs, bool released) {
+        staticsWithout(g);
         scratch->start();  // before the inputs are copied: their frees count
         Env env = copyInputs(m_groups[g], Inputs::Grad);
         // A dep handed a slice of the gradient gets a view in the step, nothing of its own; here it
@@ -1201,7 +1327,7 @@ void TorchProgram::findSavedTensors()
             for (const Value* v : m_groups[d].exports)
                 if (auto it = env.find(v); it != env.end() && it->second.isTensor())
                     it->second = it->second.toTensor().detach();
-        runGroup(g, env);
+        runWithStatics(g, env);
         std::vector<at::Tensor> outputs, unused;
         rootsOf(m_groups[g], env, g == m_sink, outputs, unused);
         // P77: the rise up to the end of the node that made the one output, the first of its backward.
@@ -1271,6 +1397,7 @@ void TorchProgram::findSavedTensors()
         const int g = static_cast<int>(&group - m_groups.data());
         if (group.input >= 0)
             continue;
+        staticsWithout(g);
         Env plain = copyInputs(group, Inputs::Plain);
         Env recorded = copyInputs(group, Inputs::Grad);
         scratch->start();
@@ -1281,12 +1408,12 @@ void TorchProgram::findSavedTensors()
         group.checkpointedForwardWorkspaceBytes = scratch->transient();
         const std::int64_t plainHeld = scratch->held();
         scratch->start();
-        runGroup(g, recorded);
+        const std::int64_t staticsMade = runWithStatics(g, recorded);
         group.forwardWorkspaceBytes = scratch->transient();
         // What the run with autograd holds beyond the plain run's outputs is kept for the backward
         // alone (saved extras): max pooling's argmax indices, BatchNorm's statistics, a dropout
         // mask, the copy of its input an in-place hardtanh_ (ReLU6) saves (P11).
-        group.savedBytes = std::max<std::int64_t>(0, scratch->held() - plainHeld);
+        group.savedBytes = std::max<std::int64_t>(0, scratch->held() - plainHeld - staticsMade);
         for (int d : group.deps)
             for (const Value* v : m_groups[d].exports)
                 if (references(recorded.at(v)) > references(plain.at(v)) &&
@@ -1311,9 +1438,10 @@ void TorchProgram::findSavedTensors()
         group.backwardWorkspaceBytes = backwardWorkspace();
         // P24: once more on leaves, where an add's gradient handed to both its inputs is copied.
         try {
+            staticsWithout(g);
             Env leaves = copyInputs(group, Inputs::Leaves);
             scratch->start();
-            runGroup(g, leaves);
+            runWithStatics(g, leaves);
             rootsOf(group, leaves, g == m_sink, roots, ones);
             group.leafInputsBackwardWorkspaceBytes = backwardWorkspace();
             if (group.sharedParameters.empty())
@@ -1347,8 +1475,9 @@ void TorchProgram::findSavedTensors()
         const auto it = layouts.find(g);
         if (it == layouts.end())
             continue;
+        staticsWithout(g);
         Env recorded = copyInputs(group, Inputs::Grad);
-        runGroup(g, recorded);
+        runWithStatics(g, recorded);
         std::vector<at::Tensor> roots, ones;
         rootsOf(group, recorded, false, roots, ones);
         if (roots.size() != 1)

@@ -122,6 +122,12 @@ public:
     // Re-runs the ops computed from parameters and constants alone with autograd on, so
     // gradients reach parameters through them (the analysis ran them without).
     void refreshStatics();
+    // P20 as the module's own forward runs: the statics autograd computes from the parameters (weight
+    // norm's weights, with what they save for their backward) made anew, in the current grad mode,
+    // just before group g runs, those it reads first (`firstOnly`, a forward) or all it reads (a run
+    // of g alone); their nodes then run right after g's backward. Known once refreshStatics() ran
+    // with autograd on. Returns the bytes of the values made.
+    std::int64_t refreshStaticsReadBy(int g, bool firstOnly);
     // Runs group g: reads the exports of its deps from `env`, adds its own exports to it.
     // An input group only runs the in-place ops on its input, if any.
     void runGroup(int g, Env& env) const;
@@ -133,6 +139,7 @@ private:
     using Lookup = std::function<c10::IValue(const Value*)>;
 
     void load();
+    void findTrackedStatics();
     void expandControlFlow();
     std::vector<Value*> expand(Node* node, Env& env);
     std::vector<Value*> inlineBlock(torch::jit::Block* block, Node* before, const std::vector<Value*>& inputs, Env& env);
@@ -145,8 +152,9 @@ private:
     std::vector<c10::IValue> execute(Node* node, const Lookup& lookup) const;
     c10::IValue lazyValue(const Value* value, const Env& env, Env& local) const;
     [[noreturn]] void fail(const std::string& problem) const;
-    // The model threw running the inputs: out of memory, or the model's own complaint.
-    [[noreturn]] void rejectInput(const std::string& message) const;
+    // The model threw running the inputs: out of memory, or the model's own complaint, named with the
+    // op that threw and where the model's source has it.
+    [[noreturn]] void rejectInput(const std::string& message, const Node* node) const;
     std::string modulePath(const Node* node) const;
 
     ImportOptions m_options;  // inputs with their dtypes filled in
@@ -157,6 +165,10 @@ private:
     std::unordered_map<const Node*, int> m_position;
     std::unordered_map<const Node*, NodeKind> m_kind;
     Env m_statics;  // constants, parameters and what is computed from them alone
+    // Per group, the static nodes with a gradient function whose values it reads (in order), and the
+    // first group to read each; empty until refreshStatics() ran with autograd on.
+    std::vector<std::vector<Node*>> m_trackedStaticsReadBy;
+    std::unordered_map<const Node*, int> m_firstReaderOf;
     std::vector<OpGroup> m_groups;
     int m_sink = 0;
     std::int64_t m_parameterBytes = 0, m_bufferBytes = 0;

@@ -374,6 +374,62 @@ class HardswishHead(nn.Module):
         return self.classifier(torch.flatten(self.avgpool(self.features(x)), 1))
 
 
+class Chomp(nn.Module):
+    def __init__(self, size):
+        super().__init__()
+        self.size = size
+
+    def forward(self, x):
+        return x[:, :, :-self.size].contiguous()
+
+
+class WeightNormTcn(nn.Module):
+    """A temporal convolutional network in small (weight_norm_tcn): dilated causal convolutions under
+    nn.utils.weight_norm, whose weights autograd computes from `weight_g` and `weight_v` in the forward
+    (statics that save tensors for their backward, P20), chomped to causal, with a 1x1 projection as
+    the first block's residual."""
+
+    def __init__(self, cin=4, ch=8, levels=2):
+        super().__init__()
+        wn = nn.utils.weight_norm
+        self.blocks = nn.ModuleList()
+        self.downs = nn.ModuleList()
+        for i in range(levels):
+            d = 2 ** i
+            self.blocks.append(nn.Sequential(wn(nn.Conv1d(cin if i == 0 else ch, ch, 3, padding=2 * d, dilation=d)),
+                                             Chomp(2 * d), nn.ReLU(), nn.Dropout(0.2),
+                                             wn(nn.Conv1d(ch, ch, 3, padding=2 * d, dilation=d)), Chomp(2 * d),
+                                             nn.ReLU()))
+            self.downs.append(nn.Conv1d(cin, ch, 1) if i == 0 else nn.Identity())
+        self.head = nn.Linear(ch * 32, 10)
+
+    def forward(self, x):
+        for block, down in zip(self.blocks, self.downs):
+            x = torch.relu(block(x) + down(x))
+        return self.head(x.flatten(1))
+
+
+class IndexPairs(nn.Module):
+    """A DLRM-style interaction in small (index_pairs): embedding bags summed from int64 ids, and the
+    pairwise dot products picked by int64 buffers of indices, which must stay integers."""
+
+    def __init__(self, rows=50, dim=8, tables=3):
+        super().__init__()
+        self.bags = nn.ModuleList([nn.EmbeddingBag(rows, dim, mode="sum") for _ in range(tables)])
+        self.bottom = nn.Linear(6, dim)
+        n = tables + 1
+        pairs = torch.tril_indices(n, n, -1)
+        self.register_buffer("li", pairs[0].clone())
+        self.register_buffer("lj", pairs[1].clone())
+        self.top = nn.Linear(dim + n * (n - 1) // 2, 1)
+
+    def forward(self, dense, sparse):
+        x = torch.relu(self.bottom(dense))
+        t = torch.stack([x] + [bag(sparse[:, i]) for i, bag in enumerate(self.bags)], 1)
+        z = torch.bmm(t, t.transpose(1, 2))[:, self.li, self.lj]
+        return self.top(torch.cat([x, z], 1))
+
+
 class ControlFlow(nn.Module):
     """Scripted control flow: a loop and a shape-dependent branch (prim::Loop, prim::If)."""
 
@@ -429,6 +485,9 @@ save(torch.jit.trace(RmsLm().train(), torch.randint(0, 2000, (4, 32)), check_tra
 save(torch.jit.trace(MiniSegFormer().train(), torch.randn(4, 3, 32, 32), check_trace=False), "mini_segformer")
 save(torch.jit.trace(MiniConvNeXt().train(), torch.randn(4, 3, 32, 32), check_trace=False), "mini_convnext")
 save(torch.jit.trace(HardswishHead().train(), torch.randn(4, 3, 32, 32), check_trace=False), "hardswish_head")
+save(torch.jit.trace(WeightNormTcn().train(), torch.randn(4, 4, 32), check_trace=False), "weight_norm_tcn")
+save(torch.jit.trace(IndexPairs().train(), (torch.randn(4, 6), torch.randint(0, 50, (4, 3, 2))), check_trace=False),
+     "index_pairs")
 save(torch.jit.script(TwoInputs().eval()), "two_inputs")
 save(torch.jit.script(ControlFlow().eval()), "control_flow")
 

@@ -82,6 +82,8 @@ private Q_SLOTS:
     void gradientsHanded();
     void tokenInput();
     void parameterReadThroughAView();
+    void parameterReadThroughStatics();
+    void integerBuffersStayIntegers();
     void batchScaledByDataflow();
     void twoInputs();
     void controlFlowExpanded();
@@ -374,6 +376,36 @@ void TorchImportTest::parameterReadThroughAView()
     QCOMPARE(graph.vertex(*graph.find("add")).autograd->parameterBytes, std::int64_t(16 * 32 * 4));
 }
 
+// Weights autograd computes in the forward (weight norm's, from `weight_g` and `weight_v`): the
+// measures back-propagate through those statics once per run, so each run makes them anew (before,
+// the second run failed: "Trying to backward through the graph a second time"), and the parameters
+// under them belong to the vertex that reads them (P20): every weight has an owner.
+void TorchImportTest::parameterReadThroughStatics()
+{
+    QTemporaryDir dir;
+    const Graph graph = importWith("weight_norm_tcn", {"--input", "4x4x32"}, "module", dir.path());
+    std::int64_t owned = 0;
+    for (const Vertex& v : graph.vertices())
+        owned += v.autograd->parameterBytes;
+    QCOMPARE(owned, metadata(graph, "parameter_bytes").get<std::int64_t>());
+    // The first convolution: weight_v 8x4x3, weight_g 8x1x1 and the bias, in float32.
+    QCOMPARE(graph.vertex(*graph.find("blocks.0.0")).autograd->parameterBytes, std::int64_t((8 * 4 * 3 + 8 + 8) * 4));
+}
+
+// Integer buffers keep their type when the importer puts the model in the float dtype (DLRM's index
+// pairs; Module::to(dtype) casts every buffer, and the index then failed: "tensors used as indices
+// must be long, byte or bool tensors").
+void TorchImportTest::integerBuffersStayIntegers()
+{
+    QTemporaryDir dir;
+    const Graph graph = importWith("index_pairs", {"--input", "4x6", "--input", "4x3x2:int64:50"}, "module", dir.path());
+    QCOMPARE(*graph.vertex(graph.sink()).shape, (std::vector<std::int64_t>{4, 1}));
+    // The weights are float32 and the two index buffers (6 pairs each) int64.
+    const std::int64_t weights = (3 * 50 * 8 + 6 * 8 + 8 + (8 + 6) * 1 + 1) * 4;
+    QCOMPARE(metadata(graph, "parameter_bytes").get<std::int64_t>(), weights);
+    QCOMPARE(metadata(graph, "buffer_bytes").get<std::int64_t>(), std::int64_t(2 * 6 * 8));
+}
+
 // batch_scaled by dataflow, checked against what it promises: imported at batch 2 and 3, a
 // batch-scaled vertex's bytes grow by 3/2 and every other vertex's stay. The positions
 // (arange over a length read from a shape), their embedding and the causal mask (sliced from a
@@ -465,6 +497,8 @@ void TorchImportTest::badInput_data()
                                   << "rejects input 2x16:float32: Expected tensor for argument #1 'indices' to have one of "
                                      "the following scalar types: Long, Int";
     QTest::newRow("token out of range") << "gpt" << QStringList{"2x16:int64:1000"} << "rejects input 2x16:int64:1000: index out of range";
+    // The op that threw, and the line of the model's source that has it.
+    QTest::newRow("where it threw") << "gpt" << QStringList{"2x16:int64:1000"} << "(at aten::embedding, ";
     QTest::newRow("rejected shape") << "resnet18" << QStringList{"1x1x64x64"}
                                     << "rejects input 1x1x64x64:float32: Given groups=1, weight of size [64, 3, 7, 7]";
     QTest::newRow("returns its input") << "identity" << QStringList{"2x3"}

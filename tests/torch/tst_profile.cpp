@@ -420,6 +420,10 @@ void TorchProfileTest::regularStepAsPredictedAtEveryPhase_data()
     // A linear layer's weights' gradients formed after an in-place hardswish let go of the copy it
     // saved and an in-place dropout of its mask, and after the vertex's gradient (P81).
     QTest::newRow("hardswish_head") << "hardswish_head" << "4x3x32x32" << "module";
+    // Weight norm's weights made just before the convolution that reads them, as the module's own
+    // forward makes them: their nodes form `weight_g`'s and `weight_v`'s gradients right after that
+    // convolution's backward (P20), not at the step's end.
+    QTest::newRow("weight_norm_tcn") << "weight_norm_tcn" << "4x4x32" << "module";
 }
 
 void TorchProfileTest::regularStepAsPredictedAtEveryPhase()
@@ -457,6 +461,7 @@ void TorchProfileTest::checkpointedStepAsPredictedAtEveryPhase_data()
     // The executor's root at the classifier: its weights' gradients come after the in-place ops'
     // nodes let go of the copy and the mask they saved (P82).
     QTest::newRow("hardswish_head") << "hardswish_head" << "4x3x32x32" << "module" << 2;
+    QTest::newRow("weight_norm_tcn") << "weight_norm_tcn" << "4x4x32" << "module" << 2;
 }
 
 void TorchProfileTest::checkpointedStepAsPredictedAtEveryPhase()
