@@ -219,6 +219,10 @@ public:
         for (const at::Tensor& p : m_program.module().parameters())
             p.requires_grad_(true);
         m_program.refreshStatics();  // with autograd: finds the statics it computes (P20)
+        m_program.findGradientCarriers();
+        for (const OpGroup& group : m_program.groups())
+            if (group.carriesGradient)
+                m_carriers.insert(group.exports.begin(), group.exports.end());
         // As in training, the inputs get no gradient: the first vertex's backward forms none (an
         // image's was the step's last allocation, SqueezeNet's checkpointed peak).
         m_inputs = m_program.randomInputs();
@@ -438,8 +442,9 @@ private:
             forward(m_schedule.order, env, m_isCheckpoint, true);
         }
         markForwardDone();
+        // The inputs need no gradient, nor what shapes and constants alone make (a mask of ones).
         for (auto& [value, stored] : env)
-            if (value->node() != value->owningGraph()->param_node())  // the inputs need no gradient
+            if (m_carriers.count(value))
                 stored = asLeaf(stored);
         m_roots.assign(m_program.groups().size(), {});
         // The inputs (and a virtual source) have no operation to back-propagate through.
@@ -520,7 +525,7 @@ private:
             if (it->second.isTensor())
                 m_roots[g][i] = it->second.toTensor();
             if (publish)
-                env[exports[i]] = asLeaf(it->second);
+                env[exports[i]] = m_carriers.count(exports[i]) ? asLeaf(it->second) : it->second;
         }
         if (g == m_schedule.sink)
             m_sinkLoss = m_program.output(local).toTensor().mean();
@@ -560,6 +565,7 @@ private:
     std::vector<at::Tensor> m_inputs;
     Schedule m_schedule;
     std::vector<bool> m_isCheckpoint;
+    std::unordered_set<const Value*> m_carriers;  // the exports of groups that carry a gradient
     std::vector<SegmentRun> m_segments;
     std::vector<std::vector<at::Tensor>> m_roots;  // per group and export: its output with autograd
     at::Tensor m_sinkLoss;

@@ -624,6 +624,8 @@ void TorchProgram::analyse()
     for (int i = 0; i < inputCount(); ++i) {
         env[inputValue(i)] = inputs[static_cast<std::size_t>(i)];
         owner[storageOf(inputs[static_cast<std::size_t>(i)])] = i;
+        // A view of an input (MAE's patches unfolded from the image, DLRM's column of ids) allocates nothing.
+        seen.insert(storageOf(inputs[static_cast<std::size_t>(i)]));
         fromData.insert(inputValue(i));
     }
 
@@ -1212,6 +1214,66 @@ void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, con
 // save, for any op and for composite ops alike. The run with autograd and then its backward
 // (from gradients of ones, the parameters' gradients unset as in a fresh step, but for those a later
 // group forms first: P71) are measured for scratch memory on the way (rule P8).
+// Groups in dependency order (an in-place op can put a late node into an early group).
+std::vector<int> TorchProgram::dependencyOrder() const
+{
+    std::vector<int> order;
+    std::vector<bool> placed(m_groups.size(), false);
+    std::function<void(int)> place = [&](int g) {
+        if (placed[g])
+            return;
+        placed[g] = true;
+        for (int d : m_groups[g].deps)
+            place(d);
+        order.push_back(g);
+    };
+    for (std::size_t g = 0; g < m_groups.size(); ++g)
+        place(static_cast<int>(g));
+    return order;
+}
+
+void TorchProgram::findGradientCarriers()
+{
+    Env values;
+    const auto inputs = randomInputs();
+    for (int i = 0; i < inputCount(); ++i)
+        values[inputValue(i)] = inputs[static_cast<std::size_t>(i)];
+    for (int g : dependencyOrder()) {
+        OpGroup& group = m_groups[g];
+        Env env;
+        for (int d : group.deps)
+            for (const Value* v : m_groups[d].exports) {
+                const c10::IValue& value = values.at(v);
+                if (!value.isTensor()) {
+                    env[v] = value;
+                    continue;
+                }
+                at::Tensor copy = value.toTensor().detach();
+                // A clone of a leaf, so that an in-place op may write it.
+                if (copy.is_floating_point() && m_groups[d].carriesGradient)
+                    copy = copy.requires_grad_(true).clone();
+                env[v] = copy;
+            }
+        if (group.input >= 0) {
+            env[inputValue(group.input)] = values.at(inputValue(group.input));
+            runGroup(g, env);
+        } else {
+            refreshStaticsReadBy(g, false);
+            runGroup(g, env);
+        }
+        bool carries = false;
+        for (const Value* v : group.exports)
+            if (auto it = env.find(v); it != env.end()) {
+                std::vector<at::Tensor> tensors;
+                collectTensors(it->second, tensors);
+                for (const at::Tensor& t : tensors)
+                    carries = carries || (t.defined() && t.requires_grad());
+                values[v] = it->second;
+            }
+        group.carriesGradient = group.input < 0 && carries;
+    }
+}
+
 void TorchProgram::findSavedTensors()
 {
     auto references = [](const c10::IValue& value) {
@@ -1240,19 +1302,8 @@ void TorchProgram::findSavedTensors()
         runGroup(g, env);
         return made;  // the statics' values, which the step holds before the run as it does after
     };
-    // Groups in dependency order (an in-place op can put a late node into an early group).
-    std::vector<int> order;
-    std::vector<bool> placed(m_groups.size(), false);
-    std::function<void(int)> place = [&](int g) {
-        if (placed[g])
-            return;
-        placed[g] = true;
-        for (int d : m_groups[g].deps)
-            place(d);
-        order.push_back(g);
-    };
-    for (std::size_t g = 0; g < m_groups.size(); ++g)
-        place(static_cast<int>(g));
+    findGradientCarriers();
+    const std::vector<int> order = dependencyOrder();
     Env values;
     {
         torch::NoGradGuard noGrad;
@@ -1275,8 +1326,9 @@ void TorchProgram::findSavedTensors()
                     continue;
                 }
                 at::Tensor copy = value.toTensor().detach().clone();
-                // The model's inputs get no gradient, as in training (and in the profiler).
-                if (kind != Inputs::Plain && copy.is_floating_point() && m_groups[d].input < 0) {
+                // The model's inputs get no gradient, as in training (and in the profiler), nor
+                // what is made from shapes and constants alone.
+                if (kind != Inputs::Plain && copy.is_floating_point() && m_groups[d].carriesGradient) {
                     copy = copy.requires_grad_(true);
                     if (kind == Inputs::Grad)
                         copy = copy.clone();

@@ -45,6 +45,9 @@ struct OpGroup {
     // And the deps its backward sends no gradient: read for their shape alone (an attention's
     // aten::size of k), or not differentiable (a boolean mask).
     std::vector<int> depsWithoutGradient;
+    // Whether its tensors carry a gradient in a step (findGradientCarriers): computed from the
+    // parameters, not from the inputs (P21) or from shapes and constants alone (MAE's mask of ones).
+    bool carriesGradient = true;
     // And the deps it hands its own gradient unchanged (P15: an add's summands get the very tensor)
     // or a slice of it (P27: a concatenation's inputs), as autograd's engine does in a regular step.
     std::vector<int> depsPassedGradient;
@@ -113,6 +116,9 @@ public:
     // running every group once more with autograd, and measures that run's and its backward's
     // scratch memory; toGraph() then writes Vertex::savedBy and the workspace bytes.
     void findSavedTensors();
+    // Sets OpGroup::carriesGradient by running each group once with autograd, its deps' tensors
+    // detached, requiring a gradient where theirs do. The parameters require one.
+    void findGradientCarriers();
     Graph toGraph() const;
     // One tensor per input, the same on every call (a fixed seed): floats standard normal,
     // integers uniform in [0, high). Control flow was expanded for these values.
@@ -140,6 +146,7 @@ private:
 
     void load();
     void findTrackedStatics();
+    std::vector<int> dependencyOrder() const;
     void expandControlFlow();
     std::vector<Value*> expand(Node* node, Env& env);
     std::vector<Value*> inlineBlock(torch::jit::Block* block, Node* before, const std::vector<Value*>& inputs, Env& env);

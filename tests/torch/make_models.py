@@ -430,6 +430,33 @@ class IndexPairs(nn.Module):
         return self.top(torch.cat([x, z], 1))
 
 
+class MaskedPatches(nn.Module):
+    """MAE's masking in small (masked_patches): patches unfolded from the image (views of the input,
+    then one copy), a random quarter of them kept by argsort and gather, and a loss weighted by a mask
+    made of ones, which carries no gradient: autograd neither saves it nor sends it one."""
+
+    def __init__(self, patch=4, dim=32):
+        super().__init__()
+        self.patch, self.dim = patch, dim
+        self.embed = nn.Linear(3 * patch * patch, dim)
+        self.decode = nn.Linear(dim, 3 * patch * patch)
+
+    def forward(self, imgs):
+        B, p = imgs.shape[0], self.patch
+        patches = imgs.unfold(2, p, p).unfold(3, p, p).permute(0, 2, 3, 4, 5, 1).reshape(B, -1, 3 * p * p)
+        L = patches.shape[1]
+        keep = L // 4
+        shuffle = torch.argsort(torch.rand(B, L), dim=1)
+        restore = torch.argsort(shuffle, dim=1)
+        x = torch.gather(self.embed(patches), 1, shuffle[:, :keep, None].expand(-1, -1, self.dim))
+        mask = torch.ones(B, L)
+        mask[:, :keep] = 0
+        mask = torch.gather(mask, 1, restore)
+        tokens = torch.cat([x, torch.zeros(B, L - keep, self.dim)], 1)
+        pred = self.decode(torch.gather(tokens, 1, restore[:, :, None].expand(-1, -1, self.dim)))
+        return ((pred - patches) ** 2).mean(-1) * mask
+
+
 class ControlFlow(nn.Module):
     """Scripted control flow: a loop and a shape-dependent branch (prim::Loop, prim::If)."""
 
@@ -488,6 +515,7 @@ save(torch.jit.trace(HardswishHead().train(), torch.randn(4, 3, 32, 32), check_t
 save(torch.jit.trace(WeightNormTcn().train(), torch.randn(4, 4, 32), check_trace=False), "weight_norm_tcn")
 save(torch.jit.trace(IndexPairs().train(), (torch.randn(4, 6), torch.randint(0, 50, (4, 3, 2))), check_trace=False),
      "index_pairs")
+save(torch.jit.trace(MaskedPatches().train(), torch.randn(4, 3, 16, 16), check_trace=False), "masked_patches")
 save(torch.jit.script(TwoInputs().eval()), "two_inputs")
 save(torch.jit.script(ControlFlow().eval()), "control_flow")
 

@@ -84,6 +84,7 @@ private Q_SLOTS:
     void parameterReadThroughAView();
     void parameterReadThroughStatics();
     void integerBuffersStayIntegers();
+    void viewsOfTheInputAndValuesWithoutGradient();
     void batchScaledByDataflow();
     void twoInputs();
     void controlFlowExpanded();
@@ -404,6 +405,27 @@ void TorchImportTest::integerBuffersStayIntegers()
     const std::int64_t weights = (3 * 50 * 8 + 6 * 8 + 8 + (8 + 6) * 1 + 1) * 4;
     QCOMPARE(metadata(graph, "parameter_bytes").get<std::int64_t>(), weights);
     QCOMPARE(metadata(graph, "buffer_bytes").get<std::int64_t>(), std::int64_t(2 * 6 * 8));
+}
+
+// MAE's masking (masked_patches): the patches unfolded from the image are views of the input, which
+// allocate nothing (before, `unfold` was a vertex of the input's size); the mask of ones carries no
+// gradient in a step, so the gather that reads it saves nothing of it and sends it none (before, the
+// measures gave it one, and the model held it to the gather's backward).
+void TorchImportTest::viewsOfTheInputAndValuesWithoutGradient()
+{
+    QTemporaryDir dir;
+    const Graph graph = importWith("masked_patches", {"--input", "4x3x16x16"}, "module", dir.path());
+    for (const Vertex& v : graph.vertices())
+        QVERIFY2(v.op != "aten::unfold" && v.op != "aten::permute", v.id.c_str());
+    QCOMPARE(vertexWithOp(graph, "aten::reshape").bytes, std::int64_t(4 * 3 * 16 * 16 * 4));
+    const Vertex& ones = vertexWithOp(graph, "aten::ones+aten::fill_");
+    QCOMPARE(*ones.autograd->savedBy, std::vector<std::string>{});
+    const Vertex& gathered = graph.vertex(*graph.find("gather#2"));
+    const auto& without = gathered.autograd->readsWithoutGradient;
+    QVERIFY(std::find(without.begin(), without.end(), ones.id) != without.end());
+    // The reshaped patches come from the input alone: the embedding sends them no gradient either.
+    const auto& embedReads = graph.vertex(*graph.find("embed")).autograd->readsWithoutGradient;
+    QCOMPARE(embedReads, std::vector<std::string>{"reshape"});
 }
 
 // batch_scaled by dataflow, checked against what it promises: imported at batch 2 and 3, a

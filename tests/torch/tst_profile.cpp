@@ -424,6 +424,8 @@ void TorchProfileTest::regularStepAsPredictedAtEveryPhase_data()
     // forward makes them: their nodes form `weight_g`'s and `weight_v`'s gradients right after that
     // convolution's backward (P20), not at the step's end.
     QTest::newRow("weight_norm_tcn") << "weight_norm_tcn" << "4x4x32" << "module";
+    // Patches unfolded from the input (views) and a mask of ones that carries no gradient (P84).
+    QTest::newRow("masked_patches") << "masked_patches" << "4x3x16x16" << "module";
 }
 
 void TorchProfileTest::regularStepAsPredictedAtEveryPhase()
@@ -462,6 +464,7 @@ void TorchProfileTest::checkpointedStepAsPredictedAtEveryPhase_data()
     // nodes let go of the copy and the mask they saved (P82).
     QTest::newRow("hardswish_head") << "hardswish_head" << "4x3x32x32" << "module" << 2;
     QTest::newRow("weight_norm_tcn") << "weight_norm_tcn" << "4x4x32" << "module" << 2;
+    QTest::newRow("masked_patches") << "masked_patches" << "4x3x16x16" << "module" << 2;
 }
 
 void TorchProfileTest::checkpointedStepAsPredictedAtEveryPhase()
