@@ -1214,6 +1214,29 @@ void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, con
 // save, for any op and for composite ops alike. The run with autograd and then its backward
 // (from gradients of ones, the parameters' gradients unset as in a fresh step, but for those a later
 // group forms first: P71) are measured for scratch memory on the way (rule P8).
+Env TorchProgram::depValues(const OpGroup& group, const Env& values, DepGradient gradient) const
+{
+    Env env;
+    for (int d : group.deps)
+        for (const Value* v : m_groups[d].exports) {
+            const c10::IValue& value = values.at(v);
+            if (!value.isTensor()) {
+                env[v] = value;
+                continue;
+            }
+            at::Tensor copy = value.toTensor().detach().clone();
+            // The model's inputs get no gradient, as in training (and in the profiler), nor what is made
+            // from shapes and constants alone.
+            if (gradient != DepGradient::None && copy.is_floating_point() && m_groups[d].carriesGradient) {
+                copy = copy.requires_grad_(true);
+                if (gradient == DepGradient::NonLeaf)
+                    copy = copy.clone();
+            }
+            env[v] = copy;
+        }
+    return env;
+}
+
 // Groups in dependency order (an in-place op can put a late node into an early group).
 std::vector<int> TorchProgram::dependencyOrder() const
 {
@@ -1240,27 +1263,12 @@ void TorchProgram::findGradientCarriers()
         values[inputValue(i)] = inputs[static_cast<std::size_t>(i)];
     for (int g : dependencyOrder()) {
         OpGroup& group = m_groups[g];
-        Env env;
-        for (int d : group.deps)
-            for (const Value* v : m_groups[d].exports) {
-                const c10::IValue& value = values.at(v);
-                if (!value.isTensor()) {
-                    env[v] = value;
-                    continue;
-                }
-                at::Tensor copy = value.toTensor().detach();
-                // A clone of a leaf, so that an in-place op may write it.
-                if (copy.is_floating_point() && m_groups[d].carriesGradient)
-                    copy = copy.requires_grad_(true).clone();
-                env[v] = copy;
-            }
-        if (group.input >= 0) {
+        Env env = depValues(group, values, DepGradient::NonLeaf);
+        if (group.input >= 0)
             env[inputValue(group.input)] = values.at(inputValue(group.input));
-            runGroup(g, env);
-        } else {
+        else
             refreshStaticsReadBy(g, false);
-            runGroup(g, env);
-        }
+        runGroup(g, env);
         bool carries = false;
         for (const Value* v : group.exports)
             if (auto it = env.find(v); it != env.end()) {
@@ -1317,25 +1325,9 @@ void TorchProgram::findSavedTensors()
     // ckptx-torch's executor has them in a checkpointed step (P24).
     enum class Inputs { Plain, Grad, Leaves };
     auto copyInputs = [&](const OpGroup& group, Inputs kind) {
-        Env env;
-        for (int d : group.deps)
-            for (const Value* v : m_groups[d].exports) {
-                const c10::IValue& value = values.at(v);
-                if (!value.isTensor()) {
-                    env[v] = value;
-                    continue;
-                }
-                at::Tensor copy = value.toTensor().detach().clone();
-                // The model's inputs get no gradient, as in training (and in the profiler), nor
-                // what is made from shapes and constants alone.
-                if (kind != Inputs::Plain && copy.is_floating_point() && m_groups[d].carriesGradient) {
-                    copy = copy.requires_grad_(true);
-                    if (kind == Inputs::Grad)
-                        copy = copy.clone();
-                }
-                env[v] = copy;
-            }
-        return env;
+        return depValues(group, values, kind == Inputs::Plain  ? DepGradient::None
+                                        : kind == Inputs::Grad ? DepGradient::NonLeaf
+                                                               : DepGradient::Leaf);
     };
     auto reporter = std::make_shared<ScratchReporter>(device().type());
     c10::DebugInfoGuard reporting(c10::DebugInfoKind::PROFILER_STATE, reporter);

@@ -147,6 +147,11 @@ private:
     void load();
     void findTrackedStatics();
     std::vector<int> dependencyOrder() const;
+    // The values of g's deps in `values`, copied; those that carry a gradient require one unless
+    // None: leaves (as ckptx-torch's executor has them) or outputs of a node (as a step has them,
+    // which in-place ops may write).
+    enum class DepGradient { None, Leaf, NonLeaf };
+    Env depValues(const OpGroup& group, const Env& values, DepGradient gradient) const;
     void expandControlFlow();
     std::vector<Value*> expand(Node* node, Env& env);
     std::vector<Value*> inlineBlock(torch::jit::Block* block, Node* before, const std::vector<Value*>& inputs, Env& env);
