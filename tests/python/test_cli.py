@@ -511,6 +511,27 @@ class Cli(unittest.TestCase):
         self.assertEqual(flags, {"input": False, "first": False, "relu": False, "second": True, "drop": True,
                                  "add": False})
 
+    def test_saves_other_reads_saved_buffers(self):
+        # DLRM's interaction picks its pairs with index buffers, which aten::index saves and nothing
+        # else: its backward is the first of a re-forwarded segment to unpack. The recording restored
+        # every buffer before it read what the backwards saved, and the saved indices were then
+        # unreadable (modified in place).
+        class Pairs(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = torch.nn.Linear(4, 3 * 8)
+                self.register_buffer("li", torch.tensor([1, 2, 2]))
+                self.register_buffer("lj", torch.tensor([0, 0, 1]))
+
+            def forward(self, x):
+                t = self.embed(x).view(-1, 3, 8)
+                return torch.bmm(t, t.transpose(1, 2))[:, self.li, self.lj]
+
+        torch.manual_seed(0)
+        graph = export_graph(Pairs(), (torch.randn(4, 4),))
+        flags = {v["op"]: v.get("saves_other", False) for v in graph["vertices"]}
+        self.assertTrue(flags["aten::index"], graph["vertices"])
+
     def test_depth_cuts_at_transformer_blocks(self):
         torch.manual_seed(0)
         graph = export_graph(models.gpt(), (torch.randint(0, 100, (2, 32)),), depth=3)

@@ -655,7 +655,10 @@ def _restore_state(model, state):
     buffers, grads, rng, cuda_rng = state
     with torch.no_grad():
         for buffer, copy in buffers:
-            buffer.copy_(copy)
+            # Only those the run changed (BatchNorm's statistics): writing one would bump the version of
+            # a buffer a backward saved (DLRM's index pairs), which the recording then could not read.
+            if not torch.equal(buffer, copy):
+                buffer.copy_(copy)
     for p, g in grads:
         p.grad = g
     torch.set_rng_state(rng)
