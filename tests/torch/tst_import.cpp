@@ -67,6 +67,15 @@ const Vertex& vertexWithOp(const Graph& graph, const std::string& op)
     throw std::runtime_error("no vertex with op " + op);
 }
 
+// The parameter bytes the vertices own, which every weight having one owner makes the model's.
+std::int64_t ownedParameterBytes(const Graph& graph)
+{
+    std::int64_t owned = 0;
+    for (const Vertex& v : graph.vertices())
+        owned += v.autograd->parameterBytes;
+    return owned;
+}
+
 }  // namespace
 
 class TorchImportTest : public QObject {
@@ -341,10 +350,7 @@ void TorchImportTest::tokenInput()
             embeddings += v.autograd->parameterBytes;
     QCOMPARE(embeddings, std::int64_t(16 * 32 * 4));  // the positions' own table alone
     // Every weight has one owner, the tied one counted once in the model's total too.
-    std::int64_t owned = 0;
-    for (const Vertex& v : graph.vertices())
-        owned += v.autograd->parameterBytes;
-    QCOMPARE(owned, metadata(graph, "parameter_bytes").get<std::int64_t>());
+    QCOMPARE(ownedParameterBytes(graph), metadata(graph, "parameter_bytes").get<std::int64_t>());
     // Inputs a backward sends no gradient (P13): the boolean mask masked_fill reads, and the layer
     // norm's output, which the scores' matmul reads only through x.size().
     QCOMPARE(graph.vertex(*graph.find("h.0.attn/masked_fill")).autograd->readsWithoutGradient,
@@ -370,10 +376,7 @@ void TorchImportTest::parameterReadThroughAView()
 {
     QTemporaryDir dir;
     const Graph graph = importWith("pos_table_lm", {"--input", "4x8:int64:100"}, "module", dir.path());
-    std::int64_t owned = 0;
-    for (const Vertex& v : graph.vertices())
-        owned += v.autograd->parameterBytes;
-    QCOMPARE(owned, metadata(graph, "parameter_bytes").get<std::int64_t>());
+    QCOMPARE(ownedParameterBytes(graph), metadata(graph, "parameter_bytes").get<std::int64_t>());
     QCOMPARE(graph.vertex(*graph.find("add")).autograd->parameterBytes, std::int64_t(16 * 32 * 4));
 }
 
@@ -385,10 +388,7 @@ void TorchImportTest::parameterReadThroughStatics()
 {
     QTemporaryDir dir;
     const Graph graph = importWith("weight_norm_tcn", {"--input", "4x4x32"}, "module", dir.path());
-    std::int64_t owned = 0;
-    for (const Vertex& v : graph.vertices())
-        owned += v.autograd->parameterBytes;
-    QCOMPARE(owned, metadata(graph, "parameter_bytes").get<std::int64_t>());
+    QCOMPARE(ownedParameterBytes(graph), metadata(graph, "parameter_bytes").get<std::int64_t>());
     // The first convolution: weight_v 8x4x3, weight_g 8x1x1 and the bias, in float32.
     QCOMPARE(graph.vertex(*graph.find("blocks.0.0")).autograd->parameterBytes, std::int64_t((8 * 4 * 3 + 8 + 8) * 4));
 }
