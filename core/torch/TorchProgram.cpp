@@ -1206,14 +1206,6 @@ void findHandedGradients(const std::vector<OpGroup>& groups, OpGroup& group, con
 
 }  // namespace
 
-// A group's backward keeps a tensor when its autograd nodes hold a reference to it: the input
-// itself (a saved input) or its storage (a saved output is stored as a shallow copy). So each
-// group runs twice on fresh copies of its inputs, without and with autograd, and a tensor holds
-// more references after the second run exactly when the backward saved it. Asking autograd
-// rather than keeping a table per aten op follows whatever this LibTorch's derivative formulas
-// save, for any op and for composite ops alike. The run with autograd and then its backward
-// (from gradients of ones, the parameters' gradients unset as in a fresh step, but for those a later
-// group forms first: P71) are measured for scratch memory on the way (rule P8).
 Env TorchProgram::depValues(const OpGroup& group, const Env& values, DepGradient gradient) const
 {
     Env env;
@@ -1282,6 +1274,14 @@ void TorchProgram::findGradientCarriers()
     }
 }
 
+// A group's backward keeps a tensor when its autograd nodes hold a reference to it: the input
+// itself (a saved input) or its storage (a saved output is stored as a shallow copy). So each
+// group runs twice on fresh copies of its inputs, without and with autograd, and a tensor holds
+// more references after the second run exactly when the backward saved it. Asking autograd
+// rather than keeping a table per aten op follows whatever this LibTorch's derivative formulas
+// save, for any op and for composite ops alike. The run with autograd and then its backward
+// (from gradients of ones, the parameters' gradients unset as in a fresh step, but for those a later
+// group forms first: P71) are measured for scratch memory on the way (rule P8).
 void TorchProgram::findSavedTensors()
 {
     auto references = [](const c10::IValue& value) {
