@@ -1125,7 +1125,10 @@ std::map<int, OpGroup::HandedLayout> handedLayouts(const HandedGradients& h, con
                 layouts[h.readBy[i]] = {grad.sizes().vec(), grad.strides().vec(), grad.storage_offset(),
                                         static_cast<std::int64_t>(grad.storage().nbytes() / grad.element_size()), true};
         } else if (grad.is_non_overlapping_and_dense() && grad.strides() != denseLike(h.reads[i]).strides()) {
-            layouts[h.readBy[i]] = {grad.sizes().vec(), grad.strides().vec(), 0, grad.numel(), false};
+            bool held = false;
+            for (std::size_t j = 0; j < h.grads.size(); ++j)
+                held = held || (h.grads[j].defined() && h.readBy[j] < h.readBy[i] && h.grads[j].is_alias_of(grad));
+            layouts[h.readBy[i]] = {grad.sizes().vec(), grad.strides().vec(), 0, grad.numel(), false, held};
         }
     }
     return layouts;
@@ -1352,7 +1355,11 @@ void TorchProgram::findSavedTensors()
     // slice that is not contiguous, the gradient is a view of the reader's, which the step holds
     // (P27): the backward starts from such a view, made before the measure, and whatever it copies
     // to read it is its workspace; the view's bytes are added so that the field reads as in the
-    // other cases, the gradient inside it. The outputs go with their last reference here, so only
+    // other cases, the gradient inside it. P85: so too where the reader passes its own gradient to
+    // another dep as well, whose backward runs later (a transpose and an add: the summands share it),
+    // laid out otherwise: the step holds it after the first node has copied it to read it (a linear
+    // layer over 3-D values, whose later nodes form the input's gradient beside that copy), where a
+    // gradient of the group's own would go. The outputs go with their last reference here, so only
     // what saved them holds them. The inputs stay referenced: their nodes run last, and other
     // readers may hold them.
     // P73 (`released`): the same with the inputs held by nothing but what saved them, as the step
@@ -1385,7 +1392,7 @@ void TorchProgram::findSavedTensors()
                 loss = loss.defined() ? loss + output.mean() : output.mean();
                 continue;
             }
-            if (handedAs && handedAs->slice) {
+            if (handedAs && (handedAs->slice || handedAs->heldByLaterDep)) {
                 const at::Tensor view = gradientLaidOut(*handedAs, output.options().requires_grad(false));
                 output.register_hook([view](const at::Tensor&) { return view; });
                 handed = output.numel() * static_cast<std::int64_t>(output.element_size());

@@ -64,6 +64,9 @@ struct OpGroup {
         std::vector<std::int64_t> sizes, strides;
         std::int64_t offset = 0, storageElements = 0;
         bool slice = false;
+        // P85: a dense tensor that another dep, whose backward runs later, is handed too (an add's
+        // gradient, passed to both summands), so the step holds it through this dep's backward.
+        bool heldByLaterDep = false;
     };
     std::map<int, HandedLayout> handedLayouts;
     // Filled by findSavedTensors() too: the bytes its forward with autograd and its backward

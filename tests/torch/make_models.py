@@ -457,6 +457,30 @@ class MaskedPatches(nn.Module):
         return ((pred - patches) ** 2).mean(-1) * mask
 
 
+class TokenMixer(nn.Module):
+    """An MLP-Mixer in small (token_mixer): a patchify stem read as tokens through a transpose, and in
+    each block an MLP mixing the tokens of the norm's output read back through a transpose, whose
+    output a residual add reads through another: the add's gradient reaches the MLP's last linear
+    layer as a transposed view, which its backward copies to fold it while the stem's summand still
+    holds what it views."""
+
+    def __init__(self, dim=32, tokens=16, depth=2):
+        super().__init__()
+        self.stem = nn.Conv2d(3, dim, 4, 4)
+        self.blocks = nn.ModuleList()
+        for _ in range(depth):
+            mix = nn.Sequential(nn.Linear(tokens, 2 * tokens), nn.GELU(), nn.Linear(2 * tokens, tokens))
+            self.blocks.append(nn.ModuleList([nn.LayerNorm(dim), mix, nn.LayerNorm(dim), nn.Linear(dim, dim)]))
+        self.head = nn.Linear(dim, 10)
+
+    def forward(self, x):
+        x = self.stem(x).flatten(2).transpose(1, 2)
+        for n1, mix, n2, channels in self.blocks:
+            x = x + mix(n1(x).transpose(1, 2)).transpose(1, 2)
+            x = x + channels(nn.functional.gelu(n2(x)))
+        return self.head(x.mean(1))
+
+
 class ControlFlow(nn.Module):
     """Scripted control flow: a loop and a shape-dependent branch (prim::Loop, prim::If)."""
 
@@ -516,6 +540,7 @@ save(torch.jit.trace(WeightNormTcn().train(), torch.randn(4, 4, 32), check_trace
 save(torch.jit.trace(IndexPairs().train(), (torch.randn(4, 6), torch.randint(0, 50, (4, 3, 2))), check_trace=False),
      "index_pairs")
 save(torch.jit.trace(MaskedPatches().train(), torch.randn(4, 3, 16, 16), check_trace=False), "masked_patches")
+save(torch.jit.trace(TokenMixer().train(), torch.randn(4, 3, 16, 16), check_trace=False), "token_mixer")
 save(torch.jit.script(TwoInputs().eval()), "two_inputs")
 save(torch.jit.script(ControlFlow().eval()), "control_flow")
 

@@ -426,6 +426,10 @@ void TorchProfileTest::regularStepAsPredictedAtEveryPhase_data()
     QTest::newRow("weight_norm_tcn") << "weight_norm_tcn" << "4x4x32" << "module";
     // Patches unfolded from the input (views) and a mask of ones that carries no gradient (P84).
     QTest::newRow("masked_patches") << "masked_patches" << "4x3x16x16" << "module";
+    // A token-mixing linear layer over 3-D values whose output a residual add reads through a
+    // transpose: its backward copies the transposed view it is handed, and the stem's summand still
+    // holds what it views (P85).
+    QTest::newRow("token_mixer") << "token_mixer" << "4x3x16x16" << "module";
 }
 
 void TorchProfileTest::regularStepAsPredictedAtEveryPhase()
