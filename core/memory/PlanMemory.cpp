@@ -722,10 +722,11 @@ private:
             weightGradients(v);
         std::vector<VertexIndex> formed;
         std::int64_t formedBytes = 0;  // P13: those it accumulates too, formed before they are added in (P72: made)
-        const VertexIndex keeper = leafKeepingView(v);
+        const std::vector<VertexIndex> keepers = leavesKeepingViews(v);
         for (VertexIndex u : m_graph.predecessors(v))
             if (!heldByStep(u) && tracked(u) && sendsGradient(m_graph, v, u)) {
-                if (!engineHandsOwnGradient(v, u) && !addsHandedGradientInPlace(v, u) && u != keeper)
+                if (!engineHandsOwnGradient(v, u) && !addsHandedGradientInPlace(v, u) &&
+                    std::find(keepers.begin(), keepers.end(), u) == keepers.end())
                     formedBytes += gradientBytes(m_graph.vertex(u));
                 if (!m_trace.hasGradient(u))
                     formed.push_back(u);
@@ -771,9 +772,9 @@ private:
             endBackward(v);
             if (riseFirst)
                 weightGradients(v);
-            takenBy = formGradients(v, formed, holder, keeper);
+            takenBy = formGradients(v, formed, holder, keepers);
         } else {
-            takenBy = formGradients(v, formed, holder, keeper);
+            takenBy = formGradients(v, formed, holder, keepers);
             endBackward(v);
         }
         touchOutOfPlaceSums(v, sums);
@@ -806,19 +807,21 @@ private:
     // P79: the executor's leaf u, holding no gradient yet, keeps the view of v's gradient that v's
     // operation hands it (a permute back to u's layout): a tensor object no one else holds, laid out
     // as u, which AccumulateGrad takes as it is; v's gradient itself, which the executor still holds,
-    // it copies (P72). Where several inputs get such views, the first to run is counted so (the
-    // others are formed: a model high, not low). -1 where none.
-    VertexIndex leafKeepingView(VertexIndex v) const
+    // it copies (P72). P86: every input handed such a view keeps it (an add that reads a convolution
+    // through a flatten and a transpose, and a linear layer through a transpose: both views of one
+    // storage). The first to run first (it owns the storage from here on).
+    std::vector<VertexIndex> leavesKeepingViews(VertexIndex v) const
     {
+        std::vector<VertexIndex> keepers;
         if (!rootedPlanStep())
-            return -1;
-        VertexIndex keeper = -1;
+            return keepers;
         for (const std::string& id : m_graph.vertex(v).autograd->passesGradientViewTo) {
             const VertexIndex u = *m_graph.find(id);
-            if (!heldByStep(u) && tracked(u) && !m_trace.hasGradient(u) && (keeper < 0 || m_runAt[u] < m_runAt[keeper]))
-                keeper = u;
+            if (!heldByStep(u) && tracked(u) && !m_trace.hasGradient(u))
+                keepers.push_back(u);
         }
-        return keeper;
+        std::sort(keepers.begin(), keepers.end(), [this](VertexIndex a, VertexIndex b) { return m_runAt[a] < m_runAt[b]; });
+        return keepers;
     }
 
     // P15: an input v passes its gradient to gets v's gradient tensor itself; the first of them to run
@@ -828,10 +831,11 @@ private:
     // all share it, and where the holder's backward comes first it hands the tensor on
     // (handOverSharedGradient; P58). P27: an input v hands a slice of its gradient holds no bytes of
     // its own; the tensor sliced (m_sliceTarget) stays until its last slice goes. P79: the leaf that
-    // keeps a view of v's gradient (`keeper`) takes its storage over. Returns the input that took v's
+    // keeps a view of v's gradient (the first of `keepers`) takes its storage over, and the others
+    // share it (P86). Returns the input that took v's
     // own tensor over, or -1.
     VertexIndex formGradients(VertexIndex v, const std::vector<VertexIndex>& formed, VertexIndex holder,
-                              VertexIndex keeper)
+                              const std::vector<VertexIndex>& keepers)
     {
         // The first to run of the inputs that get one tensor: v's gradient (P15), or one tensor v's
         // backward forms for a group of them (P53).
@@ -849,10 +853,12 @@ private:
             if (m_sliceTarget[v] >= 0 && slicesGradient(v, u)) {
                 m_trace.shareGradient(u);
                 m_sliceOf[u] = m_sliceTarget[v];
-            } else if ((u == owner && !held) || u == keeper) {
+            } else if ((u == owner && !held) || (!keepers.empty() && u == keepers.front())) {
                 m_trace.freeGradient(v);
                 m_trace.allocGradient(u);
                 takenBy = u;
+            } else if (std::find(keepers.begin(), keepers.end(), u) != keepers.end()) {
+                shareGradientOf(u, keepers.front());
             } else if (owner >= 0 && passesGradient(v, u)) {
                 shareGradientOf(u, held ? holder : owner);
             } else if (const int group = gradientGroup(v, u); group >= 0) {

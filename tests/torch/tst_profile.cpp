@@ -469,6 +469,11 @@ void TorchProfileTest::checkpointedStepAsPredictedAtEveryPhase_data()
     QTest::newRow("hardswish_head") << "hardswish_head" << "4x3x32x32" << "module" << 2;
     QTest::newRow("weight_norm_tcn") << "weight_norm_tcn" << "4x4x32" << "module" << 2;
     QTest::newRow("masked_patches") << "masked_patches" << "4x3x16x16" << "module" << 2;
+    // The residual add reads the stem through a flatten and a transpose and the token MLP through a
+    // transpose: both leaves are handed views of the add's gradient, laid out as they are, and both
+    // keep them with no copy (P86).
+    QTest::newRow("token_mixer/2") << "token_mixer" << "4x3x16x16" << "module" << 2;
+    QTest::newRow("token_mixer/3") << "token_mixer" << "4x3x16x16" << "module" << 3;
 }
 
 void TorchProfileTest::checkpointedStepAsPredictedAtEveryPhase()

@@ -1806,6 +1806,50 @@ private Q_SLOTS:
         QCOMPARE(p.phases[5].endBytes, 201);
     }
 
+    // P86: both inputs of b (an add that reads a convolution through a flatten and a transpose, and
+    // a linear layer through a transpose) are handed views of b's gradient laid out as they are,
+    // and both leaves keep them: x (1) -> a1 (100) -> a2 (100), both read by b (100) -> c (1000), b
+    // recomputed at its backward. b's backward peaks at x, a1, a2, b and b's gradient (401) and ends
+    // with one tensor, b's storage, for both gradients (301). Where a1 is handed b's gradient itself,
+    // which the executor still holds, its leaf copies it (501, then 401).
+    void handedGradientViewsKeptByEveryLeaf_data()
+    {
+        QTest::addColumn<QStringList>("views");
+        QTest::addColumn<qint64>("peak");
+        QTest::addColumn<qint64>("end");
+        QTest::newRow("both handed views") << QStringList{"a1", "a2"} << qint64(401) << qint64(301);
+        QTest::newRow("a2 handed a view") << QStringList{"a2"} << qint64(501) << qint64(401);
+    }
+
+    void handedGradientViewsKeptByEveryLeaf()
+    {
+        QFETCH(QStringList, views);
+        QFETCH(qint64, peak);
+        QFETCH(qint64, end);
+        GraphBuilder builder;
+        builder.setMetadata("plan_executor", "\"ckptx-torch\"");
+        for (const auto& [id, bytes] :
+             std::vector<std::pair<std::string, std::int64_t>>{{"x", 1}, {"a1", 100}, {"a2", 100}, {"b", 100}, {"c", 1000}}) {
+            Vertex v;
+            v.id = id;
+            v.bytes = bytes;
+            v.autograd.write().savedBy = std::vector<std::string>{};
+            if (id == "b") {
+                v.autograd.write().passesGradientTo = {"a1", "a2"};
+                for (const QString& u : views)
+                    v.autograd.write().passesGradientViewTo.push_back(u.toStdString());
+            }
+            builder.addVertex(v);
+        }
+        for (const auto& [from, to] :
+             std::vector<std::pair<std::string, std::string>>{{"x", "a1"}, {"a1", "a2"}, {"a1", "b"}, {"a2", "b"}, {"b", "c"}})
+            builder.addEdge(from, to);
+        const Graph g = builder.build();
+        const MemoryProfile p = simulatePlanMemory(g, evaluateIds(g, {"x", "a1", "a2", "c"}), MemoryModel::PyTorch);
+        QCOMPARE(p.phases[6].peakBytes, peak);
+        QCOMPARE(p.phases[6].endBytes, end);
+    }
+
     // P15 passed on by a sharer: a residual stream r and a branch m1 -> m2 (a mixture of experts'
     // out-of-place index_add chain), c = r + m2 (1, 100, 100, 100, 100, 1000 bytes). c passes its
     // gradient to r and m2 (r owns it, m2 shares it), m2 passes it on to m1: the same tensor, which
