@@ -224,7 +224,7 @@ void TorchProgram::fail(const std::string& problem) const
     failImport(m_options.modelPath, problem);
 }
 
-void TorchProgram::rejectInput(const std::string& message, const Node* node) const
+void TorchProgram::failAt(const std::string& problem, const std::string& message, const Node* node) const
 {
     if (isOutOfMemory(message))
         failTorch(m_options, message);
@@ -233,7 +233,12 @@ void TorchProgram::rejectInput(const std::string& message, const Node* node) con
     const auto range = node->sourceRange().findSourceRangeThatGenerated().value_or(node->sourceRange());
     if (const auto source = range.file_line_col())
         where += ", " + std::get<0>(*source) + ":" + std::to_string(std::get<1>(*source));
-    fail("the model rejects input " + formatInputSpecs(m_options.inputs) + ": " + firstLine(message) + where + ")");
+    fail(problem + ": " + firstLine(message) + where + ")");
+}
+
+void TorchProgram::rejectInput(const std::string& message, const Node* node) const
+{
+    failAt("the model rejects input " + formatInputSpecs(m_options.inputs), message, node);
 }
 
 void TorchProgram::load()
@@ -424,7 +429,17 @@ void TorchProgram::refreshStatics()
     for (Node* node : m_nodes) {
         if (m_kind.at(node) != NodeKind::Static)
             continue;
-        auto outputs = execute(node, lookup);
+        std::vector<c10::IValue> outputs;
+        try {
+            outputs = execute(node, lookup);
+        } catch (const c10::Error& e) {
+            // A trace drops `torch.no_grad()`: spectral norm's power iteration writes `out=` into its
+            // buffers, which autograd refuses once the weights need gradients. TorchScript's own
+            // interpreter fails there too, so the model cannot be trained as saved.
+            failAt(torch::GradMode::is_enabled() ? "training fails where the model computes from its weights alone"
+                                                 : "the model fails where it computes from its weights alone",
+                   e.what_without_backtrace(), node);
+        }
         for (std::size_t i = 0; i < outputs.size(); ++i)
             m_statics[node->outputs()[i]] = std::move(outputs[i]);
     }

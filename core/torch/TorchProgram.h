@@ -167,8 +167,10 @@ private:
     std::vector<c10::IValue> execute(Node* node, const Lookup& lookup) const;
     c10::IValue lazyValue(const Value* value, const Env& env, Env& local) const;
     [[noreturn]] void fail(const std::string& problem) const;
-    // The model threw running the inputs: out of memory, or the model's own complaint, named with the
-    // op that threw and where the model's source has it.
+    // The model threw running `node`: out of memory, or the model's own complaint, named with the op
+    // that threw and where the model's source has it.
+    [[noreturn]] void failAt(const std::string& problem, const std::string& message, const Node* node) const;
+    // The same, running the inputs.
     [[noreturn]] void rejectInput(const std::string& message, const Node* node) const;
     std::string modulePath(const Node* node) const;
 

@@ -541,6 +541,10 @@ save(torch.jit.trace(IndexPairs().train(), (torch.randn(4, 6), torch.randint(0, 
      "index_pairs")
 save(torch.jit.trace(MaskedPatches().train(), torch.randn(4, 3, 16, 16), check_trace=False), "masked_patches")
 save(torch.jit.trace(TokenMixer().train(), torch.randn(4, 3, 16, 16), check_trace=False), "token_mixer")
+# Spectral norm traced in training mode: the trace keeps its power iteration's `out=` writes into the
+# buffers but not the `torch.no_grad()` around them, so it cannot be trained (TorchScript refuses too).
+save(torch.jit.trace(nn.utils.spectral_norm(nn.Linear(8, 8)).train(), torch.randn(4, 8), check_trace=False),
+     "spectral_norm")
 save(torch.jit.script(TwoInputs().eval()), "two_inputs")
 save(torch.jit.script(ControlFlow().eval()), "control_flow")
 

@@ -523,6 +523,10 @@ void TorchImportTest::badInput_data()
     QTest::newRow("where it threw") << "gpt" << QStringList{"2x16:int64:1000"} << "(at aten::embedding, ";
     QTest::newRow("rejected shape") << "resnet18" << QStringList{"1x1x64x64"}
                                     << "rejects input 1x1x64x64:float32: Given groups=1, weight of size [64, 3, 7, 7]";
+    // What the weights alone compute fails under autograd (a trace of spectral norm): the op and the line.
+    QTest::newRow("untrainable trace") << "spectral_norm" << QStringList{"4x8"}
+                                       << "training fails where the model computes from its weights alone: div(): functions "
+                                          "with out=... arguments don't support automatic differentiation";
     QTest::newRow("returns its input") << "identity" << QStringList{"2x3"}
                                        << "forward returns its input x (or a view of it): there is no operation to import";
     QTest::newRow("newer PyTorch") << "newer_pytorch" << QStringList{"1x3x64x64"} << "written by a newer PyTorch";
