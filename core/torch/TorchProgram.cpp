@@ -865,7 +865,11 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
         }
         // P20: a weight read only through what autograd computes from it (weight norm's) gets its
         // gradient where that static's node runs: made just before its first reader, right after
-        // that reader's backward.
+        // that reader's backward. P87: where several such statics read it (a weight-normed block
+        // applied three times makes its weight three times), the node of the last made runs first
+        // and forms the gradient; the others add theirs into it, as other readers do (P23).
+        std::map<const Node*, std::size_t> madeBy;
+        std::map<const c10::StorageImpl*, std::vector<std::size_t>> readersUnder;
         for (std::size_t g = 0; g < groups.size() && !unclaimed.empty(); ++g) {
             if (!needed[g])
                 continue;
@@ -875,11 +879,13 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
                 const Node* n = v->node();
                 if (!visited.insert(n).second)
                     return;
+                auto kind = m_kind.find(n);
+                const bool isStatic = kind != m_kind.end() && kind->second == NodeKind::Static;
+                if (isStatic && n->kind().is_aten() && madeBy.emplace(n, g).first->second != g)
+                    return;  // an op an earlier reader makes (not a weight's attribute read)
                 if (auto it = m_statics.find(v); it != m_statics.end())
                     collectTensors(it->second, under);
-                auto kind = m_kind.find(n);
-                if (kind != m_kind.end() && (kind->second == NodeKind::Static || (kind->second == NodeKind::Transparent &&
-                                                                                  !m_statics.count(v))))
+                if (isStatic || (kind != m_kind.end() && kind->second == NodeKind::Transparent && !m_statics.count(v)))
                     for (const Value* input : n->inputs())
                         readUnder(input);
             };
@@ -888,9 +894,17 @@ void TorchProgram::buildGroups(const std::vector<int>& groupOfNode, const Env& e
                     readUnder(v);
             for (const auto& t : under)
                 if (auto p = unclaimed.find(storageOf(t)); p != unclaimed.end()) {
-                    parameterBytes[g] += static_cast<std::int64_t>(t.storage().nbytes());
-                    claimed.insert(unclaimed.extract(p));
+                    auto& readers = readersUnder[p->first];
+                    if (readers.empty() || readers.back() != g)
+                        readers.push_back(g);
                 }
+        }
+        for (const auto& [storage, readers] : readersUnder) {
+            auto p = unclaimed.find(storage);
+            parameterBytes[readers.back()] += static_cast<std::int64_t>(p->second.storage().nbytes());
+            for (std::size_t k = 0; k + 1 < readers.size(); ++k)
+                groups[readers[k]].sharedParameters.push_back(p->second);
+            claimed.insert(unclaimed.extract(p));
         }
     }
     for (std::size_t g = 0; g < groups.size(); ++g) {

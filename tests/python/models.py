@@ -356,6 +356,27 @@ class WeightNormNet(nn.Module):
 weight_norm_net = seeded(WeightNormNet)
 
 
+class SharedWeightNorm(nn.Module):
+    """One weight-normed convolution applied three times (a universal or recurrent block): each call's
+    pre-hook makes the weight again, three statics over `weight_g` and `weight_v`, and the last call's
+    node forms their gradients first (P87)."""
+
+    def __init__(self, ch=16):
+        super().__init__()
+        self.inp = nn.Conv1d(4, ch, 1)
+        self.conv = nn.utils.weight_norm(nn.Conv1d(ch, ch, 3, padding=1))
+        self.out = nn.Conv1d(ch, 2, 1)
+
+    def forward(self, x):
+        h = self.inp(x)
+        for _ in range(3):
+            h = h + F.relu(self.conv(h))
+        return self.out(h)
+
+
+shared_weight_norm = seeded(SharedWeightNorm)
+
+
 class ConvAutoencoder(nn.Module):
     """Weight-normalised strided convolutions down, transposed convolutions and in-place ReLUs up, the
     reconstruction loss returned: each decoder step is one vertex whose ReLU saved its output."""

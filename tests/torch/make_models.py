@@ -409,6 +409,24 @@ class WeightNormTcn(nn.Module):
         return self.head(x.flatten(1))
 
 
+class SharedWeightNorm(nn.Module):
+    """One weight-normed convolution applied three times (shared_weight_norm), as a universal or
+    recurrent block: each call makes its weight from `weight_g` and `weight_v` again (three statics),
+    so the last call's static node forms their gradients first and the other two add theirs."""
+
+    def __init__(self, ch=8):
+        super().__init__()
+        self.inp = nn.Conv1d(4, ch, 1)
+        self.conv = nn.utils.weight_norm(nn.Conv1d(ch, ch, 3, padding=1))
+        self.head = nn.Linear(ch * 32, 10)
+
+    def forward(self, x):
+        h = self.inp(x)
+        for _ in range(3):
+            h = h + torch.relu(self.conv(h))
+        return self.head(h.flatten(1))
+
+
 class IndexPairs(nn.Module):
     """A DLRM-style interaction in small (index_pairs): embedding bags summed from int64 ids, and the
     pairwise dot products picked by int64 buffers of indices, which must stay integers."""
@@ -537,6 +555,7 @@ save(torch.jit.trace(MiniSegFormer().train(), torch.randn(4, 3, 32, 32), check_t
 save(torch.jit.trace(MiniConvNeXt().train(), torch.randn(4, 3, 32, 32), check_trace=False), "mini_convnext")
 save(torch.jit.trace(HardswishHead().train(), torch.randn(4, 3, 32, 32), check_trace=False), "hardswish_head")
 save(torch.jit.trace(WeightNormTcn().train(), torch.randn(4, 4, 32), check_trace=False), "weight_norm_tcn")
+save(torch.jit.trace(SharedWeightNorm().train(), torch.randn(4, 4, 32), check_trace=False), "shared_weight_norm")
 save(torch.jit.trace(IndexPairs().train(), (torch.randn(4, 6), torch.randint(0, 50, (4, 3, 2))), check_trace=False),
      "index_pairs")
 save(torch.jit.trace(MaskedPatches().train(), torch.randn(4, 3, 16, 16), check_trace=False), "masked_patches")

@@ -391,6 +391,12 @@ void TorchImportTest::parameterReadThroughStatics()
     QCOMPARE(ownedParameterBytes(graph), metadata(graph, "parameter_bytes").get<std::int64_t>());
     // The first convolution: weight_v 8x4x3, weight_g 8x1x1 and the bias, in float32.
     QCOMPARE(graph.vertex(*graph.find("blocks.0.0")).autograd->parameterBytes, std::int64_t((8 * 4 * 3 + 8 + 8) * 4));
+    // P87: one weight-normed convolution called three times makes its weight three times; the last
+    // call forms the gradients of weight_g (8x1x1), weight_v (8x8x3) and the bias (8) first.
+    const Graph shared = importWith("shared_weight_norm", {"--input", "4x4x32"}, "module", dir.path());
+    QCOMPARE(ownedParameterBytes(shared), metadata(shared, "parameter_bytes").get<std::int64_t>());
+    QCOMPARE(shared.vertex(*shared.find("conv#3")).autograd->parameterBytes, std::int64_t((8 + 8 * 8 * 3 + 8) * 4));
+    QCOMPARE(shared.vertex(*shared.find("conv")).autograd->parameterBytes, std::int64_t(0));
 }
 
 // Integer buffers keep their type when the importer puts the model in the float dtype (DLRM's index

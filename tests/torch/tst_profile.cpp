@@ -424,6 +424,9 @@ void TorchProfileTest::regularStepAsPredictedAtEveryPhase_data()
     // forward makes them: their nodes form `weight_g`'s and `weight_v`'s gradients right after that
     // convolution's backward (P20), not at the step's end.
     QTest::newRow("weight_norm_tcn") << "weight_norm_tcn" << "4x4x32" << "module";
+    // One weight-normed convolution called three times: the last call's static node forms the
+    // weights' gradients, right after that call's backward; the others add theirs (P87).
+    QTest::newRow("shared_weight_norm") << "shared_weight_norm" << "4x4x32" << "module";
     // Patches unfolded from the input (views) and a mask of ones that carries no gradient (P84).
     QTest::newRow("masked_patches") << "masked_patches" << "4x3x16x16" << "module";
     // A token-mixing linear layer over 3-D values whose output a residual add reads through a
@@ -468,6 +471,7 @@ void TorchProfileTest::checkpointedStepAsPredictedAtEveryPhase_data()
     // nodes let go of the copy and the mask they saved (P82).
     QTest::newRow("hardswish_head") << "hardswish_head" << "4x3x32x32" << "module" << 2;
     QTest::newRow("weight_norm_tcn") << "weight_norm_tcn" << "4x4x32" << "module" << 2;
+    QTest::newRow("shared_weight_norm") << "shared_weight_norm" << "4x4x32" << "module" << 2;
     QTest::newRow("masked_patches") << "masked_patches" << "4x3x16x16" << "module" << 2;
     // The residual add reads the stem through a flatten and a transpose and the token MLP through a
     // transpose: both leaves are handed views of the add's gradient, laid out as they are, and both

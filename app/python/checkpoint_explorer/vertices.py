@@ -448,6 +448,7 @@ class VertexGraph:
         self._place_statics()
         self.weight_owner = {}  # storage key -> the vertex that owns the weight (P5)
         self.read_through_statics = self._weights_read_through_statics()
+        formed_at = self._static_weight_gradients_formed_at()
         for vertices, through_statics in ((reversed(self.vertices), False), (self.vertices, True)):
             for v in vertices:
                 for index in v.ops:
@@ -455,9 +456,10 @@ class VertexGraph:
                         if key not in program.trained:
                             continue
                         if key not in self.weight_owner and (key in self.read_through_statics) == through_statics:
-                            self.weight_owner[key] = v
-                            v.parameter_bytes += program.parameters[key][1]
-                            v.parameter_keys.append(key)
+                            owner = self.vertices[formed_at[key]] if through_statics and key in formed_at else v
+                            self.weight_owner[key] = owner
+                            owner.parameter_bytes += program.parameters[key][1]
+                            owner.parameter_keys.append(key)
         self._static_gradients()
         self._static_values()
         self._tied_weights()
@@ -544,13 +546,32 @@ class VertexGraph:
                         whole.add(self._whole_view_of(ref))
         return read - whole
 
+    def _static_weight_gradients_formed_at(self):
+        """P30, P87: per weight read only through statics, the vertex at whose backward's end its
+        gradient is formed: that of the first reader of a static that reads it, where the static's node
+        runs (P20); where several statics read it (a weight-normed block applied three times makes its
+        weight three times), the latest of those first readers, whose node runs first."""
+        formed_at = {}
+        self.static_first_readers = {}  # weight key -> the first readers of the statics that read it
+        for index, readers in self.vertices_reading_static.items():
+            for ref in self.program.ops[index].tensor_refs():
+                if isinstance(ref, ConstantRef):
+                    key = _compat.storage_key(ref.value)
+                    if key in self.read_through_statics:
+                        formed_at[key] = max(formed_at.get(key, readers[0]), readers[0])
+                        self.static_first_readers.setdefault(key, set()).add(readers[0])
+        return formed_at
+
     def gradients_not_scratch(self, vertex):
         """The weights whose gradients a backward of `vertex` alone forms and the model does not count
         as its scratch (P8): those it owns (P5), and those its statics read (P30), which in a step
-        form at the backward of the statics' first reader, their owner."""
+        form at the backward of the statics' first reader, their owner. P87: where `vertex` is the
+        first reader of another static over a weight it does not own, that static's node forms a
+        term of the weight's gradient at its backward's end and adds it in: scratch."""
         keys = set(vertex.parameter_keys)
         for index in vertex.ops:
-            keys.update(k for k in self._parameters_read(self.program.ops[index]) if k in self.read_through_statics)
+            keys.update(k for k in self._parameters_read(self.program.ops[index]) if k in self.read_through_statics
+                        and vertex.index not in self.static_first_readers.get(k, ()))
         return keys
 
     def _place_statics(self):
